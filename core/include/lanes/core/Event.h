@@ -1,0 +1,68 @@
+#pragma once
+// One event in flight: its id and the slots of its products.
+
+#include <string>
+#include <vector>
+
+#include "lanes/core/EventId.h"
+#include "lanes/core/Exception.h"
+#include "lanes/core/Product.h"
+#include "lanes/core/ProductRegistry.h"
+
+namespace lanes {
+
+// Lane-confined. Within an event, several module calls run concurrently; each
+// slot is written by its one producer before the scheduler lets any consumer
+// of it run, so reads need no locking.
+class Event {
+ public:
+  Event(ProductRegistry const& registry, unsigned lane) : registry_(&registry), lane_(lane), slots_(registry.size()) {}
+
+  EventId const& id() const { return id_; }
+  unsigned lane() const { return lane_; }
+
+  template <typename T>
+  T const& get(ProductToken<T> token) const {
+    return *static_cast<T const*>(checked(token.index(), typeid(T)).object());
+  }
+  // Bytes of a product of any type.
+  std::size_t size(ProductToken<AnyProduct> token) const { return checked(token.index(), typeid(AnyProduct)).bytes(); }
+  std::size_t size(ProductIndex index) const { return checked(index, typeid(AnyProduct)).bytes(); }
+
+  // Lookup by label, for code that did not keep a token (slower).
+  template <typename T>
+  T const& getByLabel(std::string const& label) const {
+    return *static_cast<T const*>(checked(indexOf(label), typeid(T)).object());
+  }
+
+  // `bytes` is what the product weighs for mimicry and reports; it defaults to
+  // the object's own size.
+  template <typename T>
+  void put(ProductToken<T> token, T value, std::size_t bytes = sizeof(T)) {
+    slots_[token.index()].emplace(std::move(value), bytes);
+  }
+
+  bool has(ProductIndex index) const { return slots_[index].filled(); }
+  ProductSlot const& slot(ProductIndex index) const { return slots_[index]; }
+  ProductRegistry const& registry() const { return *registry_; }
+
+  // Framework use: the scheduler starts each event and sources fill slots.
+  void start(EventId const& id) {
+    id_ = id;
+    for (auto& slot : slots_) slot.reset();
+  }
+  ProductSlot& slotForWriting(ProductIndex index) { return slots_[index]; }
+
+ private:
+  // Throws lanes::Exception if the product is missing or of another type
+  // (AnyProduct matches every type).
+  ProductSlot const& checked(ProductIndex index, std::type_info const& wanted) const;
+  ProductIndex indexOf(std::string const& label) const;
+
+  ProductRegistry const* registry_;
+  unsigned lane_;
+  EventId id_;
+  std::vector<ProductSlot> slots_;
+};
+
+}  // namespace lanes

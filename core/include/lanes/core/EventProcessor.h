@@ -1,0 +1,54 @@
+#pragma once
+// Runs a job: constructs and validates the modules of a JobConfig, then
+// processes events in N lanes over M threads of a oneTBB task_arena.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lanes/core/JobConfig.h"
+#include "lanes/core/PluginRegistry.h"
+#include "lanes/core/ProcessingObserver.h"
+
+namespace lanes {
+
+struct RunSummary {
+  std::uint64_t eventsProcessed = 0;  // finished without error (written by accepting outputs)
+  std::uint64_t eventsSkipped = 0;    // failed under ErrorPolicy::Skip
+  bool failed = false;                // the job stopped on an error
+  bool stopRequested = false;         // requestStop() ended the job early
+  std::string error;                  // one line naming module and event, when failed
+};
+
+namespace detail {
+class Schedule;
+}
+
+// Construction and run() happen on one thread; requestStop() is thread-safe
+// and may be called from any thread (a signal handler's helper thread too).
+class EventProcessor {
+ public:
+  // Constructs every plugin and validates the job; throws lanes::Exception
+  // naming the culprits (unknown plugin or option, a product consumed but
+  // never produced or produced twice, a dependency cycle, ...).
+  explicit EventProcessor(JobConfig config, PluginRegistry const& registry = PluginRegistry::instance());
+  ~EventProcessor();
+
+  void addObserver(ProcessingObserver* observer);
+
+  // Processes events until the source ends, maxEvents is reached, a failure
+  // stops the job or a stop is requested. Runs beginJob/endJob around it.
+  RunSummary run();
+
+  // In-flight events finish; no new event starts.
+  void requestStop();
+
+  JobInfo const& info() const;
+
+ private:
+  std::unique_ptr<detail::Schedule> schedule_;
+};
+
+}  // namespace lanes

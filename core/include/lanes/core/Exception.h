@@ -1,0 +1,61 @@
+#pragma once
+// The one exception type of lanes. It carries the original message and a
+// stack of context frames (module label, transition, lane, event id, file)
+// that grows as the error travels up through the scheduler.
+
+#include <exception>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lanes/core/EventId.h"
+
+namespace lanes {
+
+// What the framework was doing when an error happened.
+enum class Transition { Construction, BeginJob, SourceNext, SourceRead, Acquire, Event, ProductReady, EndJob };
+
+char const* toString(Transition t);
+
+// One layer of context. Empty fields are simply not printed.
+struct ErrorContext {
+  std::string module;  // module label, or "source"
+  std::optional<Transition> transition;
+  std::optional<unsigned> lane;
+  std::optional<EventId> event;
+  std::string file;
+};
+
+// Immutable after it is thrown; adding context happens before a rethrow, by the
+// single thread that caught it.
+class Exception : public std::runtime_error {
+ public:
+  explicit Exception(std::string const& message);
+
+  Exception& addContext(ErrorContext context);
+  std::vector<ErrorContext> const& context() const { return context_; }
+  std::string const& message() const { return message_; }
+  char const* what() const noexcept override { return what_.c_str(); }
+
+  // The innermost frame that names a module, or nullptr.
+  ErrorContext const* culprit() const;
+
+  // One line: "module 'X' (event on lane 0, event 1:1:5): message".
+  std::string oneLine() const;
+
+ private:
+  void refreshWhat();
+
+  std::string message_;
+  std::vector<ErrorContext> context_;
+  std::string what_;
+};
+
+// Converts whatever `error` holds into a lanes::Exception carrying `context`.
+std::exception_ptr withContext(std::exception_ptr error, ErrorContext context);
+
+// The one-line summary of any exception_ptr (lanes::Exception or not).
+std::string describe(std::exception_ptr const& error);
+
+}  // namespace lanes

@@ -1,0 +1,103 @@
+#pragma once
+// The module interface. A module's kind (producer, filter, analyzer, output)
+// and concurrency class (global, stream, one, limited) are part of its type:
+// derive from e.g. lanes::global::Producer or lanes::one::Output (see
+// ModuleTypes.h). Consumed and produced products are declared in the
+// constructor, so the dependency graph is known before the first event.
+
+#include <deque>
+#include <string>
+#include <typeindex>
+#include <vector>
+
+#include "lanes/core/Completion.h"
+#include "lanes/core/Product.h"
+
+namespace lanes {
+
+class Event;
+class ProductRegistry;
+
+enum class ModuleKind { Producer, Filter, Analyzer, Output };
+enum class Concurrency {
+  Global,   // one instance shared by all lanes, called concurrently
+  Stream,   // one instance per lane
+  One,      // one instance, never entered concurrently
+  Limited,  // one instance, at most N concurrent calls
+};
+
+char const* toString(ModuleKind kind);
+char const* toString(Concurrency concurrency);
+
+// What the job looks like, handed to beginJob().
+struct JobContext {
+  ProductRegistry const& registry;
+  unsigned lanes;
+  unsigned threads;
+};
+
+// One consumed or produced product as the module declared it. The registry
+// fills `index` once every module is constructed.
+struct ProductDeclaration {
+  std::string label;
+  std::type_index type;
+  bool anyType = false;  // consumesAny(): only the size is read
+  ProductIndex index = ~ProductIndex{0};
+};
+
+namespace detail {
+class Worker;
+}
+
+// Base of every module. Construction and beginJob/endJob are called by one
+// thread; event-time calls follow the module's concurrency class.
+class Module {
+ public:
+  virtual ~Module() = default;
+  Module(Module const&) = delete;
+  Module& operator=(Module const&) = delete;
+
+  std::string const& label() const { return label_; }
+  virtual ModuleKind kind() const = 0;
+  virtual Concurrency concurrency() const = 0;
+  virtual unsigned concurrencyLimit() const { return 1; }
+  virtual bool hasExternalWork() const { return false; }
+
+  virtual void beginJob(JobContext const&) {}
+  virtual void endJob() {}
+
+  std::deque<ProductDeclaration> const& consumed() const { return consumed_; }
+  std::deque<ProductDeclaration> const& produced() const { return produced_; }
+
+ protected:
+  explicit Module(std::string label) : label_(std::move(label)) {}
+
+  template <typename T>
+  ProductToken<T> consumes(std::string label) {
+    consumed_.push_back({std::move(label), typeid(T)});
+    return ProductToken<T>(&consumed_.back().index);
+  }
+  ProductToken<AnyProduct> consumesAny(std::string label) {
+    consumed_.push_back({std::move(label), typeid(AnyProduct), true});
+    return ProductToken<AnyProduct>(&consumed_.back().index);
+  }
+  template <typename T>
+  ProductToken<T> produces(std::string label) {
+    produced_.push_back({std::move(label), typeid(T)});
+    return ProductToken<T>(&produced_.back().index);
+  }
+
+ private:
+  friend class detail::Worker;
+  friend class ProductRegistry;
+  // The scheduler's entry points; the typed bases forward them to the
+  // user-facing produce()/filter()/analyze()/write() with the right constness.
+  virtual bool doEvent(Event& event) = 0;  // returns the filter decision
+  virtual void doAcquire(Event&, Completion) {}
+
+  std::string label_;
+  std::deque<ProductDeclaration> consumed_;  // deque: tokens point into it
+  std::deque<ProductDeclaration> produced_;
+};
+
+}  // namespace lanes

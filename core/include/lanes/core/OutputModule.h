@@ -1,0 +1,40 @@
+#pragma once
+// The part of every output module that does not depend on its concurrency
+// class: which products it keeps, the per-product "ready" call, and what
+// happens to its file when the job fails.
+
+#include <string>
+#include <vector>
+
+#include "lanes/core/Module.h"
+
+namespace lanes {
+
+// Construction and the job transitions run on one thread; write() follows the
+// concurrency class; productReady() may be called concurrently from any lane.
+class OutputModule : public Module {
+ public:
+  // Resolves the keep patterns into consumed products. Called by the framework
+  // once every producer is known, before the dependency graph is built.
+  void selectProducts(ProductRegistry const& registry);
+
+  // Ask for productReady() as each kept product becomes available, before write().
+  virtual bool wantsProductReady() const { return false; }
+  virtual void productReady(Event const&, ProductIndex) const {}
+
+  // The job failed: drop what was written rather than leave a file that looks valid.
+  virtual void abandon() {}
+
+ protected:
+  using Module::Module;
+  // Glob patterns ('*' and '?') over product labels; none means every product.
+  void keep(std::vector<std::string> patterns) { keepPatterns_ = std::move(patterns); }
+
+ private:
+  std::vector<std::string> keepPatterns_;
+};
+
+// Glob match with '*' (any run) and '?' (any one character).
+bool globMatch(std::string const& pattern, std::string const& text);
+
+}  // namespace lanes

@@ -1,0 +1,103 @@
+#pragma once
+// Plugins register themselves by name; specs on the command line and in menu
+// files select them by that name.
+//
+//   namespace {
+//   lanes::RegisterModule<Busy> busy("busy", "burns CPU for scale x bytes of each product",
+//                                   lanes::PluginRole::PerProductWaiter);
+//   }
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lanes/core/Module.h"
+#include "lanes/core/Options.h"
+#include "lanes/core/OutputModule.h"
+#include "lanes/core/Source.h"
+
+namespace lanes {
+
+enum class PluginRole {
+  Module,            // --module, or a menu [[module]]
+  PerProductWaiter,  // --waiter: one instance per source product, gets option product=LABEL
+  Waiter,            // --waiter: one instance for the whole event
+};
+
+using ModuleFactory = std::function<std::unique_ptr<Module>(std::string const& label, Options const& options)>;
+using OutputFactory = std::function<std::unique_ptr<OutputModule>(std::string const& label, Options const& options)>;
+using SourceFactory = std::function<std::unique_ptr<Source>(Options const& options)>;
+
+struct PluginInfo {
+  std::string name;
+  std::string help;
+  PluginRole role = PluginRole::Module;
+};
+
+// Registration happens during static initialisation (single-threaded); after
+// main() starts the registry is only read, from one thread at start-up.
+class PluginRegistry {
+ public:
+  static PluginRegistry& instance();
+
+  void addSource(PluginInfo info, SourceFactory factory);
+  void addModule(PluginInfo info, ModuleFactory factory);
+  void addOutput(PluginInfo info, OutputFactory factory);
+
+  // Each throws lanes::Exception for an unknown name (listing the known ones)
+  // or for options the plugin did not recognise.
+  std::unique_ptr<Source> makeSource(std::string const& name, Options const& options) const;
+  std::unique_ptr<Module> makeModule(std::string const& name, std::string const& label, Options const& options) const;
+  std::unique_ptr<OutputModule> makeOutput(std::string const& name, std::string const& label, Options const& options) const;
+
+  PluginInfo const& moduleInfo(std::string const& name) const;
+
+  std::vector<PluginInfo> sources() const;
+  std::vector<PluginInfo> modules() const;
+  std::vector<PluginInfo> outputs() const;
+
+ private:
+  template <typename Factory>
+  struct Entry {
+    PluginInfo info;
+    Factory factory;
+  };
+  std::map<std::string, Entry<SourceFactory>> sources_;
+  std::map<std::string, Entry<ModuleFactory>> modules_;
+  std::map<std::string, Entry<OutputFactory>> outputs_;
+};
+
+// Static registrars. A module type registered this way must be constructible
+// from (std::string label, Options const&).
+template <typename T>
+struct RegisterModule {
+  RegisterModule(std::string name, std::string help, PluginRole role = PluginRole::Module) {
+    PluginRegistry::instance().addModule({std::move(name), std::move(help), role},
+                                         [](std::string const& label, Options const& options) {
+                                           return std::unique_ptr<Module>(std::make_unique<T>(label, options));
+                                         });
+  }
+};
+
+template <typename T>
+struct RegisterOutput {
+  RegisterOutput(std::string name, std::string help) {
+    PluginRegistry::instance().addOutput({std::move(name), std::move(help)},
+                                         [](std::string const& label, Options const& options) {
+                                           return std::unique_ptr<OutputModule>(std::make_unique<T>(label, options));
+                                         });
+  }
+};
+
+template <typename T>
+struct RegisterSource {
+  RegisterSource(std::string name, std::string help) {
+    PluginRegistry::instance().addSource({std::move(name), std::move(help)}, [](Options const& options) {
+      return std::unique_ptr<Source>(std::make_unique<T>(options));
+    });
+  }
+};
+
+}  // namespace lanes

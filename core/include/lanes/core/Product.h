@@ -1,0 +1,114 @@
+#pragma once
+// Product descriptions, typed tokens and the type-erased slot an event keeps
+// each product in.
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <typeindex>
+#include <typeinfo>
+#include <utility>
+
+namespace lanes {
+
+using ProductIndex = std::uint32_t;
+
+// Immutable after registration.
+struct ProductDescription {
+  std::string label;
+  std::type_index type;
+  std::string typeName;  // for messages; the registry fills it from `type` if empty
+};
+
+// A handle a module obtains from consumes<T>() or produces<T>() at
+// construction; it indexes the event's product slots without a name lookup.
+// Immutable value type.
+template <typename T>
+class ProductToken {
+ public:
+  ProductToken() = default;
+  explicit ProductToken(ProductIndex const* index) : index_(index) {}
+  ProductIndex index() const { return *index_; }
+  bool valid() const { return index_ != nullptr; }
+
+ private:
+  // Points into the module's declaration list: the registry resolves indices
+  // after every module has been constructed.
+  ProductIndex const* index_ = nullptr;
+};
+
+// A token for a product of any type: a consumer that needs only its size.
+struct AnyProduct {};
+
+// Synthetic payload: a product that has a size and readable bytes but whose
+// content does not matter (mimicry sources, generic producers).
+// Immutable value type; the bytes point into a shared zero-filled buffer.
+struct SyntheticBytes {
+  std::size_t size = 0;
+  std::byte const* data() const;
+};
+
+// Holds one product of any type, either owned (stored inline when small) or
+// borrowed from a longer-lived cache. Lane-confined: written once by the
+// product's producer, read afterwards by consumers that the scheduler orders
+// after that producer.
+class ProductSlot {
+ public:
+  ProductSlot() = default;
+  ProductSlot(ProductSlot const&) = delete;
+  ProductSlot& operator=(ProductSlot const&) = delete;
+  ~ProductSlot() { reset(); }
+
+  bool filled() const { return object_ != nullptr; }
+  std::type_info const& type() const { return *type_; }
+  std::size_t bytes() const { return bytes_; }
+  void const* object() const { return object_; }
+
+  template <typename T>
+  void emplace(T&& value, std::size_t bytes) {
+    using U = std::decay_t<T>;
+    reset();
+    if constexpr (sizeof(U) <= kInline && alignof(U) <= alignof(std::max_align_t) &&
+                  std::is_nothrow_move_constructible_v<U>) {
+      object_ = new (inline_) U(std::forward<T>(value));
+      destroy_ = [](void* p, bool) { static_cast<U*>(p)->~U(); };
+    } else {
+      object_ = new U(std::forward<T>(value));
+      destroy_ = [](void* p, bool) { delete static_cast<U*>(p); };
+    }
+    type_ = &typeid(U);
+    bytes_ = bytes;
+  }
+
+  // Refers to an object owned elsewhere (a source's replay cache) that
+  // outlives this slot's use.
+  void borrow(void const* object, std::type_info const& type, std::size_t bytes) {
+    reset();
+    object_ = object;
+    type_ = &type;
+    bytes_ = bytes;
+  }
+
+  void reset() {
+    if (destroy_) destroy_(const_cast<void*>(object_), true);
+    destroy_ = nullptr;
+    object_ = nullptr;
+    type_ = nullptr;
+    bytes_ = 0;
+  }
+
+ private:
+  static constexpr std::size_t kInline = 32;
+  alignas(std::max_align_t) unsigned char inline_[kInline];
+  void const* object_ = nullptr;
+  std::type_info const* type_ = nullptr;
+  void (*destroy_)(void*, bool) = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// "lanes::SyntheticBytes" rather than a mangled name, for messages.
+std::string demangle(std::type_info const& type);
+
+}  // namespace lanes

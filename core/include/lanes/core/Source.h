@@ -1,0 +1,64 @@
+#pragma once
+// Sources yield events and read their products on demand (delayed reading):
+// a product is read only when a module or output consumes it.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lanes/core/EventId.h"
+#include "lanes/core/Product.h"
+
+namespace lanes {
+
+// Where a lane's current event lives in the source.
+struct SourceEvent {
+  EventId id;
+  std::uint64_t entry = 0;  // source-defined: entry number, cache slot, ...
+};
+
+// Externally synchronised by the scheduler. A shared source is used by all
+// lanes through one serial queue: next() and read() are never called
+// concurrently, unless concurrentReads() allows read() to be. A source that
+// can be replicated gets one copy per lane instead; each copy is
+// lane-confined and addressed by event ordinal through at().
+class Source {
+ public:
+  virtual ~Source() = default;
+
+  // The products every event offers, declared by the constructor.
+  std::vector<ProductDescription> const& products() const { return products_; }
+
+  // Shared use: advances to the next event; false when there are no more.
+  virtual bool next(SourceEvent& event) = 0;
+
+  // Reads product `product` (an index into products()) of `event` into `slot`.
+  virtual void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) = 0;
+
+  // True if read() may run concurrently with itself and with next()
+  // (in-memory sources), so the scheduler reads inline in any lane.
+  virtual bool concurrentReads() const { return false; }
+
+  // Replicated use: a lane-confined copy, or nullptr if this source must be
+  // shared. Copies are driven by at(), which positions on the event of the
+  // given ordinal (0, 1, 2, ... across the whole job) and returns false past
+  // the end.
+  virtual std::unique_ptr<Source> replicate() const { return nullptr; }
+  virtual bool at(std::uint64_t ordinal, SourceEvent& event) { return false; }
+
+  // The file (or other origin) the current events come from, for error messages.
+  virtual std::string origin() const { return {}; }
+
+ protected:
+  template <typename T>
+  void declare(std::string label, std::size_t = 0) {
+    products_.push_back({std::move(label), typeid(T), {}});
+  }
+  void declare(ProductDescription description) { products_.push_back(std::move(description)); }
+
+ private:
+  std::vector<ProductDescription> products_;
+};
+
+}  // namespace lanes

@@ -1,0 +1,128 @@
+#include "lanes/core/Options.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "lanes/core/Exception.h"
+
+namespace lanes {
+
+bool Options::has(std::string const& key) const {
+  known_.insert(key);
+  return values_.count(key) != 0;
+}
+
+std::string const* Options::last(std::string const& key) const {
+  known_.insert(key);
+  auto it = values_.find(key);
+  if (it == values_.end() || it->second.empty()) return nullptr;
+  return &it->second.back();
+}
+
+void Options::illTyped(std::string const& key, std::string const& value, char const* expected) const {
+  throw Exception(owner_ + ": option '" + key + "' expects " + expected + ", got '" + value + "'");
+}
+
+std::string Options::getString(std::string const& key, std::string const& fallback) const {
+  auto const* value = last(key);
+  return value ? *value : fallback;
+}
+
+std::optional<std::string> Options::getString(std::string const& key) const {
+  auto const* value = last(key);
+  if (!value) return std::nullopt;
+  return *value;
+}
+
+double Options::getDouble(std::string const& key, double fallback) const {
+  auto const* value = last(key);
+  if (!value) return fallback;
+  char* end = nullptr;
+  errno = 0;
+  double result = std::strtod(value->c_str(), &end);
+  if (value->empty() || *end != '\0' || errno == ERANGE) illTyped(key, *value, "a number");
+  return result;
+}
+
+std::int64_t Options::getInt(std::string const& key, std::int64_t fallback) const {
+  auto const* value = last(key);
+  if (!value) return fallback;
+  char* end = nullptr;
+  errno = 0;
+  long long result = std::strtoll(value->c_str(), &end, 10);
+  if (value->empty() || *end != '\0' || errno == ERANGE) illTyped(key, *value, "an integer");
+  return result;
+}
+
+bool Options::getBool(std::string const& key, bool fallback) const {
+  auto const* value = last(key);
+  if (!value) return fallback;
+  if (*value == "true" || *value == "1" || *value == "yes" || *value == "on") return true;
+  if (*value == "false" || *value == "0" || *value == "no" || *value == "off") return false;
+  illTyped(key, *value, "true or false");
+}
+
+std::vector<std::string> Options::getAll(std::string const& key) const {
+  known_.insert(key);
+  auto it = values_.find(key);
+  return it == values_.end() ? std::vector<std::string>{} : it->second;
+}
+
+std::map<std::string, std::string> Options::getPrefixed(std::string const& prefix) const {
+  knownPrefixes_.insert(prefix);
+  std::map<std::string, std::string> result;
+  for (auto const& [key, values] : values_) {
+    if (key.size() > prefix.size() && key.compare(0, prefix.size(), prefix) == 0 && !values.empty()) {
+      result[key.substr(prefix.size())] = values.back();
+    }
+  }
+  return result;
+}
+
+void Options::requireAllUsed() const {
+  for (auto const& [key, values] : values_) {
+    if (known_.count(key)) continue;
+    bool prefixed = false;
+    for (auto const& prefix : knownPrefixes_) prefixed |= key.compare(0, prefix.size(), prefix) == 0;
+    if (prefixed) continue;
+    std::string knownList;
+    for (auto const& k : known_) knownList += (knownList.empty() ? "" : ", ") + k;
+    for (auto const& p : knownPrefixes_) knownList += (knownList.empty() ? "" : ", ") + p + "*";
+    throw Exception(owner_ + ": unknown option '" + key + "'" +
+                    (knownList.empty() ? " (it takes no options)" : " (known: " + knownList + ")"));
+  }
+}
+
+std::optional<std::string> Options::take(std::string const& key) {
+  auto it = values_.find(key);
+  if (it == values_.end() || it->second.empty()) return std::nullopt;
+  std::string value = it->second.back();
+  values_.erase(it);
+  return value;
+}
+
+PluginSpec PluginSpec::parse(std::string const& text) {
+  PluginSpec spec;
+  auto colon = text.find(':');
+  spec.name = text.substr(0, colon);
+  if (spec.name.empty()) throw Exception("empty plugin name in spec '" + text + "'");
+  if (colon == std::string::npos) return spec;
+  std::string rest = text.substr(colon + 1);
+  std::size_t start = 0;
+  while (start <= rest.size()) {
+    auto comma = rest.find(',', start);
+    std::string pair = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!pair.empty()) {
+      auto eq = pair.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        throw Exception("malformed option '" + pair + "' in spec '" + text + "' (expected key=value)");
+      }
+      spec.options.add(pair.substr(0, eq), pair.substr(eq + 1));
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return spec;
+}
+
+}  // namespace lanes

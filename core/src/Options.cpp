@@ -20,7 +20,7 @@ std::string const* Options::last(std::string const& key) const {
 }
 
 void Options::illTyped(std::string const& key, std::string const& value, char const* expected) const {
-  throw Exception(owner_ + ": option '" + key + "' expects " + expected + ", got '" + value + "'");
+  throw Exception(prefix() + "option '" + key + "' expects " + expected + ", got '" + value + "'");
 }
 
 std::string Options::getString(std::string const& key, std::string const& fallback) const {
@@ -88,9 +88,19 @@ void Options::requireAllUsed() const {
     std::string knownList;
     for (auto const& k : known_) knownList += (knownList.empty() ? "" : ", ") + k;
     for (auto const& p : knownPrefixes_) knownList += (knownList.empty() ? "" : ", ") + p + "*";
-    throw Exception(owner_ + ": unknown option '" + key + "'" +
+    throw Exception(prefix() + "unknown option '" + key + "'" +
                     (knownList.empty() ? " (it takes no options)" : " (known: " + knownList + ")"));
   }
+}
+
+std::string Options::prefix() const { return owner_.empty() ? std::string() : owner_ + ": "; }
+
+std::vector<std::string> Options::takeAll(std::string const& key) {
+  auto it = values_.find(key);
+  if (it == values_.end()) return {};
+  auto values = std::move(it->second);
+  values_.erase(it);
+  return values;
 }
 
 std::optional<std::string> Options::take(std::string const& key) {

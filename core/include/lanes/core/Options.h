@@ -17,7 +17,7 @@ namespace lanes {
 class Options {
  public:
   Options() = default;
-  // `owner` names the plugin in error messages, e.g. "module 'jets' (producer)".
+  // `owner`, if given, prefixes error messages, e.g. "menu table [source]".
   explicit Options(std::string owner) : owner_(std::move(owner)) {}
 
   void add(std::string const& key, std::string value) { values_[key].push_back(std::move(value)); }
@@ -41,11 +41,13 @@ class Options {
   // Removes `key` and returns its last value (for framework-level options
   // such as `repeat` that are taken before the plugin sees the rest).
   std::optional<std::string> take(std::string const& key);
+  std::vector<std::string> takeAll(std::string const& key);
 
   std::map<std::string, std::vector<std::string>> const& values() const { return values_; }
 
  private:
   std::string const* last(std::string const& key) const;
+  std::string prefix() const;
   [[noreturn]] void illTyped(std::string const& key, std::string const& value, char const* expected) const;
 
   std::string owner_;

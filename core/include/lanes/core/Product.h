@@ -110,5 +110,6 @@ class ProductSlot {
 
 // "lanes::SyntheticBytes" rather than a mangled name, for messages.
 std::string demangle(std::type_info const& type);
+std::string demangle(std::type_index type);
 
 }  // namespace lanes

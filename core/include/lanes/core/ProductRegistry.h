@@ -35,6 +35,8 @@ class ProductRegistry {
   // Fills the indices of a module's produced declarations (registering them)
   // or its consumed ones (checking that a producer exists and the type fits).
   void registerProducts(Module& module, unsigned moduleIndex);
+  // Another instance of the same stream module: same products, same indices.
+  void registerReplica(Module& replica, Module const& original) const;
   void resolveConsumed(Module& module) const;
 
  private:

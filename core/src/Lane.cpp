@@ -1,0 +1,332 @@
+#include "Lane.h"
+
+namespace lanes::detail {
+
+Lane::Lane(Schedule& schedule, unsigned index)
+    : schedule_(schedule), index_(index), event_(schedule.registry, index) {
+  if (schedule.replicatedSource) replica_ = schedule.source->replicate();
+  auto const nModules = schedule.workers.size();
+  modules_ = std::make_unique<ModuleState[]>(nModules);
+  for (unsigned m = 0; m < nModules; ++m) {
+    auto const& prerequisites = schedule.workers[m]->prerequisites;
+    auto& state = modules_[m];
+    state.prefetch.resize(prerequisites.size());
+    for (unsigned k = 0; k < prerequisites.size(); ++k) {
+      state.prefetch[k].lane = this;
+      state.prefetch[k].module = m;
+      state.prefetch[k].prerequisite = k;
+    }
+    state.toRead.reserve(prerequisites.size());
+  }
+  sourceProducts_ = std::make_unique<SourceProductState[]>(schedule.sourceProducts);
+  paths_.resize(schedule.paths.size());
+  for (unsigned p = 0; p < paths_.size(); ++p) {
+    paths_[p].waiter.lane = this;
+    paths_[p].waiter.path = p;
+  }
+  outputWaiters_.resize(schedule.outputs.size());
+  for (auto& waiter : outputWaiters_) waiter.lane = this;
+}
+
+// ---------------------------------------------------------------- events
+
+void Lane::run() {
+  if (!schedule_.replicatedSource) return fetchSharedAndProcess();
+  while (auto ordinal = schedule_.claimOrdinal()) {
+    auto const begin = now();
+    try {
+      if (!replica_->at(*ordinal, sourceEvent_)) {
+        schedule_.halted.store(true, std::memory_order_release);
+        return;
+      }
+    } catch (...) {
+      schedule_.fail(withContext(std::current_exception(),
+                                 {"source", Transition::SourceNext, index_, {}, replica_->origin()}));
+      return;
+    }
+    record(kSourceProducer, Transition::SourceNext, begin);
+    if (!processEvent()) return;
+  }
+}
+
+void Lane::fetchSharedAndProcess() {
+  // The shared source is used under its serial queue; the event itself is
+  // processed after the queue's slot is released.
+  auto fetched = std::make_shared<bool>(false);
+  schedule_.sourceQueue->push([this, fetched] { *fetched = fetchShared(); },
+                              [this, fetched] {
+                                if (*fetched && processEvent()) run();
+                              });
+}
+
+bool Lane::fetchShared() {
+  if (!schedule_.claimOrdinal()) return false;
+  auto const begin = now();
+  try {
+    if (!schedule_.source->next(sourceEvent_)) {
+      schedule_.halted.store(true, std::memory_order_release);
+      return false;
+    }
+  } catch (...) {
+    schedule_.fail(withContext(std::current_exception(),
+                               {"source", Transition::SourceNext, index_, {}, schedule_.source->origin()}));
+    return false;
+  }
+  record(kSourceProducer, Transition::SourceNext, begin);
+  return true;
+}
+
+bool Lane::processEvent() {
+  resetEventState();
+  eventPending_.store(2, std::memory_order_relaxed);
+  auto const nPaths = static_cast<unsigned>(paths_.size());
+  pendingPaths_.store(nPaths + 1, std::memory_order_release);
+  // Paths run concurrently: all but the first as tasks of their own.
+  for (unsigned p = 1; p < nPaths; ++p) schedule_.group.run([this, p] { advancePath(p); });
+  if (nPaths > 0) advancePath(0);
+  pathDone();
+  return eventPending_.fetch_sub(1, std::memory_order_acq_rel) == 1;
+}
+
+void Lane::resetEventState() {
+  event_.start(sourceEvent_.id);
+  failed_.store(false, std::memory_order_relaxed);
+  error_ = nullptr;
+  for (std::size_t m = 0; m < schedule_.workers.size(); ++m) {
+    auto& state = modules_[m];
+    state.claimed.store(false, std::memory_order_relaxed);
+    state.done.reset();
+    state.accepted = true;
+    state.externalError = nullptr;
+  }
+  for (std::size_t p = 0; p < schedule_.sourceProducts; ++p) {
+    sourceProducts_[p].claimed.store(false, std::memory_order_relaxed);
+    sourceProducts_[p].done.reset();
+  }
+  for (auto& path : paths_) {
+    path.step = 0;
+    path.accepted = true;
+  }
+}
+
+void Lane::eventDone() {
+  auto const status = eventFailed() ? EventStatus::Failed : EventStatus::Done;
+  if (status == EventStatus::Done) {
+    schedule_.eventsProcessed.fetch_add(1, std::memory_order_relaxed);
+  } else if (schedule_.config.onError == ErrorPolicy::Skip) {
+    schedule_.eventsSkipped.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    schedule_.fail(error_);
+  }
+  for (auto* observer : schedule_.observers) observer->eventFinished(index_, event_.id(), status);
+  if (eventPending_.fetch_sub(1, std::memory_order_acq_rel) == 1) run();
+}
+
+// ---------------------------------------------------------------- modules
+
+bool Lane::ensure(unsigned module, Waiter* waiter) {
+  auto& state = modules_[module];
+  if (state.done.isDone()) return true;
+  if (!state.claimed.exchange(true, std::memory_order_acq_rel)) start(module);
+  return !state.done.add(waiter);
+}
+
+void Lane::start(unsigned module) {
+  auto& state = modules_[module];
+  auto const& prerequisites = schedule_.workers[module]->prerequisites;
+  state.toRead.clear();
+  state.pending.store(1, std::memory_order_relaxed);
+  for (unsigned k = 0; k < prerequisites.size(); ++k) {
+    auto const& prerequisite = prerequisites[k];
+    state.pending.fetch_add(1, std::memory_order_acq_rel);
+    bool const ready = prerequisite.producer == kSourceProducer
+                           ? ensureSourceProduct(prerequisite.product, &state.prefetch[k], state)
+                           : ensure(prerequisite.producer, &state.prefetch[k]);
+    if (ready) {
+      announceReady(module, k);
+      state.pending.fetch_sub(1, std::memory_order_acq_rel);  // never the last: we hold one
+    }
+  }
+  if (!state.toRead.empty()) {
+    state.pending.fetch_add(1, std::memory_order_acq_rel);
+    schedule_.sourceQueue->push([this, module] { readBatch(module); },
+                                [this, module] {
+                                  for (auto product : modules_[module].toRead) sourceProducts_[product].done.markDone();
+                                  if (modules_[module].pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
+                                });
+  }
+  if (state.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
+}
+
+bool Lane::ensureSourceProduct(ProductIndex product, Waiter* waiter, ModuleState& claimant) {
+  auto& state = sourceProducts_[product];
+  if (state.done.isDone()) return true;
+  if (!state.claimed.exchange(true, std::memory_order_acq_rel)) {
+    if (schedule_.inlineSourceReads) {
+      readSourceProduct(product);
+      state.done.markDone();
+      return true;
+    }
+    claimant.toRead.push_back(product);  // read later in one batch under the source's queue
+  }
+  return !state.done.add(waiter);
+}
+
+void Lane::readSourceProduct(ProductIndex product) {
+  if (eventFailed()) return;
+  auto const begin = now();
+  Source& source = replica_ ? *replica_ : *schedule_.source;
+  try {
+    source.read(sourceEvent_, product, event_.slotForWriting(product));
+  } catch (...) {
+    failEvent(std::current_exception(), {"source", Transition::SourceRead, index_, event_.id(), source.origin()});
+    return;
+  }
+  record(kSourceProducer, Transition::SourceRead, begin);
+}
+
+void Lane::readBatch(unsigned module) {
+  for (auto product : modules_[module].toRead) readSourceProduct(product);
+}
+
+void Lane::prerequisiteReady(unsigned module, unsigned prerequisite) {
+  announceReady(module, prerequisite);
+  if (modules_[module].pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
+}
+
+void Lane::announceReady(unsigned module, unsigned prerequisite) {
+  auto& worker = *schedule_.workers[module];
+  auto* output = worker.output();
+  if (!output || !output->wantsProductReady() || eventFailed()) return;
+  for (auto product : worker.productsOf[prerequisite]) {
+    if (!event_.has(product)) continue;  // its producer failed or did not put it
+    auto const begin = now();
+    try {
+      output->productReady(event_, product);
+    } catch (...) {
+      failEvent(std::current_exception(), contextFor(module, Transition::ProductReady));
+      return;
+    }
+    record(module, Transition::ProductReady, begin);
+  }
+}
+
+void Lane::launch(unsigned module) {
+  auto& worker = *schedule_.workers[module];
+  if (eventFailed()) return finish(module);
+  auto body = [this, module] {
+    if (schedule_.workers[module]->module().hasExternalWork()) {
+      acquire(module);
+    } else {
+      runModule(module);
+    }
+  };
+  if (worker.gate) {
+    worker.gate->push(body);
+  } else {
+    body();
+  }
+}
+
+void Lane::runModule(unsigned module) {
+  auto& state = modules_[module];
+  if (!eventFailed()) {
+    auto const begin = now();
+    try {
+      state.accepted = schedule_.workers[module]->callEvent(event_, index_);
+      record(module, Transition::Event, begin);
+    } catch (...) {
+      failEvent(std::current_exception(), contextFor(module, Transition::Event));
+    }
+  }
+  finish(module);
+}
+
+void Lane::acquire(unsigned module) {
+  if (eventFailed()) return finish(module);
+  // The deferred task keeps the job's task_group waiting until the external
+  // work completes, without occupying a thread meanwhile.
+  auto resume = std::make_shared<tbb::task_handle>(schedule_.group.defer([this, module] {
+    auto& worker = *schedule_.workers[module];
+    if (worker.gate) {
+      worker.gate->push([this, module] { produceAfterAcquire(module); });
+    } else {
+      produceAfterAcquire(module);
+    }
+  }));
+  Completion completion([this, module, resume](std::exception_ptr error) {
+    modules_[module].externalError = error;
+    schedule_.arena.enqueue(std::move(*resume));  // safe from a thread outside the arena
+  });
+  auto const begin = now();
+  try {
+    schedule_.workers[module]->callAcquire(event_, index_, std::move(completion));
+    record(module, Transition::Acquire, begin);
+  } catch (...) {
+    failEvent(std::current_exception(), contextFor(module, Transition::Acquire));
+  }
+}
+
+void Lane::produceAfterAcquire(unsigned module) {
+  if (auto error = modules_[module].externalError) {
+    failEvent(error, contextFor(module, Transition::Acquire));
+    return finish(module);
+  }
+  runModule(module);
+}
+
+void Lane::finish(unsigned module) { modules_[module].done.markDone(); }
+
+// ---------------------------------------------------------------- paths and outputs
+
+void Lane::advancePath(unsigned p) {
+  auto& path = paths_[p];
+  auto const& modules = schedule_.paths[p].modules;
+  while (path.step < modules.size()) {
+    unsigned const module = modules[path.step];
+    if (!ensure(module, &path.waiter)) return;  // notify() calls us again
+    if (eventFailed() || !modules_[module].accepted) {
+      path.accepted = false;
+      break;
+    }
+    ++path.step;
+  }
+  pathDone();
+}
+
+void Lane::pathDone() {
+  if (pendingPaths_.fetch_sub(1, std::memory_order_acq_rel) == 1) startOutputs();
+}
+
+void Lane::startOutputs() {
+  auto const& routes = schedule_.outputs;
+  pendingOutputs_.store(static_cast<unsigned>(routes.size()) + 1, std::memory_order_release);
+  for (unsigned o = 0; o < routes.size(); ++o) {
+    bool selected = routes[o].selectPaths.empty();
+    for (auto p : routes[o].selectPaths) selected = selected || paths_[p].accepted;
+    if (!selected || eventFailed() || ensure(routes[o].worker, &outputWaiters_[o])) outputDone();
+  }
+  outputDone();
+}
+
+void Lane::outputDone() {
+  if (pendingOutputs_.fetch_sub(1, std::memory_order_acq_rel) == 1) eventDone();
+}
+
+// ---------------------------------------------------------------- errors and records
+
+void Lane::failEvent(std::exception_ptr error, ErrorContext context) {
+  if (context.event == std::nullopt) context.event = event_.id();
+  if (!failed_.exchange(true, std::memory_order_acq_rel)) error_ = withContext(error, std::move(context));
+}
+
+ErrorContext Lane::contextFor(unsigned module, Transition transition) const {
+  return {schedule_.workers[module]->label(), transition, index_, event_.id(), {}};
+}
+
+void Lane::record(unsigned module, Transition transition, Clock::time_point begin) const {
+  if (!schedule_.timing()) return;
+  schedule_.record({module, transition, index_, event_.id(), begin, Clock::now()});
+}
+
+}  // namespace lanes::detail

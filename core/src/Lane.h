@@ -1,0 +1,113 @@
+#pragma once
+// One event in flight at a time: the lane fetches an event, runs its paths
+// (producers on demand), then its outputs, then fetches the next. Nothing in
+// a lane ever blocks a thread: work that cannot go on yet leaves a waiter
+// behind, and whoever completes the awaited work continues it.
+
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <vector>
+
+#include "Schedule.h"
+#include "lanes/core/Event.h"
+#include "lanes/core/detail/WaitingList.h"
+
+namespace lanes::detail {
+
+// Lane-confined, with the event's tasks (which may run on several threads at
+// once) coordinating through atomics and waiting lists.
+class Lane {
+ public:
+  Lane(Schedule& schedule, unsigned index);
+
+  // Processes events until the job halts. Returns early when an event goes
+  // asynchronous; its completion calls run() again.
+  void run();
+
+ private:
+  // Resumes module `module` once prerequisite `prerequisite` is ready.
+  struct PrefetchWaiter final : Waiter {
+    Lane* lane;
+    unsigned module;
+    unsigned prerequisite;
+    void notify() override { lane->prerequisiteReady(module, prerequisite); }
+  };
+  struct PathWaiter final : Waiter {
+    Lane* lane;
+    unsigned path;
+    void notify() override { lane->advancePath(path); }
+  };
+  struct OutputWaiter final : Waiter {
+    Lane* lane;
+    void notify() override { lane->outputDone(); }
+  };
+
+  struct ModuleState {
+    std::atomic<bool> claimed{false};
+    WaitingList done;
+    std::atomic<unsigned> pending{0};
+    bool accepted = true;
+    std::exception_ptr externalError;
+    std::vector<PrefetchWaiter> prefetch;  // one per prerequisite
+    std::vector<ProductIndex> toRead;      // source products this module reads in one serialised batch
+  };
+  struct SourceProductState {
+    std::atomic<bool> claimed{false};
+    WaitingList done;
+  };
+  struct PathState {
+    PathWaiter waiter;
+    unsigned step = 0;
+    bool accepted = true;
+  };
+
+  void fetchSharedAndProcess();
+  bool fetchShared();
+  // Starts the current event; true if it also finished before returning.
+  bool processEvent();
+  void resetEventState();
+  void eventDone();
+
+  // True if `module` is done now; otherwise `waiter` is notified when it is.
+  bool ensure(unsigned module, Waiter* waiter);
+  bool ensureSourceProduct(ProductIndex product, Waiter* waiter, ModuleState& claimant);
+  void start(unsigned module);
+  void prerequisiteReady(unsigned module, unsigned prerequisite);
+  void announceReady(unsigned module, unsigned prerequisite);
+  void launch(unsigned module);
+  void runModule(unsigned module);
+  void acquire(unsigned module);
+  void produceAfterAcquire(unsigned module);
+  void finish(unsigned module);
+  void readSourceProduct(ProductIndex product);
+  void readBatch(unsigned module);
+
+  void advancePath(unsigned path);
+  void pathDone();
+  void startOutputs();
+  void outputDone();
+
+  void failEvent(std::exception_ptr error, ErrorContext context);
+  bool eventFailed() const { return failed_.load(std::memory_order_acquire); }
+  ErrorContext contextFor(unsigned module, Transition transition) const;
+  void record(unsigned module, Transition transition, Clock::time_point begin) const;
+  Clock::time_point now() const { return schedule_.timing() ? Clock::now() : Clock::time_point{}; }
+
+  Schedule& schedule_;
+  unsigned const index_;
+  Event event_;
+  SourceEvent sourceEvent_;
+  std::unique_ptr<Source> replica_;
+  std::unique_ptr<ModuleState[]> modules_;
+  std::unique_ptr<SourceProductState[]> sourceProducts_;
+  std::vector<PathState> paths_;
+  std::vector<OutputWaiter> outputWaiters_;  // one per output: a waiter is on one list at a time
+  std::atomic<unsigned> pendingPaths_{0};
+  std::atomic<unsigned> pendingOutputs_{0};
+  std::atomic<int> eventPending_{0};  // the starter and the completion; whoever is last goes on
+  std::atomic<bool> failed_{false};
+  std::exception_ptr error_;
+};
+
+}  // namespace lanes::detail

@@ -1,0 +1,33 @@
+#include "lanes/core/OutputModule.h"
+
+#include "lanes/core/ProductRegistry.h"
+
+namespace lanes {
+
+bool globMatch(std::string const& pattern, std::string const& text) {
+  std::size_t p = 0, t = 0, starP = std::string::npos, starT = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p, ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      starP = p++, starT = t;
+    } else if (starP != std::string::npos) {
+      p = starP + 1, t = ++starT;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+void OutputModule::selectProducts(ProductRegistry const& registry) {
+  for (auto const& entry : registry.entries()) {
+    auto const& label = entry.description.label;
+    bool kept = keepPatterns_.empty();
+    for (auto const& pattern : keepPatterns_) kept = kept || globMatch(pattern, label);
+    if (kept) consumesAny(label);
+  }
+}
+
+}  // namespace lanes

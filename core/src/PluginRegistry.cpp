@@ -1,0 +1,88 @@
+#include "lanes/core/PluginRegistry.h"
+
+#include "lanes/core/Exception.h"
+
+namespace lanes {
+
+namespace {
+
+template <typename Map>
+auto const& lookup(Map const& map, std::string const& name, char const* what) {
+  auto it = map.find(name);
+  if (it == map.end()) {
+    std::string known;
+    for (auto const& [key, entry] : map) known += (known.empty() ? "" : ", ") + key;
+    throw Exception(std::string("unknown ") + what + " '" + name + "' (known: " + known + ")");
+  }
+  return it->second;
+}
+
+template <typename Map>
+std::vector<PluginInfo> infos(Map const& map) {
+  std::vector<PluginInfo> result;
+  for (auto const& [name, entry] : map) result.push_back(entry.info);
+  return result;
+}
+
+// Constructs a plugin and rejects the options it did not read (a typo, or a
+// wrong plugin); every error names who was being constructed.
+template <typename Factory, typename... Args>
+auto construct(Factory const& factory, std::string const& who, Options const& options, Args const&... args) {
+  try {
+    Options copy = options;
+    auto plugin = factory(args..., copy);
+    copy.requireAllUsed();
+    return plugin;
+  } catch (...) {
+    std::rethrow_exception(withContext(std::current_exception(), {who, Transition::Construction, {}, {}, {}}));
+  }
+}
+
+}  // namespace
+
+PluginRegistry& PluginRegistry::instance() {
+  static PluginRegistry registry;
+  return registry;
+}
+
+void PluginRegistry::addSource(PluginInfo info, SourceFactory factory) {
+  auto name = info.name;
+  sources_[name] = {std::move(info), std::move(factory)};
+}
+
+void PluginRegistry::addModule(PluginInfo info, ModuleFactory factory) {
+  auto name = info.name;
+  modules_[name] = {std::move(info), std::move(factory)};
+}
+
+void PluginRegistry::addOutput(PluginInfo info, OutputFactory factory) {
+  auto name = info.name;
+  outputs_[name] = {std::move(info), std::move(factory)};
+}
+
+std::unique_ptr<Source> PluginRegistry::makeSource(std::string const& name, Options const& options) const {
+  auto const& entry = lookup(sources_, name, "source");
+  return construct(entry.factory, "source", options);
+}
+
+std::unique_ptr<Module> PluginRegistry::makeModule(std::string const& name, std::string const& label,
+                                                   Options const& options) const {
+  auto const& entry = lookup(modules_, name, "module");
+  return construct(entry.factory, label, options, label);
+}
+
+std::unique_ptr<OutputModule> PluginRegistry::makeOutput(std::string const& name, std::string const& label,
+                                                         Options const& options) const {
+  auto const& entry = lookup(outputs_, name, "output");
+  return construct(entry.factory, label, options, label);
+}
+
+PluginInfo const& PluginRegistry::moduleInfo(std::string const& name) const {
+  return lookup(modules_, name, "module").info;
+}
+
+std::vector<PluginInfo> PluginRegistry::sources() const { return infos(sources_); }
+std::vector<PluginInfo> PluginRegistry::modules() const { return infos(modules_); }
+std::vector<PluginInfo> PluginRegistry::outputs() const { return infos(outputs_); }
+
+}  // namespace lanes

@@ -1,0 +1,274 @@
+#include "Schedule.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "Lane.h"
+#include "lanes/core/Exception.h"
+#include "lanes/core/OutputModule.h"
+#include "lanes/core/RepeatingSource.h"
+
+namespace lanes::detail {
+
+namespace {
+
+[[noreturn]] void invalid(std::string const& message) { throw Exception(message); }
+
+}  // namespace
+
+Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
+    : config(std::move(config_)), lanes(config.lanes ? config.lanes : std::max(1u, config.threads)) {
+  if (config.threads == 0) invalid("the number of threads must be at least 1");
+  info.threads = config.threads;
+  info.lanes = lanes;
+  buildSource(plugins);
+  buildModules(plugins);
+  buildOutputs(plugins);
+  resolveDependencies();
+  checkNoCycle();
+  buildPaths();
+  for (unsigned lane = 0; lane < lanes; ++lane) lanes_.push_back(std::make_unique<Lane>(*this, lane));
+}
+
+Schedule::~Schedule() = default;
+
+void Schedule::buildSource(PluginRegistry const& plugins) {
+  Options options = config.source.options;
+  auto repeat = options.take("repeat");
+  source = plugins.makeSource(config.source.name, options);
+  if (repeat) {
+    Options parsed;
+    parsed.add("repeat", *repeat);
+    auto events = parsed.getInt("repeat", 0);
+    if (events <= 0) invalid("source option 'repeat' must be a positive number of events, got '" + *repeat + "'");
+    try {
+      source = std::make_unique<RepeatingSource>(std::move(source), static_cast<std::size_t>(events));
+    } catch (...) {
+      std::rethrow_exception(withContext(std::current_exception(), {"source", Transition::Construction, {}, {}, {}}));
+    }
+  }
+  info.source = config.source.name;
+  replicatedSource = source->replicate() != nullptr;
+  inlineSourceReads = replicatedSource || source->concurrentReads();
+  for (auto const& description : source->products()) registry.add(description, kSourceProducer, "the source");
+  sourceProducts = registry.size();
+}
+
+void Schedule::addWorker(std::string const& label, std::string const& plugin,
+                         std::vector<std::unique_ptr<Module>> instances) {
+  for (auto const& worker : workers) {
+    if (worker->label() == label) invalid("two modules are labelled '" + label + "'");
+  }
+  auto& module = *instances.front();
+  info.modules.push_back({label, plugin, module.kind(), module.concurrency()});
+  workers.push_back(std::make_unique<Worker>(plugin, std::move(instances)));
+}
+
+void Schedule::buildModules(PluginRegistry const& plugins) {
+  std::vector<ModuleSpec> specs = config.modules;
+  // Waiters: one module per source product, or one for the whole event, each
+  // on a path of its own so that they run concurrently within the event.
+  for (auto const& waiter : config.waiters) {
+    auto const& plugin = plugins.moduleInfo(waiter.name);
+    if (plugin.role == PluginRole::Module) invalid("'" + waiter.name + "' is a module, not a waiter");
+    if (plugin.role == PluginRole::Waiter) {
+      specs.push_back({waiter.name, waiter});
+      continue;
+    }
+    Options options = waiter.options;
+    auto patterns = options.takeAll("products");
+    for (std::size_t p = 0; p < sourceProducts; ++p) {
+      auto const& product = registry[p].description.label;
+      bool selected = patterns.empty() ||
+                      std::any_of(patterns.begin(), patterns.end(), [&](auto const& g) { return globMatch(g, product); });
+      if (!selected) continue;
+      PluginSpec spec{waiter.name, options};
+      spec.options.add("product", product);
+      specs.push_back({waiter.name + "/" + product, std::move(spec)});
+    }
+  }
+  for (auto const& spec : specs) {
+    std::vector<std::unique_ptr<Module>> instances;
+    instances.push_back(plugins.makeModule(spec.plugin.name, spec.label, spec.plugin.options));
+    if (instances.front()->kind() == ModuleKind::Output) {
+      invalid("module '" + spec.label + "' is an output: declare it with --output or [[output]]");
+    }
+    if (instances.front()->concurrency() == Concurrency::Stream) {
+      while (instances.size() < lanes) {
+        instances.push_back(plugins.makeModule(spec.plugin.name, spec.label, spec.plugin.options));
+      }
+    }
+    registry.registerProducts(*instances.front(), static_cast<unsigned>(workers.size()));
+    for (std::size_t i = 1; i < instances.size(); ++i) registry.registerReplica(*instances[i], *instances.front());
+    addWorker(spec.label, spec.plugin.name, std::move(instances));
+  }
+}
+
+void Schedule::buildOutputs(PluginRegistry const& plugins) {
+  for (auto const& spec : config.outputs) {
+    auto output = plugins.makeOutput(spec.plugin.name, spec.label, spec.plugin.options);
+    output->selectProducts(registry);
+    if (!output->produced().empty()) invalid("output '" + spec.label + "' must not produce products");
+    std::vector<std::unique_ptr<Module>> instances;
+    instances.push_back(std::move(output));
+    if (instances.front()->concurrency() == Concurrency::Stream) {
+      invalid("output '" + spec.label + "' is a stream module; outputs are global, one or limited");
+    }
+    addWorker(spec.label, spec.plugin.name, std::move(instances));
+  }
+}
+
+void Schedule::resolveDependencies() {
+  for (unsigned m = 0; m < workers.size(); ++m) {
+    auto& worker = *workers[m];
+    for (auto& instance : worker.instances()) registry.resolveConsumed(*instance);
+    std::map<unsigned, std::size_t> byProducer;  // producer -> position in prerequisites
+    for (auto const& declaration : worker.module().consumed()) {
+      auto const product = declaration.index;
+      auto const producer = registry[product].producer;
+      if (producer == m) invalid("module '" + worker.label() + "' consumes its own product '" + declaration.label + "'");
+      if (producer == kSourceProducer) {
+        worker.prerequisites.push_back({producer, product});
+        worker.productsOf.push_back({product});
+        continue;
+      }
+      auto [it, added] = byProducer.try_emplace(producer, worker.prerequisites.size());
+      if (added) {
+        worker.prerequisites.push_back({producer, product});
+        worker.productsOf.emplace_back();
+      }
+      worker.productsOf[it->second].push_back(product);
+    }
+    auto const& module = worker.module();
+    if (module.concurrency() == Concurrency::One || module.concurrency() == Concurrency::Limited) {
+      worker.gate = std::make_unique<LimitedTaskQueue>(group, module.concurrencyLimit());
+    }
+  }
+}
+
+void Schedule::checkNoCycle() const {
+  enum class Mark { New, Active, Finished };
+  std::vector<Mark> marks(workers.size(), Mark::New);
+  std::vector<unsigned> stack;
+  auto visit = [&](auto&& self, unsigned m) -> void {
+    marks[m] = Mark::Active;
+    stack.push_back(m);
+    for (auto const& prerequisite : workers[m]->prerequisites) {
+      if (prerequisite.producer == kSourceProducer) continue;
+      unsigned const next = prerequisite.producer;
+      if (marks[next] == Mark::Active) {
+        std::string cycle;
+        auto from = std::find(stack.begin(), stack.end(), next);
+        for (auto it = from; it != stack.end(); ++it) cycle += "'" + workers[*it]->label() + "' -> ";
+        invalid("dependency cycle: " + cycle + "'" + workers[next]->label() + "' (each consumes a product of the next)");
+      }
+      if (marks[next] == Mark::New) self(self, next);
+    }
+    stack.pop_back();
+    marks[m] = Mark::Finished;
+  };
+  for (unsigned m = 0; m < workers.size(); ++m) {
+    if (marks[m] == Mark::New) visit(visit, m);
+  }
+}
+
+void Schedule::buildPaths() {
+  std::map<std::string, unsigned> byLabel;
+  for (unsigned m = 0; m < workers.size(); ++m) byLabel[workers[m]->label()] = m;
+  std::set<unsigned> onPath;
+  for (auto const& spec : config.paths) {
+    Path path{spec.name, {}};
+    for (auto const& label : spec.modules) {
+      auto it = byLabel.find(label);
+      if (it == byLabel.end()) invalid("path '" + spec.name + "' names module '" + label + "', which is not defined");
+      if (workers[it->second]->output()) invalid("path '" + spec.name + "' names output '" + label + "'; outputs are not on paths");
+      path.modules.push_back(it->second);
+      onPath.insert(it->second);
+    }
+    paths.push_back(std::move(path));
+  }
+  // A filter or analyzer on no path (waiters, --module) runs on a path of its
+  // own named after it; producers run on demand.
+  for (unsigned m = 0; m < workers.size(); ++m) {
+    auto const kind = workers[m]->module().kind();
+    if ((kind == ModuleKind::Filter || kind == ModuleKind::Analyzer) && !onPath.count(m)) {
+      paths.push_back({workers[m]->label(), {m}});
+    }
+  }
+  std::map<std::string, unsigned> pathIndex;
+  for (unsigned p = 0; p < paths.size(); ++p) {
+    if (!pathIndex.emplace(paths[p].name, p).second) invalid("two paths are named '" + paths[p].name + "'");
+  }
+  for (std::size_t o = 0; o < config.outputs.size(); ++o) {
+    OutputRoute route{static_cast<unsigned>(workers.size() - config.outputs.size() + o), {}};
+    for (auto const& name : config.outputs[o].selectPaths) {
+      auto it = pathIndex.find(name);
+      if (it == pathIndex.end()) invalid("output '" + config.outputs[o].label + "' selects path '" + name + "', which is not defined");
+      route.selectPaths.push_back(it->second);
+    }
+    outputs.push_back(std::move(route));
+  }
+}
+
+RunSummary Schedule::run() {
+  RunSummary summary;
+  for (auto* observer : observers) observer->jobStarted(info);
+  arena.initialize(static_cast<int>(config.threads));
+  if (!replicatedSource) sourceQueue = std::make_unique<LimitedTaskQueue>(group, 1);
+  runJobTransition(Transition::BeginJob, summary);
+  if (!summary.failed) {
+    arena.execute([this] {
+      for (auto& lane : lanes_) group.run([lane = lane.get()] { lane->run(); });
+      group.wait();
+    });
+  }
+  if (firstError_) {
+    summary.failed = true;
+    summary.error = describe(firstError_);
+  }
+  runJobTransition(Transition::EndJob, summary);
+  summary.eventsProcessed = eventsProcessed.load();
+  summary.eventsSkipped = eventsSkipped.load();
+  summary.stopRequested = stopRequested.load();
+  for (auto* observer : observers) observer->jobFinished();
+  return summary;
+}
+
+void Schedule::runJobTransition(Transition transition, RunSummary& summary) {
+  JobContext const context{registry, lanes, config.threads};
+  for (auto& worker : workers) {
+    for (auto& instance : worker->instances()) {
+      try {
+        if (transition == Transition::BeginJob) {
+          instance->beginJob(context);
+        } else if (summary.failed && worker->output()) {
+          worker->output()->abandon();  // a failed job leaves no output that looks complete
+        } else {
+          instance->endJob();
+        }
+      } catch (...) {
+        auto error = withContext(std::current_exception(), {worker->label(), transition, {}, {}, {}});
+        if (!summary.failed) summary.error = describe(error);
+        summary.failed = true;
+      }
+    }
+  }
+}
+
+void Schedule::fail(std::exception_ptr error) {
+  std::call_once(failOnce_, [&] { firstError_ = error; });
+  halted.store(true, std::memory_order_release);
+}
+
+std::optional<std::uint64_t> Schedule::claimOrdinal() {
+  if (halted.load(std::memory_order_acquire)) return std::nullopt;
+  auto const ordinal = nextOrdinal.fetch_add(1, std::memory_order_relaxed);
+  if (config.maxEvents && ordinal >= config.maxEvents) {
+    halted.store(true, std::memory_order_release);
+    return std::nullopt;
+  }
+  return ordinal;
+}
+
+}  // namespace lanes::detail

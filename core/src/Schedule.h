@@ -1,0 +1,92 @@
+#pragma once
+// Everything a job needs at run time, built and validated from a JobConfig:
+// the source, the product registry, the workers (modules, then outputs), the
+// paths, and the shared run-time state of the lanes.
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
+#include "Worker.h"
+#include "lanes/core/EventProcessor.h"
+#include "lanes/core/ProductRegistry.h"
+
+namespace lanes::detail {
+
+class Lane;
+
+struct Path {
+  std::string name;
+  std::vector<unsigned> modules;  // worker indices, in order
+};
+
+struct OutputRoute {
+  unsigned worker;
+  std::vector<unsigned> selectPaths;  // empty: every event
+};
+
+// Built on one thread; during run() the lanes share it. The fields below
+// "run-time state" are atomics or written once before the lanes start.
+class Schedule {
+ public:
+  Schedule(JobConfig config, PluginRegistry const& plugins);
+  ~Schedule();
+
+  RunSummary run();
+
+  JobConfig const config;
+  unsigned const lanes;
+  JobInfo info;
+
+  std::unique_ptr<Source> source;
+  bool replicatedSource = false;
+  bool inlineSourceReads = false;
+  std::size_t sourceProducts = 0;  // registry indices [0, sourceProducts) come from the source
+  ProductRegistry registry;
+  std::vector<std::unique_ptr<Worker>> workers;
+  std::vector<Path> paths;
+  std::vector<OutputRoute> outputs;
+  std::vector<ProcessingObserver*> observers;
+
+  // Run-time state.
+  tbb::task_arena arena;
+  tbb::task_group group;
+  std::unique_ptr<LimitedTaskQueue> sourceQueue;
+  std::atomic<bool> halted{false};         // no new event may start (stop, failure, end of input)
+  std::atomic<bool> stopRequested{false};  // by requestStop()
+  std::atomic<std::uint64_t> nextOrdinal{0};
+  std::atomic<std::uint64_t> eventsProcessed{0};
+  std::atomic<std::uint64_t> eventsSkipped{0};
+
+  bool timing() const { return !observers.empty(); }
+  void record(CallRecord const& call) const {
+    for (auto* observer : observers) observer->callFinished(call);
+  }
+  // The first error that stops the job; later ones are dropped.
+  void fail(std::exception_ptr error);
+  // The ordinal of the next event a lane may start, or nothing once the job
+  // is halted or maxEvents have been claimed.
+  std::optional<std::uint64_t> claimOrdinal();
+
+ private:
+  void buildSource(PluginRegistry const& plugins);
+  void buildModules(PluginRegistry const& plugins);
+  void buildOutputs(PluginRegistry const& plugins);
+  void addWorker(std::string const& label, std::string const& plugin, std::vector<std::unique_ptr<Module>> instances);
+  void resolveDependencies();
+  void buildPaths();
+  void checkNoCycle() const;
+  void runJobTransition(Transition transition, RunSummary& summary);
+
+  std::once_flag failOnce_;
+  std::exception_ptr firstError_;
+  std::vector<std::unique_ptr<Lane>> lanes_;
+};
+
+}  // namespace lanes::detail

@@ -1,0 +1,51 @@
+#pragma once
+// A module as the scheduler drives it: its instance(s), what it needs before
+// it can run, and the gate that enforces its concurrency class.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lanes/core/LimitedTaskQueue.h"
+#include "lanes/core/Module.h"
+#include "lanes/core/OutputModule.h"
+
+namespace lanes::detail {
+
+// Immutable after the schedule is built, except the modules themselves, whose
+// calls follow their concurrency class (the gate queue serialises `one` and
+// bounds `limited`).
+class Worker {
+ public:
+  Worker(std::string plugin, std::vector<std::unique_ptr<Module>> instances)
+      : plugin_(std::move(plugin)), instances_(std::move(instances)) {}
+
+  Module& module(unsigned lane) { return *instances_[instances_.size() == 1 ? 0 : lane]; }
+  Module const& module() const { return *instances_.front(); }
+  std::vector<std::unique_ptr<Module>>& instances() { return instances_; }
+  std::string const& label() const { return module().label(); }
+  std::string const& plugin() const { return plugin_; }
+  OutputModule* output() const { return dynamic_cast<OutputModule*>(instances_.front().get()); }
+
+  // Calls into the module; exceptions propagate to the caller.
+  bool callEvent(Event& event, unsigned lane) { return module(lane).doEvent(event); }
+  void callAcquire(Event& event, unsigned lane, Completion completion) {
+    module(lane).doAcquire(event, std::move(completion));
+  }
+
+  struct Prerequisite {
+    unsigned producer;     // module index, or kSourceProducer
+    ProductIndex product;  // for the source: which product; for modules: the first one consumed
+  };
+  // Distinct producer modules, then each consumed source product.
+  std::vector<Prerequisite> prerequisites;
+  // For outputs asking for productReady(): the kept products of each producer module.
+  std::vector<std::vector<ProductIndex>> productsOf;
+  std::unique_ptr<LimitedTaskQueue> gate;  // one/limited only
+
+ private:
+  std::string plugin_;
+  std::vector<std::unique_ptr<Module>> instances_;
+};
+
+}  // namespace lanes::detail

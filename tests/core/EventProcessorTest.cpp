@@ -1,0 +1,224 @@
+// The scheduler end to end, through the public EventProcessor API, at several
+// thread and lane counts (generated, not copied).
+
+#include <gtest/gtest.h>
+
+#include "core/TestPlugins.h"
+#include "lanes/core/EventProcessor.h"
+
+namespace lanes::test {
+namespace {
+
+struct Shape {
+  unsigned threads;
+  unsigned lanes;
+};
+
+class EventProcessorTest : public ::testing::TestWithParam<Shape> {
+ protected:
+  JobConfig shaped(std::string const& source = "count:events=40") {
+    auto config = job(source);
+    config.threads = GetParam().threads;
+    config.lanes = GetParam().lanes;
+    return config;
+  }
+  RunSummary runJob(JobConfig config) {
+    auto registry = testRegistry(observations);
+    EventProcessor processor(std::move(config), registry);
+    return processor.run();
+  }
+  Observations observations;
+};
+
+// Sum over events 1..n of f(n).
+template <typename F>
+long sumOver(int events, F f) {
+  long total = 0;
+  for (int n = 1; n <= events; ++n) total += f(n);
+  return total;
+}
+
+TEST_P(EventProcessorTest, EveryEventReachesTheOutputOnce) {
+  auto config = shaped();
+  config.outputs.push_back({"out", PluginSpec::parse("collect:in=n"), {}});
+  auto summary = runJob(config);
+  EXPECT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(summary.eventsProcessed, 40u);
+  EXPECT_EQ(observations.outputWrites, 40);
+  EXPECT_EQ(observations.checksum, sumOver(40, [](int n) { return n; }));
+}
+
+TEST_P(EventProcessorTest, SharedSourceDeliversEveryEventOnce) {
+  auto config = shaped("count:events=40,shared=true");
+  config.outputs.push_back({"out", PluginSpec::parse("collect:in=n"), {}});
+  auto summary = runJob(config);
+  EXPECT_EQ(summary.eventsProcessed, 40u);
+  EXPECT_EQ(observations.checksum, sumOver(40, [](int n) { return n; }));
+}
+
+TEST_P(EventProcessorTest, ProducersRunOnDemandInDependencyOrder) {
+  auto config = shaped();
+  // c needs b needs a; "unused" is consumed by nobody and must never run.
+  config.modules = {{"c", PluginSpec::parse("add:in=b")},
+                    {"b", PluginSpec::parse("add:in=a,in=n")},
+                    {"a", PluginSpec::parse("add:in=n")},
+                    {"unused", PluginSpec::parse("add:in=n")}};
+  config.outputs.push_back({"out", PluginSpec::parse("collect:in=c,keep=c"), {}});
+  auto summary = runJob(config);
+  ASSERT_FALSE(summary.failed) << summary.error;
+  // a = n+1, b = a+n+1 = 2n+2, c = b+1 = 2n+3
+  EXPECT_EQ(observations.checksum, sumOver(40, [](int n) { return 2 * n + 3; }));
+  EXPECT_EQ(observations.producerCalls, 3 * 40);
+  if (GetParam().lanes == 1) {
+    // One event at a time: within each event a runs before b before c.
+    ASSERT_EQ(observations.order.size(), 120u);
+    for (std::size_t i = 0; i < observations.order.size(); i += 3) {
+      EXPECT_EQ(observations.order[i], "a");
+      EXPECT_EQ(observations.order[i + 1], "b");
+      EXPECT_EQ(observations.order[i + 2], "c");
+    }
+  }
+}
+
+TEST_P(EventProcessorTest, RejectingFilterEndsItsPathAndGatesSelectingOutputs) {
+  auto config = shaped();
+  config.modules = {{"even", PluginSpec::parse("even:in=n")}, {"after", PluginSpec::parse("global-probe")}};
+  config.paths = {{"evens", {"even", "after"}}};
+  config.outputs.push_back({"selected", PluginSpec::parse("collect:in=n"), {"evens"}});
+  auto summary = runJob(config);
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(summary.eventsProcessed, 40u);
+  EXPECT_EQ(observations.probe.calls(), 20);  // "after" runs only behind accepted events
+  EXPECT_EQ(observations.outputWrites, 20);
+  EXPECT_EQ(observations.checksum, sumOver(40, [](int n) { return n % 2 == 0 ? n : 0; }));
+}
+
+TEST_P(EventProcessorTest, OneModuleIsNeverEnteredConcurrently) {
+  auto config = shaped();
+  config.modules = {{"probe", PluginSpec::parse("one-probe")}};
+  auto summary = runJob(config);
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(observations.probe.calls(), 40);
+  EXPECT_EQ(observations.probe.maxInside(), 1);
+}
+
+TEST_P(EventProcessorTest, LimitedModuleNeverExceedsItsLimit) {
+  auto config = shaped();
+  config.modules = {{"probe", PluginSpec::parse("limited-probe:limit=2")}};
+  auto summary = runJob(config);
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(observations.probe.calls(), 40);
+  EXPECT_LE(observations.probe.maxInside(), 2);
+}
+
+TEST_P(EventProcessorTest, StreamModuleHasOneInstancePerLane) {
+  auto config = shaped();
+  config.modules = {{"s", PluginSpec::parse("stream-add:in=n")}};
+  config.outputs.push_back({"out", PluginSpec::parse("collect:in=s"), {}});
+  auto summary = runJob(config);
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(observations.streamInstances, static_cast<int>(GetParam().lanes));
+  EXPECT_EQ(observations.checksum, sumOver(40, [](int n) { return n + 1; }));
+}
+
+TEST_P(EventProcessorTest, ExternalWorkCompletesFromAForeignThread) {
+  auto config = shaped();
+  config.modules = {{"gpu", PluginSpec::parse("external")}};
+  config.outputs.push_back({"out", PluginSpec::parse("collect:in=gpu"), {}});
+  auto summary = runJob(config);
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(observations.producerCalls, 40);
+  EXPECT_EQ(observations.checksum, sumOver(40, [](int n) { return 10 * n; }));
+}
+
+TEST_P(EventProcessorTest, FailedExternalWorkStopsTheJobNamingModuleAndEvent) {
+  auto config = shaped();
+  config.modules = {{"gpu", PluginSpec::parse("external:fail-at=7")}};
+  config.outputs.push_back({"out", PluginSpec::parse("collect:in=gpu"), {}});
+  auto summary = runJob(config);
+  EXPECT_TRUE(summary.failed);
+  EXPECT_NE(summary.error.find("module 'gpu'"), std::string::npos) << summary.error;
+  EXPECT_NE(summary.error.find("event 1:1:7"), std::string::npos) << summary.error;
+  EXPECT_NE(summary.error.find("device failed"), std::string::npos) << summary.error;
+  EXPECT_EQ(observations.abandoned, 1);
+}
+
+TEST_P(EventProcessorTest, DroppedCompletionFailsInsteadOfStalling) {
+  auto config = shaped();
+  config.modules = {{"gpu", PluginSpec::parse("external:drop-at=3")}};
+  config.outputs.push_back({"out", PluginSpec::parse("collect:in=gpu"), {}});
+  auto summary = runJob(config);
+  EXPECT_TRUE(summary.failed);
+  EXPECT_NE(summary.error.find("without signalling"), std::string::npos) << summary.error;
+}
+
+TEST_P(EventProcessorTest, StopPolicyDrainsLanesAndReportsTheFirstFailure) {
+  auto config = shaped();
+  config.modules = {{"fault", PluginSpec::parse("throw:at=5")}};
+  config.outputs.push_back({"out", PluginSpec::parse("collect:in=n"), {}});
+  auto summary = runJob(config);
+  EXPECT_TRUE(summary.failed);
+  EXPECT_EQ(summary.error, "module 'fault' (event, lane " + summary.error.substr(summary.error.find("lane ") + 5, 1) +
+                               ", event 1:1:5): boom at 1:1:5");
+  EXPECT_LT(summary.eventsProcessed, 40u);
+  // Events in flight when the failure happened still finished: nothing is half-processed.
+  EXPECT_EQ(static_cast<std::uint64_t>(observations.outputWrites.load()), summary.eventsProcessed);
+  EXPECT_EQ(observations.abandoned, 1);
+}
+
+TEST_P(EventProcessorTest, SkipPolicySkipsAndCountsFailedEvents) {
+  auto config = shaped();
+  config.onError = ErrorPolicy::Skip;
+  config.modules = {{"fault", PluginSpec::parse("throw:at=5")}};
+  config.outputs.push_back({"out", PluginSpec::parse("collect:in=n"), {}});
+  auto summary = runJob(config);
+  EXPECT_FALSE(summary.failed);
+  EXPECT_EQ(summary.eventsProcessed, 39u);
+  EXPECT_EQ(summary.eventsSkipped, 1u);
+  EXPECT_EQ(observations.checksum, sumOver(40, [](int n) { return n == 5 ? 0 : n; }));
+}
+
+TEST_P(EventProcessorTest, ProductReadyIsCalledForEveryKeptProduct) {
+  auto config = shaped();
+  config.modules = {{"a", PluginSpec::parse("add:in=n")}};
+  config.outputs.push_back({"out", PluginSpec::parse("collect:ready=true"), {}});
+  auto summary = runJob(config);
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(observations.productReadyCalls, 3 * 40);  // n, blob and a
+}
+
+TEST_P(EventProcessorTest, MaxEventsLimitsTheJob) {
+  auto config = shaped("count:events=1000");
+  config.maxEvents = 25;
+  config.outputs.push_back({"out", PluginSpec::parse("collect:in=n"), {}});
+  auto summary = runJob(config);
+  EXPECT_EQ(summary.eventsProcessed, 25u);
+  EXPECT_EQ(observations.checksum, sumOver(25, [](int n) { return n; }));
+}
+
+TEST_P(EventProcessorTest, RepeatCyclesCachedEventsWithFreshNumbers) {
+  auto config = shaped("count:events=1000,repeat=3");
+  config.maxEvents = 10;
+  config.outputs.push_back({"out", PluginSpec::parse("collect:in=n"), {}});
+  auto summary = runJob(config);
+  EXPECT_EQ(summary.eventsProcessed, 10u);
+  // The payload cycles 1,2,3,1,2,3,... while event numbers go on 1..10.
+  EXPECT_EQ(observations.checksum, 1 + 2 + 3 + 1 + 2 + 3 + 1 + 2 + 3 + 1);
+}
+
+std::vector<Shape> shapes() {
+  std::vector<Shape> result;
+  for (unsigned threads : {1u, 2u, 4u}) {
+    for (unsigned lanes : {1u, 2u, 4u, 8u}) result.push_back({threads, lanes});
+  }
+  return result;
+}
+
+INSTANTIATE_TEST_SUITE_P(ThreadsAndLanes, EventProcessorTest, ::testing::ValuesIn(shapes()),
+                         [](auto const& info) {
+                           return std::to_string(info.param.threads) + "threads_" + std::to_string(info.param.lanes) +
+                                  "lanes";
+                         });
+
+}  // namespace
+}  // namespace lanes::test

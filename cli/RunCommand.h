@@ -1,0 +1,33 @@
+#pragma once
+// `lanes run`: builds a job from the command line (and optionally a menu),
+// runs it with the monitor attached, prints the report.
+
+#include <CLI/CLI.hpp>
+
+#include "lanes/core/JobConfig.h"
+
+namespace lanes::cli {
+
+struct RunArguments {
+  unsigned threads = 0;  // 0: as many as the machine has
+  unsigned lanes = 0;    // 0: as many as threads
+  std::uint64_t events = 1000;
+  bool eventsGiven = false;
+  std::string source;
+  std::vector<std::string> waiters;
+  std::vector<std::string> modules;
+  std::vector<std::string> outputs;
+  std::string menu;
+  std::string report;
+  std::string trace;
+  std::string onError = "stop";
+};
+
+// The job the arguments describe; the built-in default job when they name no
+// source, module, waiter, output or menu. Throws lanes::Exception on bad input.
+JobConfig makeJob(RunArguments const& arguments);
+
+// Adds the `run` subcommand; `exitCode` receives the job's exit status.
+void addRunCommand(CLI::App& app, int& exitCode);
+
+}  // namespace lanes::cli

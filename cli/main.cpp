@@ -1,0 +1,29 @@
+// The `lanes` command.
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "PluginsCommand.h"
+#include "RunCommand.h"
+#include "lanes/core/Exception.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"lanes: a HEP event-processing framework and throughput laboratory on oneTBB", "lanes"};
+  app.require_subcommand(1);
+  int exitCode = 0;
+  lanes::cli::addRunCommand(app, exitCode);
+  lanes::cli::addPluginsCommand(app);
+  try {
+    app.parse(argc, argv);
+  } catch (CLI::ParseError const& error) {
+    return app.exit(error) == 0 ? 0 : 2;
+  } catch (lanes::Exception const& error) {
+    std::cerr << "lanes: error: " << error.what() << "\n";
+    return 2;
+  } catch (std::exception const& error) {
+    std::cerr << "lanes: error: " << error.what() << "\n";
+    return 2;
+  }
+  return exitCode;
+}

@@ -1,0 +1,161 @@
+// The small pieces the scheduler is made of: options, specs, errors, product
+// slots, the waiting list and the limited task queue (under contention).
+
+#include <gtest/gtest.h>
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include "core/TestPlugins.h"
+#include "lanes/core/Event.h"
+#include "lanes/core/LimitedTaskQueue.h"
+#include "lanes/core/detail/WaitingList.h"
+
+namespace lanes::test {
+namespace {
+
+TEST(PluginSpecTest, ParsesNameAndRepeatedOptions) {
+  auto spec = PluginSpec::parse("root:file=a.root,file=b.root,imt=true");
+  EXPECT_EQ(spec.name, "root");
+  EXPECT_EQ(spec.options.getAll("file"), (std::vector<std::string>{"a.root", "b.root"}));
+  EXPECT_TRUE(spec.options.getBool("imt", false));
+}
+
+TEST(PluginSpecTest, RejectsPairWithoutValue) {
+  EXPECT_THROW(PluginSpec::parse("busy:scale"), Exception);
+  EXPECT_THROW(PluginSpec::parse(":x=1"), Exception);
+}
+
+TEST(OptionsTest, TypedGettersRejectIllTypedValues) {
+  auto options = PluginSpec::parse("x:n=12,d=1e-3,b=maybe,s=text").options;
+  EXPECT_EQ(options.getInt("n", 0), 12);
+  EXPECT_DOUBLE_EQ(options.getDouble("d", 0), 1e-3);
+  EXPECT_EQ(options.getString("s", ""), "text");
+  EXPECT_EQ(options.getInt("missing", 7), 7);
+  EXPECT_THROW(options.getBool("b", false), Exception);
+  EXPECT_THROW(options.getInt("d", 0), Exception);
+}
+
+TEST(OptionsTest, PrefixedKeysAndUnusedDetection) {
+  auto options = PluginSpec::parse("x:size.a=1,size.b=2,typo=3").options;
+  EXPECT_EQ(options.getPrefixed("size.").size(), 2u);
+  try {
+    options.requireAllUsed();
+    FAIL();
+  } catch (Exception const& e) {
+    EXPECT_EQ(std::string(e.what()), "unknown option 'typo' (known: size.*)");
+  }
+}
+
+TEST(ExceptionTest, ContextStackGivesOneLine) {
+  Exception e("disk full");
+  e.addContext({{}, {}, {}, {}, "out.root"});
+  e.addContext({"writer", Transition::Event, 3, EventId{1, 2, 42}, {}});
+  EXPECT_EQ(e.oneLine(), "module 'writer' (event, lane 3, event 1:2:42, file 'out.root'): disk full");
+  ASSERT_NE(e.culprit(), nullptr);
+  EXPECT_EQ(e.culprit()->module, "writer");
+}
+
+TEST(ExceptionTest, ForeignExceptionsAreWrapped) {
+  auto error = withContext(std::make_exception_ptr(std::runtime_error("bad")), {"m", Transition::Acquire, {}, {}, {}});
+  EXPECT_EQ(describe(error), "module 'm' (acquire): bad");
+}
+
+TEST(EventTest, TypedAccessChecksTypeAndPresence) {
+  ProductRegistry registry;
+  registry.add({"x", typeid(int), {}}, kSourceProducer, "the source");
+  registry.add({"y", typeid(double), {}}, kSourceProducer, "the source");
+  Event event(registry, 0);
+  event.start({1, 1, 9});
+  event.slotForWriting(0).emplace(5, 4);
+  EXPECT_EQ(event.getByLabel<int>("x"), 5);
+  EXPECT_EQ(event.size(0), 4u);
+  try {
+    event.getByLabel<double>("x");
+    FAIL();
+  } catch (Exception const& e) {
+    EXPECT_EQ(std::string(e.what()), "product 'x' is a int, not a double");
+  }
+  try {
+    event.getByLabel<double>("y");
+    FAIL();
+  } catch (Exception const& e) {
+    EXPECT_EQ(std::string(e.what()), "product 'y' is missing from event 1:1:9");
+  }
+  EXPECT_THROW(event.getByLabel<int>("z"), Exception);
+}
+
+TEST(ProductSlotTest, OwnsLargeAndSmallObjectsAndBorrows) {
+  ProductSlot slot;
+  slot.emplace(std::vector<int>(1000, 3), 4000);
+  EXPECT_EQ(static_cast<std::vector<int> const*>(slot.object())->size(), 1000u);
+  auto big = std::string(100, 'x');
+  slot.emplace(big, big.size());  // reset + heap storage
+  EXPECT_EQ(*static_cast<std::string const*>(slot.object()), big);
+  int cached = 7;
+  slot.borrow(&cached, typeid(int), 4);
+  EXPECT_EQ(slot.object(), &cached);
+}
+
+TEST(GlobMatchTest, StarsAndQuestionMarks) {
+  EXPECT_TRUE(globMatch("Jet_*", "Jet_pt"));
+  EXPECT_TRUE(globMatch("*_pt", "Muon_pt"));
+  EXPECT_TRUE(globMatch("n?et", "nJet") == false);
+  EXPECT_TRUE(globMatch("nJe?", "nJet"));
+  EXPECT_FALSE(globMatch("Jet_*", "nJet"));
+}
+
+struct CountingWaiter final : detail::Waiter {
+  std::atomic<int> notified{0};
+  void notify() override { notified++; }
+};
+
+TEST(WaitingListTest, EveryWaiterIsNotifiedExactlyOnceUnderContention) {
+  for (int round = 0; round < 50; ++round) {
+    detail::WaitingList list;
+    std::vector<CountingWaiter> waiters(64);
+    std::atomic<int> wentOnAlone{0};
+    tbb::task_arena arena(4);
+    arena.execute([&] {
+      tbb::parallel_for(0, 65, [&](int i) {
+        if (i == 32) return list.markDone();
+        if (!list.add(&waiters[i < 32 ? i : i - 1])) wentOnAlone++;
+      });
+    });
+    int notified = 0;
+    for (auto& w : waiters) {
+      EXPECT_LE(w.notified.load(), 1);
+      notified += w.notified.load();
+    }
+    EXPECT_EQ(notified + wentOnAlone.load(), 64);
+    EXPECT_TRUE(list.isDone());
+  }
+}
+
+TEST(LimitedTaskQueueTest, RespectsItsLimitAndRunsEverything) {
+  for (unsigned limit : {1u, 2u, 3u}) {
+    tbb::task_arena arena(4);
+    tbb::task_group group;
+    LimitedTaskQueue queue(group, limit);
+    OverlapProbe probe;
+    std::atomic<int> thens{0};
+    arena.execute([&] {
+      tbb::parallel_for(0, 200, [&](int) {
+        queue.push(
+            [&] {
+              probe.enter();
+              spin(2000);
+              probe.leave();
+            },
+            [&] { thens++; });
+      });
+      group.wait();
+    });
+    EXPECT_EQ(probe.calls(), 200);
+    EXPECT_EQ(thens.load(), 200);
+    EXPECT_LE(probe.maxInside(), static_cast<int>(limit));
+  }
+}
+
+}  // namespace
+}  // namespace lanes::test

@@ -31,6 +31,7 @@ Lane::Lane(Schedule& schedule, unsigned index)
 // ---------------------------------------------------------------- events
 
 void Lane::run() {
+  timing_ = schedule_.timing();
   if (!schedule_.replicatedSource) return fetchSharedAndProcess();
   while (auto ordinal = schedule_.claimOrdinal()) {
     auto const begin = now();
@@ -134,31 +135,42 @@ bool Lane::ensure(unsigned module, Waiter* waiter) {
 void Lane::start(unsigned module) {
   auto& state = modules_[module];
   auto const& prerequisites = schedule_.workers[module]->prerequisites;
+  auto const n = static_cast<unsigned>(prerequisites.size());
   state.toRead.clear();
-  state.pending.store(1, std::memory_order_relaxed);
-  for (unsigned k = 0; k < prerequisites.size(); ++k) {
+  // One count per prerequisite, one held by this call and one for a batch
+  // read; prerequisites ready at once are subtracted in a single step at the
+  // end, so the count cannot reach zero before then.
+  state.pending.store(n + 2, std::memory_order_release);
+  bool const announce = schedule_.workers[module]->readyListener() != nullptr;
+  unsigned readyNow = 0;
+  for (unsigned k = 0; k < n; ++k) {
     auto const& prerequisite = prerequisites[k];
-    state.pending.fetch_add(1, std::memory_order_acq_rel);
     bool const ready = prerequisite.producer == kSourceProducer
                            ? ensureSourceProduct(prerequisite.product, &state.prefetch[k], state)
                            : ensure(prerequisite.producer, &state.prefetch[k]);
     if (ready) {
-      announceReady(module, k);
-      state.pending.fetch_sub(1, std::memory_order_acq_rel);  // never the last: we hold one
+      if (announce) announceReady(module, k);
+      ++readyNow;
     }
   }
-  if (!state.toRead.empty()) {
-    state.pending.fetch_add(1, std::memory_order_acq_rel);
+  if (state.toRead.empty()) {
+    ++readyNow;
+  } else {
     schedule_.sourceQueue->push([this, module] { readBatch(module); },
                                 [this, module] {
                                   for (auto product : modules_[module].toRead) sourceProducts_[product].done.markDone();
                                   if (modules_[module].pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
                                 });
   }
-  if (state.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
+  ++readyNow;  // this call's own count
+  if (state.pending.fetch_sub(readyNow, std::memory_order_acq_rel) == readyNow) launch(module);
 }
 
 bool Lane::ensureSourceProduct(ProductIndex product, Waiter* waiter, ModuleState& claimant) {
+  if (schedule_.inlineSourceReads && schedule_.sourceConsumers[product] == 1) {
+    readSourceProduct(product);  // its only consumer: nobody to coordinate with
+    return true;
+  }
   auto& state = sourceProducts_[product];
   if (state.done.isDone()) return true;
   if (!state.claimed.exchange(true, std::memory_order_acq_rel)) {
@@ -196,8 +208,8 @@ void Lane::prerequisiteReady(unsigned module, unsigned prerequisite) {
 
 void Lane::announceReady(unsigned module, unsigned prerequisite) {
   auto& worker = *schedule_.workers[module];
-  auto* output = worker.output();
-  if (!output || !output->wantsProductReady() || eventFailed()) return;
+  auto* output = worker.readyListener();
+  if (!output || eventFailed()) return;
   for (auto product : worker.productsOf[prerequisite]) {
     if (!event_.has(product)) continue;  // its producer failed or did not put it
     auto const begin = now();
@@ -324,9 +336,5 @@ ErrorContext Lane::contextFor(unsigned module, Transition transition) const {
   return {schedule_.workers[module]->label(), transition, index_, event_.id(), {}};
 }
 
-void Lane::record(unsigned module, Transition transition, Clock::time_point begin) const {
-  if (!schedule_.timing()) return;
-  schedule_.record({module, transition, index_, event_.id(), begin, Clock::now()});
-}
 
 }  // namespace lanes::detail

@@ -91,11 +91,15 @@ class Lane {
   void failEvent(std::exception_ptr error, ErrorContext context);
   bool eventFailed() const { return failed_.load(std::memory_order_acquire); }
   ErrorContext contextFor(unsigned module, Transition transition) const;
-  void record(unsigned module, Transition transition, Clock::time_point begin) const;
-  Clock::time_point now() const { return schedule_.timing() ? Clock::now() : Clock::time_point{}; }
+  // Call records cost two clock reads; they are taken only if someone observes.
+  Clock::time_point now() const { return timing_ ? Clock::now() : Clock::time_point{}; }
+  void record(unsigned module, Transition transition, Clock::time_point begin) const {
+    if (timing_) schedule_.record({module, transition, index_, event_.id(), begin, Clock::now()});
+  }
 
   Schedule& schedule_;
   unsigned const index_;
+  bool timing_ = false;
   Event event_;
   SourceEvent sourceEvent_;
   std::unique_ptr<Source> replica_;

@@ -26,6 +26,7 @@ Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
   buildModules(plugins);
   buildOutputs(plugins);
   resolveDependencies();
+  countSourceConsumers();
   checkNoCycle();
   buildPaths();
   for (unsigned lane = 0; lane < lanes; ++lane) lanes_.push_back(std::make_unique<Lane>(*this, lane));
@@ -143,6 +144,15 @@ void Schedule::resolveDependencies() {
     auto const& module = worker.module();
     if (module.concurrency() == Concurrency::One || module.concurrency() == Concurrency::Limited) {
       worker.gate = std::make_unique<LimitedTaskQueue>(group, module.concurrencyLimit());
+    }
+  }
+}
+
+void Schedule::countSourceConsumers() {
+  sourceConsumers.assign(sourceProducts, 0);
+  for (auto const& worker : workers) {
+    for (auto const& prerequisite : worker->prerequisites) {
+      if (prerequisite.producer == kSourceProducer) ++sourceConsumers[prerequisite.product];
     }
   }
 }

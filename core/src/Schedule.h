@@ -48,6 +48,7 @@ class Schedule {
   bool replicatedSource = false;
   bool inlineSourceReads = false;
   std::size_t sourceProducts = 0;  // registry indices [0, sourceProducts) come from the source
+  std::vector<unsigned> sourceConsumers;  // per source product: how many modules consume it
   ProductRegistry registry;
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<Path> paths;
@@ -80,6 +81,7 @@ class Schedule {
   void buildOutputs(PluginRegistry const& plugins);
   void addWorker(std::string const& label, std::string const& plugin, std::vector<std::unique_ptr<Module>> instances);
   void resolveDependencies();
+  void countSourceConsumers();
   void buildPaths();
   void checkNoCycle() const;
   void runJobTransition(Transition transition, RunSummary& summary);

@@ -18,14 +18,19 @@ namespace lanes::detail {
 class Worker {
  public:
   Worker(std::string plugin, std::vector<std::unique_ptr<Module>> instances)
-      : plugin_(std::move(plugin)), instances_(std::move(instances)) {}
+      : plugin_(std::move(plugin)),
+        instances_(std::move(instances)),
+        output_(dynamic_cast<OutputModule*>(instances_.front().get())),
+        readyListener_(output_ && output_->wantsProductReady() ? output_ : nullptr) {}
 
   Module& module(unsigned lane) { return *instances_[instances_.size() == 1 ? 0 : lane]; }
   Module const& module() const { return *instances_.front(); }
   std::vector<std::unique_ptr<Module>>& instances() { return instances_; }
   std::string const& label() const { return module().label(); }
   std::string const& plugin() const { return plugin_; }
-  OutputModule* output() const { return dynamic_cast<OutputModule*>(instances_.front().get()); }
+  OutputModule* output() const { return output_; }
+  // The output to call productReady() on as prerequisites complete, if any.
+  OutputModule* readyListener() const { return readyListener_; }
 
   // Calls into the module; exceptions propagate to the caller.
   bool callEvent(Event& event, unsigned lane) { return module(lane).doEvent(event); }
@@ -46,6 +51,8 @@ class Worker {
  private:
   std::string plugin_;
   std::vector<std::unique_ptr<Module>> instances_;
+  OutputModule* output_;
+  OutputModule* readyListener_;
 };
 
 }  // namespace lanes::detail

@@ -1,0 +1,64 @@
+#pragma once
+// Shared by the benchmarks: run a job, time it, report figures as JSON.
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <iostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "lanes/core/EventProcessor.h"
+#include "lanes/monitor/ModuleStatistics.h"
+
+namespace lanes::bench {
+
+struct Measurement {
+  double wallSeconds = 0;
+  double cpuSeconds = 0;
+  std::uint64_t events = 0;
+  unsigned threads = 0;
+  double eventsPerSecond() const { return events / wallSeconds; }
+  double cpuEfficiency() const { return cpuSeconds / (threads * wallSeconds); }
+};
+
+inline double processCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](timeval t) { return t.tv_sec + t.tv_usec * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// Runs `config` once; with `monitored`, the per-module statistics observer
+// (what `lanes run` always attaches) is on, which costs two clock reads per call.
+inline Measurement measure(JobConfig config, bool monitored) {
+  unsigned const threads = config.threads;
+  EventProcessor processor(std::move(config));
+  ModuleStatistics statistics;
+  if (monitored) processor.addObserver(&statistics);
+  auto const cpuBefore = processCpuSeconds();
+  auto const start = std::chrono::steady_clock::now();
+  auto const summary = processor.run();
+  auto const wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (summary.failed) throw std::runtime_error(summary.error);
+  return {wall, processCpuSeconds() - cpuBefore, summary.eventsProcessed, threads};
+}
+
+// Best of `repeats` runs (the least disturbed by the rest of the machine).
+inline Measurement best(JobConfig const& config, bool monitored, int repeats = 3) {
+  Measurement result = measure(config, monitored);
+  for (int i = 1; i < repeats; ++i) {
+    auto m = measure(config, monitored);
+    if (m.wallSeconds < result.wallSeconds) result = m;
+  }
+  return result;
+}
+
+inline nlohmann::json toJson(Measurement const& m) {
+  return {{"threads", m.threads},          {"events", m.events},
+          {"wall_s", m.wallSeconds},       {"cpu_s", m.cpuSeconds},
+          {"events_per_s", m.eventsPerSecond()}, {"cpu_efficiency", m.cpuEfficiency()}};
+}
+
+}  // namespace lanes::bench

@@ -100,7 +100,7 @@ TEST(ProductSlotTest, OwnsLargeAndSmallObjectsAndBorrows) {
 TEST(GlobMatchTest, StarsAndQuestionMarks) {
   EXPECT_TRUE(globMatch("Jet_*", "Jet_pt"));
   EXPECT_TRUE(globMatch("*_pt", "Muon_pt"));
-  EXPECT_TRUE(globMatch("n?et", "nJet") == false);
+  EXPECT_FALSE(globMatch("n?t", "nJet"));
   EXPECT_TRUE(globMatch("nJe?", "nJet"));
   EXPECT_FALSE(globMatch("Jet_*", "nJet"));
 }

@@ -222,6 +222,8 @@ void Schedule::buildPaths() {
 }
 
 RunSummary Schedule::run() {
+  if (ran_) throw Exception("a job runs once: construct a new EventProcessor to run again");
+  ran_ = true;
   RunSummary summary;
   for (auto* observer : observers) observer->jobStarted(info);
   arena.initialize(static_cast<int>(config.threads));

@@ -86,6 +86,7 @@ class Schedule {
   void checkNoCycle() const;
   void runJobTransition(Transition transition, RunSummary& summary);
 
+  bool ran_ = false;
   std::once_flag failOnce_;
   std::exception_ptr firstError_;
   std::vector<std::unique_ptr<Lane>> lanes_;

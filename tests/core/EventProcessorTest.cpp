@@ -222,3 +222,42 @@ INSTANTIATE_TEST_SUITE_P(ThreadsAndLanes, EventProcessorTest, ::testing::ValuesI
 
 }  // namespace
 }  // namespace lanes::test
+
+namespace lanes::test {
+namespace {
+
+TEST(EventProcessorLifecycleTest, AJobRunsOnce) {
+  Observations observations;
+  auto registry = testRegistry(observations);
+  EventProcessor processor(job(), registry);
+  EXPECT_EQ(processor.run().eventsProcessed, 20u);
+  EXPECT_THROW(processor.run(), Exception);
+}
+
+TEST(EventProcessorLifecycleTest, RequestStopEndsTheJobEarly) {
+  // An observer asks for a stop after the third event: the job drains the
+  // events in flight and reports the stop (no timing involved).
+  struct StopAfterThree : ProcessingObserver {
+    EventProcessor* processor = nullptr;
+    std::atomic<int> seen{0};
+    void eventFinished(unsigned, EventId const&, EventStatus) override {
+      if (++seen == 3) processor->requestStop();
+    }
+  } stopper;
+  Observations observations;
+  auto registry = testRegistry(observations);
+  auto config = job("count:events=100000");
+  config.threads = 2;
+  config.lanes = 2;
+  EventProcessor processor(config, registry);
+  stopper.processor = &processor;
+  processor.addObserver(&stopper);
+  auto summary = processor.run();
+  EXPECT_TRUE(summary.stopRequested);
+  EXPECT_FALSE(summary.failed);
+  EXPECT_GE(summary.eventsProcessed, 3u);
+  EXPECT_LE(summary.eventsProcessed, 3u + 2u);  // at most one more per lane in flight
+}
+
+}  // namespace
+}  // namespace lanes::test

@@ -40,6 +40,7 @@ class EventProcessor {
 
   // Processes events until the source ends, maxEvents is reached, a failure
   // stops the job or a stop is requested. Runs beginJob/endJob around it.
+  // A job runs once; a second call throws.
   RunSummary run();
 
   // In-flight events finish; no new event starts.

@@ -1,0 +1,55 @@
+#pragma once
+// Option concurrency=global|stream|one|limited (with limit=N) picks the typed
+// base a generic mimicry module is instantiated over, so the concurrency
+// class stays part of the module's type.
+
+#include <memory>
+#include <string>
+
+#include "lanes/core/ModuleTypes.h"
+#include "lanes/core/PluginRegistry.h"
+#include "mimicry/PluginOptions.h"
+
+namespace lanes::mimicry {
+
+// Immutable (types only): the typed bases of one module kind, one per concurrency class.
+template <typename Global, typename Stream, typename One, typename Limited>
+struct KindBases {
+  using GlobalBase = Global;
+  using StreamBase = Stream;
+  using OneBase = One;
+  using LimitedBase = Limited;
+};
+
+using ProducerBases = KindBases<global::Producer, stream::Producer, one::Producer, limited::Producer>;
+using FilterBases = KindBases<global::Filter, stream::Filter, one::Filter, limited::Filter>;
+using AnalyzerBases = KindBases<global::Analyzer, stream::Analyzer, one::Analyzer, limited::Analyzer>;
+
+// Constructs M<base> for the base that the options' concurrency class names;
+// M<B> is constructible from (PluginOptions const&, B's constructor arguments).
+template <template <typename> class M, typename Bases>
+std::unique_ptr<Module> makeConcurrent(std::string const& plugin, std::string const& label, Options const& raw) {
+  PluginOptions const options(raw, plugin);
+  auto const concurrency = options.choice("concurrency", "global", {"global", "stream", "one", "limited"});
+  if (concurrency != "limited" && raw.has("limit")) options.fail("limit", "needs concurrency=limited");
+  if (concurrency == "stream") return std::make_unique<M<typename Bases::StreamBase>>(options, label);
+  if (concurrency == "one") return std::make_unique<M<typename Bases::OneBase>>(options, label);
+  if (concurrency == "global") return std::make_unique<M<typename Bases::GlobalBase>>(options, label);
+  if (!raw.has("limit")) options.fail("limit", "is required with concurrency=limited");
+  auto const limit = static_cast<unsigned>(options.positive("limit", 1));
+  return std::make_unique<M<typename Bases::LimitedBase>>(options, label, limit);
+}
+
+// Used during static initialisation (single-threaded), like lanes::RegisterModule:
+// registers a module template over the typed bases under `name`.
+template <template <typename> class M, typename Bases>
+struct RegisterConcurrentModule {
+  RegisterConcurrentModule(std::string const& name, std::string help) {
+    PluginRegistry::instance().addModule({name, std::move(help), PluginRole::Module},
+                                         [name](std::string const& label, Options const& options) {
+                                           return makeConcurrent<M, Bases>(name, label, options);
+                                         });
+  }
+};
+
+}  // namespace lanes::mimicry

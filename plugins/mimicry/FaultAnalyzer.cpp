@@ -1,0 +1,52 @@
+#include "mimicry/FaultAnalyzer.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "lanes/core/PluginRegistry.h"
+
+namespace lanes::mimicry {
+namespace {
+
+FaultAnalyzer::Action readAction(PluginOptions const& options) {
+  auto const action = options.choice("action", "throw", {"throw", "abort", "hang"});
+  if (action == "abort") return FaultAnalyzer::Action::Abort;
+  if (action == "hang") return FaultAnalyzer::Action::Hang;
+  return FaultAnalyzer::Action::Throw;
+}
+
+std::uint64_t readEventNumber(PluginOptions const& options) {
+  options.required("at");
+  return options.positive("at", 1);
+}
+
+[[noreturn]] void hang() {
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
+}  // namespace
+
+FaultAnalyzer::FaultAnalyzer(std::string label, Options const& options)
+    : FaultAnalyzer(std::move(label), PluginOptions(options, "fault")) {}
+
+FaultAnalyzer::FaultAnalyzer(std::string label, PluginOptions const& options)
+    : Analyzer(std::move(label)), at_(readEventNumber(options)), action_(readAction(options)) {
+  for (auto const& product : options.raw().getAll("consumes")) consumesAny(product);
+}
+
+void FaultAnalyzer::analyze(Event const& event) const {
+  if (event.id().event != at_) return;
+  switch (action_) {
+    case Action::Throw: throw Exception("fault injected at event " + std::to_string(at_));
+    case Action::Abort: std::abort();
+    case Action::Hang: hang();
+  }
+}
+
+namespace {
+RegisterModule<FaultAnalyzer> const registration(
+    "fault", "injects a failure at event number at=K: action=throw|abort|hang, consumes=LABEL");
+}
+
+}  // namespace lanes::mimicry

@@ -1,0 +1,36 @@
+#pragma once
+// The `fault` module: injects a failure at one event, to test how the
+// framework (and the tools around it) handle an exception, a crash or a hang.
+
+#include <cstdint>
+#include <string>
+
+#include "lanes/core/ModuleTypes.h"
+#include "lanes/core/Options.h"
+#include "mimicry/PluginOptions.h"
+
+namespace lanes::mimicry {
+
+// Immutable after construction; analyze() runs concurrently for all lanes.
+class FaultAnalyzer : public global::Analyzer {
+ public:
+  enum class Action {
+    Throw,  // throws lanes::Exception("fault injected at event K")
+    Abort,  // std::abort(): the process dies
+    Hang,   // never returns
+  };
+
+  // Options: at=K (required, an event number), action=throw|abort|hang
+  // (default throw), consumes=LABEL (repeatable; to place it after producers).
+  FaultAnalyzer(std::string label, Options const& options);
+
+  void analyze(Event const& event) const override;
+
+ private:
+  FaultAnalyzer(std::string label, PluginOptions const& options);
+
+  std::uint64_t at_;
+  Action action_;
+};
+
+}  // namespace lanes::mimicry

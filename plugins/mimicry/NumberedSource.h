@@ -1,0 +1,27 @@
+#pragma once
+// The event numbering the in-memory mimicry sources share: event ordinal k is
+// event 1:1:(k+1), and an optional limit ends the source.
+
+#include <cstdint>
+
+#include "lanes/core/Source.h"
+
+namespace lanes::mimicry {
+
+// Externally synchronised by the scheduler, as every Source. Shared use calls
+// next(); each replica (a copy, lane-confined) is driven by at() instead.
+class NumberedSource : public Source {
+ public:
+  bool next(SourceEvent& event) override;
+  bool at(std::uint64_t ordinal, SourceEvent& event) override;
+
+ protected:
+  // `events` = 0: unlimited (the job's event limit ends it).
+  explicit NumberedSource(std::uint64_t events) : events_(events) {}
+
+ private:
+  std::uint64_t events_;
+  std::uint64_t next_ = 0;
+};
+
+}  // namespace lanes::mimicry

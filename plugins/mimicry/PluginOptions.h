@@ -1,0 +1,57 @@
+#pragma once
+// Checked getters over one plugin's Options: every bad value becomes a
+// lanes::Exception that names the plugin and the option.
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lanes/core/Exception.h"
+#include "lanes/core/Options.h"
+
+namespace lanes::mimicry {
+
+// Externally synchronised, like the Options it reads: used by the single
+// thread that constructs the plugin. Each getter marks its key as known.
+class PluginOptions {
+ public:
+  PluginOptions(Options const& options, std::string plugin) : options_(&options), plugin_(std::move(plugin)) {}
+
+  Options const& raw() const { return *options_; }
+
+  std::string required(std::string const& key) const;
+  double nonNegative(std::string const& key, double fallback) const;
+  // A number in [0, 1].
+  double fraction(std::string const& key, double fallback) const;
+  std::uint64_t count(std::string const& key, std::uint64_t fallback) const;
+  // A count of at least 1.
+  std::uint64_t positive(std::string const& key, std::uint64_t fallback) const;
+  // One of `allowed`.
+  std::string choice(std::string const& key, std::string const& fallback, std::initializer_list<char const*> allowed) const;
+  // `prefix<label>=BYTES` pairs, in label order.
+  std::vector<std::pair<std::string, std::size_t>> sizes(std::string const& prefix) const;
+
+  // Runs `read()`; a lanes::Exception it throws (a bad file, say) comes back
+  // naming the plugin and option `key`.
+  template <typename Read>
+  auto forOption(std::string const& key, Read read) const -> decltype(read()) {
+    try {
+      return read();
+    } catch (Exception const& error) {
+      throw Exception(where() + ": option '" + key + "': " + error.message());
+    }
+  }
+
+  [[noreturn]] void fail(std::string const& key, std::string const& problem) const;
+
+ private:
+  // "plugin 'NAME'", after the Options' owner when one is set.
+  std::string where() const;
+
+  Options const* options_;
+  std::string plugin_;
+};
+
+}  // namespace lanes::mimicry

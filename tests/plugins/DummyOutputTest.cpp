@@ -1,0 +1,79 @@
+// The `dummy` output: counting, productReady on request, keep patterns.
+
+#include "mimicry/DummyOutput.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "lanes/core/PluginRegistry.h"
+#include "plugins/PluginTesting.h"
+
+namespace lanes::mimicry::test {
+namespace {
+
+std::unique_ptr<OutputModule> dummy(std::string const& options) {
+  return PluginRegistry::instance().makeOutput("dummy", "out", optionsOf(options));
+}
+
+TEST(DummyOutputTest, CountsWritesAndReadyProducts) {
+  auto output = dummy("ready=true");
+  auto& counting = dynamic_cast<DummyOutput&>(*output);
+  EXPECT_TRUE(counting.wantsProductReady());
+  HandMadeEvent event({{"a", 1}});
+  auto& started = event.start(1);
+  counting.productReady(started, 0);
+  counting.write(started);
+  counting.write(started);
+  EXPECT_EQ(counting.eventsWritten(), 2u);
+  EXPECT_EQ(counting.productsReady(), 1u);
+}
+
+TEST(DummyOutputTest, CountsConcurrentCallsExactly) {
+  auto output = dummy("ready=true");
+  auto const& counting = dynamic_cast<DummyOutput const&>(*output);
+  HandMadeEvent event({{"a", 1}});
+  auto const& started = event.start(1);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10000; ++i) {
+        counting.write(started);
+        counting.productReady(started, 0);
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(counting.eventsWritten(), 40000u);
+  EXPECT_EQ(counting.productsReady(), 40000u);
+}
+
+TEST(DummyOutputTest, DoesNotAskForReadyCallsByDefault) { EXPECT_FALSE(dummy("")->wantsProductReady()); }
+
+TEST(DummyOutputTest, RejectsBadOptions) {
+  expectMentions(errorOf([] { dummy("ready=maybe"); }), {"option 'ready'", "'maybe'"});
+  expectMentions(errorOf([] { dummy("file=out.root"); }), {"unknown option 'file'"});
+}
+
+class DummyOutputJobTest : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(DummyOutputJobTest, KeepPatternsSelectTheReadyProducts) {
+  auto config = jobWith("synthetic:events=25,size.Jet_pt=40,size.Jet_eta=40,size.Muon_pt=8,size.MET=4", GetParam());
+  config.outputs.push_back({"jets", PluginSpec::parse("dummy:ready=true,keep=Jet_*,keep=MET"), {}});
+  config.outputs.push_back({"all", PluginSpec::parse("dummy:ready=true"), {}});
+  config.outputs.push_back({"quiet", PluginSpec::parse("dummy"), {}});
+  CallCounter calls;
+  auto summary = runJob(config, &calls);
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(summary.eventsProcessed, 25u);
+  EXPECT_EQ(calls.count("jets", Transition::ProductReady), 25 * 3);
+  EXPECT_EQ(calls.count("all", Transition::ProductReady), 25 * 4);
+  EXPECT_EQ(calls.count("quiet", Transition::ProductReady), 0);
+  for (char const* output : {"jets", "all", "quiet"}) EXPECT_EQ(calls.count(output, Transition::Event), 25) << output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, DummyOutputJobTest, ::testing::Values(1u, 2u, 4u));
+
+}  // namespace
+}  // namespace lanes::mimicry::test

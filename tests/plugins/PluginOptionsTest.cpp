@@ -1,0 +1,63 @@
+// Checked option getters: each bad value names the plugin and the option.
+
+#include "mimicry/PluginOptions.h"
+
+#include <gtest/gtest.h>
+
+#include "plugins/PluginTesting.h"
+
+namespace lanes::mimicry::test {
+namespace {
+
+TEST(PluginOptionsTest, ReadsValidValuesAndFallbacks) {
+  auto raw = optionsOf("name=x,time=0.5,share=0.25,n=3,mode=b,size.a=10,size.b=0");
+  PluginOptions options(raw, "demo");
+  EXPECT_EQ(options.required("name"), "x");
+  EXPECT_DOUBLE_EQ(options.nonNegative("time", 1), 0.5);
+  EXPECT_DOUBLE_EQ(options.nonNegative("absent", 1), 1);
+  EXPECT_DOUBLE_EQ(options.fraction("share", 1), 0.25);
+  EXPECT_EQ(options.count("n", 0), 3u);
+  EXPECT_EQ(options.positive("absent", 2), 2u);
+  EXPECT_EQ(options.choice("mode", "a", {"a", "b"}), "b");
+  auto sizes = options.sizes("size.");
+  ASSERT_EQ(sizes.size(), 2u);
+  EXPECT_EQ(sizes[0], (std::pair<std::string, std::size_t>{"a", 10}));
+  EXPECT_EQ(sizes[1], (std::pair<std::string, std::size_t>{"b", 0}));
+  EXPECT_NO_THROW(raw.requireAllUsed());
+}
+
+TEST(PluginOptionsTest, BadValuesNameThePluginAndTheOption) {
+  auto raw = optionsOf("time=-1,share=2,n=-3,k=0,mode=c,size.a=-5,size.b=12x,empty=");
+  PluginOptions options(raw, "demo");
+  expectMentions(errorOf([&] { options.required("missing"); }), {"plugin 'demo'", "option 'missing'", "required"});
+  expectMentions(errorOf([&] { options.required("empty"); }), {"option 'empty'", "required"});
+  expectMentions(errorOf([&] { options.nonNegative("time", 0); }), {"plugin 'demo'", "option 'time'", "-1"});
+  expectMentions(errorOf([&] { options.fraction("share", 1); }), {"option 'share'", "[0, 1]"});
+  expectMentions(errorOf([&] { options.count("n", 0); }), {"option 'n'", ">= 0"});
+  expectMentions(errorOf([&] { options.positive("k", 1); }), {"option 'k'", ">= 1"});
+  expectMentions(errorOf([&] { options.choice("mode", "a", {"a", "b"}); }), {"option 'mode'", "a|b", "'c'"});
+  expectMentions(errorOf([&] { options.sizes("size."); }), {"plugin 'demo'", "option 'size.a'", "'-5'"});
+}
+
+TEST(PluginOptionsTest, NonNumbersAreRejectedByTheOptionsThemselves) {
+  auto raw = optionsOf("time=soon");
+  expectMentions(errorOf([&] { PluginOptions(raw, "demo").nonNegative("time", 0); }), {"option 'time'", "'soon'"});
+}
+
+TEST(PluginOptionsTest, TheOwnerPrefixesTheMessage) {
+  auto raw = optionsOf("");
+  raw.setOwner("menu table [module]");
+  expectMentions(errorOf([&] { PluginOptions(raw, "demo").required("x"); }),
+                 {"menu table [module]: plugin 'demo': option 'x'"});
+}
+
+TEST(PluginOptionsTest, ForOptionBlamesTheOptionForAFailedRead) {
+  auto raw = optionsOf("file=f.txt");
+  PluginOptions options(raw, "demo");
+  auto message = errorOf([&] { options.forOption("file", []() -> int { throw Exception("'f.txt' line 3: bad"); }); });
+  expectMentions(message, {"plugin 'demo': option 'file'", "'f.txt' line 3: bad"});
+  EXPECT_EQ(options.forOption("file", [] { return 7; }), 7);
+}
+
+}  // namespace
+}  // namespace lanes::mimicry::test

@@ -1,0 +1,103 @@
+#include "lanes/monitor/ModuleStatistics.h"
+
+#include <gtest/gtest.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "Synthetic.h"
+
+namespace lanes {
+namespace {
+
+using std::chrono::microseconds;
+using test::call;
+
+constexpr unsigned kTracks = 0, kSelect = 1, kWriter = 2;
+
+// One event's worth of calls: every transition that counts somewhere, and
+// one that counts nowhere.
+void feedEvent(ModuleStatistics& statistics, std::uint64_t event) {
+  statistics.callFinished(call(kSourceProducer, Transition::SourceNext, microseconds(1), event));
+  statistics.callFinished(call(kSourceProducer, Transition::SourceRead, microseconds(2), event));
+  statistics.callFinished(call(kTracks, Transition::Acquire, microseconds(3), event));
+  statistics.callFinished(call(kTracks, Transition::Event, microseconds(4), event));
+  statistics.callFinished(call(kSelect, Transition::Event, microseconds(5), event));
+  statistics.callFinished(call(kWriter, Transition::ProductReady, microseconds(6), event));
+  statistics.callFinished(call(kWriter, Transition::Event, microseconds(7), event));
+  statistics.eventFinished(0, EventId{1, 1, event}, event % 2 ? EventStatus::Failed : EventStatus::Done);
+}
+
+void expectTotals(ModuleStatistics::Totals const& totals, std::uint64_t events) {
+  ASSERT_EQ(totals.modules.size(), 3u);
+  EXPECT_EQ(totals.modules[kTracks].calls, 2 * events);
+  EXPECT_EQ(totals.modules[kTracks].time, microseconds(7 * events));
+  EXPECT_EQ(totals.modules[kSelect].calls, events);
+  EXPECT_EQ(totals.modules[kSelect].time, microseconds(5 * events));
+  EXPECT_EQ(totals.modules[kWriter].calls, events);
+  EXPECT_EQ(totals.modules[kWriter].time, microseconds(7 * events));
+  EXPECT_EQ(totals.source.calls, 2 * events);
+  EXPECT_EQ(totals.source.time, microseconds(3 * events));
+  EXPECT_EQ(totals.outputs.calls, 2 * events);
+  EXPECT_EQ(totals.outputs.time, microseconds(13 * events));
+  EXPECT_EQ(totals.eventsDone + totals.eventsFailed, events);
+}
+
+TEST(ModuleStatistics, CountsEachTransitionWhereItBelongs) {
+  ModuleStatistics statistics;
+  statistics.jobStarted(test::syntheticJob());
+  feedEvent(statistics, 2);
+  expectTotals(statistics.totals(), 1);
+  EXPECT_EQ(statistics.totals().eventsDone, 1u);
+  EXPECT_DOUBLE_EQ(statistics.totals().modules[kTracks].seconds(), 7e-6);
+}
+
+TEST(ModuleStatistics, IgnoresJobTransitions) {
+  ModuleStatistics statistics;
+  statistics.jobStarted(test::syntheticJob());
+  statistics.callFinished(call(kTracks, Transition::BeginJob, microseconds(100)));
+  statistics.callFinished(call(kWriter, Transition::EndJob, microseconds(100)));
+  auto const totals = statistics.totals();
+  EXPECT_EQ(totals.modules[kTracks].calls, 0u);
+  EXPECT_EQ(totals.outputs.calls, 0u);
+  EXPECT_EQ(totals.outputs.time, Clock::duration::zero());
+}
+
+TEST(ModuleStatistics, JobStartedForgetsThePreviousJob) {
+  ModuleStatistics statistics;
+  statistics.jobStarted(test::syntheticJob());
+  feedEvent(statistics, 1);
+  statistics.jobStarted(test::syntheticJob());
+  expectTotals(statistics.totals(), 0);
+}
+
+class ModuleStatisticsConcurrent : public testing::TestWithParam<unsigned> {};
+
+TEST_P(ModuleStatisticsConcurrent, ForeignThreadsSumExactly) {
+  unsigned const threads = GetParam();
+  std::uint64_t const perThread = 1000;
+  ModuleStatistics statistics;
+  statistics.jobStarted(test::syntheticJob(threads));
+  test::onThreads(threads, [&](unsigned t) {
+    for (std::uint64_t i = 0; i < perThread; ++i) feedEvent(statistics, t * perThread + i);
+  });
+  auto const totals = statistics.totals();
+  expectTotals(totals, threads * perThread);
+  EXPECT_EQ(totals.eventsFailed, threads * perThread / 2);
+}
+
+TEST_P(ModuleStatisticsConcurrent, TbbWorkersSumExactly) {
+  unsigned const threads = GetParam();
+  std::uint64_t const events = 4000;
+  ModuleStatistics statistics;
+  statistics.jobStarted(test::syntheticJob(threads));
+  tbb::task_arena arena(static_cast<int>(threads));
+  arena.execute([&] { tbb::parallel_for(std::uint64_t{0}, events, [&](std::uint64_t i) { feedEvent(statistics, i); }); });
+  auto const totals = statistics.totals();
+  expectTotals(totals, events);
+  EXPECT_EQ(totals.eventsDone, events / 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, ModuleStatisticsConcurrent, testing::Range(1u, 5u));
+
+}  // namespace
+}  // namespace lanes

@@ -1,0 +1,72 @@
+#include "lanes/monitor/ProgressTicker.h"
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "Synthetic.h"
+
+namespace lanes {
+namespace {
+
+using namespace std::chrono_literals;
+
+void finishEvents(ProgressTicker& ticker, unsigned threads, unsigned perThread) {
+  test::onThreads(threads, [&](unsigned t) {
+    for (unsigned i = 0; i < perThread; ++i) {
+      ticker.eventFinished(t, EventId{1, 1, i}, i % 4 ? EventStatus::Done : EventStatus::Failed);
+    }
+  });
+}
+
+// The text after the last carriage return: the line a terminal shows.
+std::string lastLine(std::string const& text) { return text.substr(text.rfind('\r') + 1); }
+
+TEST(ProgressTicker, SilentWhenDisabled) {
+  std::ostringstream out;
+  ProgressTicker ticker(out, false, 1ms);
+  ticker.jobStarted(test::syntheticJob());
+  finishEvents(ticker, 2, 100);
+  ticker.jobFinished();
+  EXPECT_EQ(out.str(), "");
+}
+
+class ProgressTickerConcurrent : public testing::TestWithParam<unsigned> {};
+
+TEST_P(ProgressTickerConcurrent, FinalLineCountsEveryDoneEvent) {
+  unsigned const threads = GetParam();
+  std::ostringstream out;
+  ProgressTicker ticker(out, true, 1ms);
+  ticker.jobStarted(test::syntheticJob(threads));
+  finishEvents(ticker, threads, 400);
+  ticker.jobFinished();
+  auto const text = out.str();
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  auto const line = lastLine(text);
+  EXPECT_EQ(line.rfind("  " + std::to_string(threads * 300) + " events  ", 0), 0u) << line;
+  EXPECT_NE(line.find(" ev/s  "), std::string::npos) << line;
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, ProgressTickerConcurrent, testing::Range(1u, 5u));
+
+// With a period of an hour, only a prompt wake-up lets these return.
+TEST(ProgressTicker, StopsWithoutWaitingForTheNextTick) {
+  std::ostringstream out;
+  ProgressTicker ticker(out, true, 1h);
+  ticker.jobStarted(test::syntheticJob());
+  ticker.jobFinished();
+  EXPECT_EQ(lastLine(out.str()).rfind("  0 events  ", 0), 0u) << out.str();
+}
+
+TEST(ProgressTicker, DestructorStopsARunningTicker) {
+  std::ostringstream out;
+  {
+    ProgressTicker ticker(out, true, 1h);
+    ticker.jobStarted(test::syntheticJob());
+  }
+  EXPECT_EQ(out.str(), "");
+}
+
+}  // namespace
+}  // namespace lanes

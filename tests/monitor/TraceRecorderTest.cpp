@@ -1,0 +1,121 @@
+#include "lanes/monitor/TraceRecorder.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "Synthetic.h"
+
+namespace lanes {
+namespace {
+
+using std::chrono::microseconds;
+using test::call;
+
+std::string tempPath(std::string const& name) { return testing::TempDir() + "lanes-trace-" + name; }
+
+nlohmann::json readJson(std::string const& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+std::vector<nlohmann::json> eventsOfPhase(nlohmann::json const& trace, std::string const& phase) {
+  std::vector<nlohmann::json> events;
+  for (auto const& event : trace.at("traceEvents")) {
+    if (event.at("ph") == phase) events.push_back(event);
+  }
+  return events;
+}
+
+TEST(TraceRecorder, WritesOneCompleteEventPerCall) {
+  TraceRecorder recorder;
+  recorder.jobStarted(test::syntheticJob());
+  auto const origin = Clock::now();
+  recorder.callFinished(call(kSourceProducer, Transition::SourceNext, microseconds(5), 7, 1, origin));
+  recorder.callFinished(call(0, Transition::Event, microseconds(20), 7, 1, origin + microseconds(10)));
+  recorder.jobFinished();
+  ASSERT_EQ(recorder.size(), 2u);
+
+  auto const path = tempPath("one-thread.json");
+  recorder.write(path);
+  auto const calls = eventsOfPhase(readJson(path), "X");
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].at("name"), "source");
+  EXPECT_EQ(calls[0].at("cat"), toString(Transition::SourceNext));
+  EXPECT_EQ(calls[0].at("dur"), 5.0);
+  EXPECT_EQ(calls[1].at("name"), "tracks");
+  EXPECT_EQ(calls[1].at("cat"), toString(Transition::Event));
+  EXPECT_EQ(calls[1].at("dur"), 20.0);
+  EXPECT_EQ(calls[1].at("args").at("lane"), 1);
+  EXPECT_EQ(calls[1].at("args").at("event"), "1:1:7");
+  EXPECT_GE(calls[0].at("ts").get<double>(), 0.0);
+  EXPECT_NEAR(calls[1].at("ts").get<double>() - calls[0].at("ts").get<double>(), 10.0, 1e-3);
+  EXPECT_EQ(calls[0].at("tid"), calls[1].at("tid"));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  std::filesystem::remove(path);
+}
+
+class TraceRecorderConcurrent : public testing::TestWithParam<unsigned> {};
+
+TEST_P(TraceRecorderConcurrent, NamesEachThreadAndKeepsEveryCall) {
+  unsigned const threads = GetParam();
+  unsigned const perThread = 500;
+  TraceRecorder recorder;
+  recorder.jobStarted(test::syntheticJob(threads));
+  auto const origin = Clock::now();
+  test::onThreads(threads, [&](unsigned t) {
+    for (unsigned i = 0; i < perThread; ++i) {
+      recorder.callFinished(call(i % 3, Transition::Event, microseconds(1), i, t, origin + microseconds(i)));
+    }
+  });
+  recorder.jobFinished();
+  EXPECT_EQ(recorder.size(), threads * perThread);
+
+  auto const path = tempPath("threads-" + std::to_string(threads) + ".json");
+  recorder.write(path);
+  auto const trace = readJson(path);
+  auto const calls = eventsOfPhase(trace, "X");
+  ASSERT_EQ(calls.size(), threads * perThread);
+  std::map<int, std::set<unsigned>> lanesByTid;  // each test thread used its own lane
+  for (auto const& event : calls) lanesByTid[event.at("tid")].insert(event.at("args").at("lane").get<unsigned>());
+  EXPECT_EQ(lanesByTid.size(), threads);
+  for (auto const& [tid, lanes] : lanesByTid) EXPECT_EQ(lanes.size(), 1u) << "tid " << tid;
+
+  std::set<int> named;
+  for (auto const& event : eventsOfPhase(trace, "M")) {
+    if (event.at("name") == "thread_name") named.insert(event.at("tid").get<int>());
+  }
+  EXPECT_EQ(named.size(), threads);
+  std::filesystem::remove(path);
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, TraceRecorderConcurrent, testing::Range(1u, 5u));
+
+TEST(TraceRecorder, MissingDirectoryThrowsNamingTheFile) {
+  TraceRecorder recorder;
+  recorder.jobStarted(test::syntheticJob());
+  auto const path = tempPath("no-such-directory/trace.json");
+  try {
+    recorder.write(path);
+    FAIL() << "expected lanes::Exception";
+  } catch (Exception const& error) {
+    EXPECT_NE(std::string(error.what()).find(path), std::string::npos) << error.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+}
+
+TEST(TraceRecorder, FailedRenameLeavesNoTemporary) {
+  TraceRecorder recorder;
+  recorder.jobStarted(test::syntheticJob());
+  auto const path = tempPath("occupied-by-a-directory");
+  std::filesystem::create_directories(path + "/inside");
+  EXPECT_THROW(recorder.write(path), Exception);
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  std::filesystem::remove_all(path);
+}
+
+}  // namespace
+}  // namespace lanes

@@ -1,8 +1,6 @@
 #pragma once
 // Shared by the benchmarks: run a job, time it, report figures as JSON.
 
-#include <sys/resource.h>
-
 #include <chrono>
 #include <iostream>
 #include <string>
@@ -11,6 +9,7 @@
 
 #include "lanes/core/EventProcessor.h"
 #include "lanes/monitor/ModuleStatistics.h"
+#include "lanes/monitor/ResourceUsage.h"
 
 namespace lanes::bench {
 
@@ -23,13 +22,6 @@ struct Measurement {
   double cpuEfficiency() const { return cpuSeconds / (threads * wallSeconds); }
 };
 
-inline double processCpuSeconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](timeval t) { return t.tv_sec + t.tv_usec * 1e-6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
 // Runs `config` once; with `monitored`, the per-module statistics observer
 // (what `lanes run` always attaches) is on, which costs two clock reads per call.
 inline Measurement measure(JobConfig config, bool monitored) {
@@ -37,12 +29,13 @@ inline Measurement measure(JobConfig config, bool monitored) {
   EventProcessor processor(std::move(config));
   ModuleStatistics statistics;
   if (monitored) processor.addObserver(&statistics);
-  auto const cpuBefore = processCpuSeconds();
+  auto const before = ResourceUsage::sample();
   auto const start = std::chrono::steady_clock::now();
   auto const summary = processor.run();
   auto const wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (summary.failed) throw std::runtime_error(summary.error);
-  return {wall, processCpuSeconds() - cpuBefore, summary.eventsProcessed, threads};
+  auto const used = ResourceUsage::sample().since(before);
+  return {wall, used.cpuUserSeconds + used.cpuSystemSeconds, summary.eventsProcessed, threads};
 }
 
 // Best of `repeats` runs (the least disturbed by the rest of the machine).

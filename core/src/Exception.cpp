@@ -39,7 +39,10 @@ namespace {
 std::string describeFrame(ErrorContext const& frame) {
   std::ostringstream os;
   char const* sep = "";
-  if (!frame.module.empty()) {
+  if (frame.module == "source") {
+    os << "source";
+    sep = " ";
+  } else if (!frame.module.empty()) {
     os << "module '" << frame.module << "'";
     sep = " ";
   }

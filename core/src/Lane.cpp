@@ -100,7 +100,7 @@ void Lane::resetEventState() {
     state.accepted = true;
     state.externalError = nullptr;
   }
-  for (std::size_t p = 0; p < schedule_.sourceProducts; ++p) {
+  for (auto p : schedule_.sharedSourceProducts) {  // the others never use their state
     sourceProducts_[p].claimed.store(false, std::memory_order_relaxed);
     sourceProducts_[p].done.reset();
   }

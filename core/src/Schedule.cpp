@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include <oneapi/tbb/global_control.h>
+
 #include "Lane.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/OutputModule.h"
@@ -155,6 +157,9 @@ void Schedule::countSourceConsumers() {
       if (prerequisite.producer == kSourceProducer) ++sourceConsumers[prerequisite.product];
     }
   }
+  for (ProductIndex p = 0; p < sourceProducts; ++p) {
+    if (sourceConsumers[p] > 1 || !inlineSourceReads) sharedSourceProducts.push_back(p);
+  }
 }
 
 void Schedule::checkNoCycle() const {
@@ -226,6 +231,9 @@ RunSummary Schedule::run() {
   ran_ = true;
   RunSummary summary;
   for (auto* observer : observers) observer->jobStarted(info);
+  // oneTBB caps its workers at the machine's cores unless told otherwise; a
+  // job that asks for more threads (oversubscription studies) gets them.
+  tbb::global_control allowThreads(tbb::global_control::max_allowed_parallelism, config.threads);
   arena.initialize(static_cast<int>(config.threads));
   if (!replicatedSource) sourceQueue = std::make_unique<LimitedTaskQueue>(group, 1);
   runJobTransition(Transition::BeginJob, summary);

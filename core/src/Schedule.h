@@ -48,7 +48,8 @@ class Schedule {
   bool replicatedSource = false;
   bool inlineSourceReads = false;
   std::size_t sourceProducts = 0;  // registry indices [0, sourceProducts) come from the source
-  std::vector<unsigned> sourceConsumers;  // per source product: how many modules consume it
+  std::vector<unsigned> sourceConsumers;         // per source product: how many modules consume it
+  std::vector<ProductIndex> sharedSourceProducts;  // those with several consumers, which coordinate
   ProductRegistry registry;
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<Path> paths;

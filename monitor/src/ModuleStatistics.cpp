@@ -39,15 +39,6 @@ void ModuleStatistics::callFinished(CallRecord const& record) {
   }
 }
 
-void ModuleStatistics::eventFinished(unsigned, EventId const&, EventStatus status) {
-  auto& accumulator = local();
-  if (status == EventStatus::Done) {
-    ++accumulator.eventsDone;
-  } else {
-    ++accumulator.eventsFailed;
-  }
-}
-
 ModuleStatistics::Totals ModuleStatistics::totals() const {
   Totals total;
   total.modules.resize(isOutput_.size());
@@ -55,8 +46,6 @@ ModuleStatistics::Totals ModuleStatistics::totals() const {
     for (std::size_t i = 0; i < part.modules.size(); ++i) total.modules[i] += part.modules[i];
     total.source += part.source;
     total.outputs += part.outputs;
-    total.eventsDone += part.eventsDone;
-    total.eventsFailed += part.eventsFailed;
   }
   return total;
 }

@@ -1,5 +1,7 @@
 #include "mimicry/DummyOutput.h"
 
+#include <algorithm>
+
 #include "lanes/core/PluginRegistry.h"
 
 namespace lanes::mimicry {
@@ -12,9 +14,28 @@ DummyOutput::DummyOutput(std::string label, PluginOptions const& options)
   keep(options.raw().getAll("keep"));
 }
 
-void DummyOutput::write(Event const&) const { written_.fetch_add(1, std::memory_order_relaxed); }
+void DummyOutput::beginJob(JobContext const& context) {
+  lanes_ = std::max(1u, context.lanes);
+  counts_ = std::make_unique<LaneCounts[]>(lanes_);
+}
 
-void DummyOutput::productReady(Event const&, ProductIndex) const { ready_.fetch_add(1, std::memory_order_relaxed); }
+void DummyOutput::write(Event const& event) const { countsOf(event).written.fetch_add(1, std::memory_order_relaxed); }
+
+void DummyOutput::productReady(Event const& event, ProductIndex) const {
+  countsOf(event).ready.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::uint64_t DummyOutput::eventsWritten() const {
+  std::uint64_t total = 0;
+  for (unsigned lane = 0; lane < lanes_; ++lane) total += counts_[lane].written.load();
+  return total;
+}
+
+std::uint64_t DummyOutput::productsReady() const {
+  std::uint64_t total = 0;
+  for (unsigned lane = 0; lane < lanes_; ++lane) total += counts_[lane].ready.load();
+  return total;
+}
 
 namespace {
 RegisterOutput<DummyOutput> const registration(

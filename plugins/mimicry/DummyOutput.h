@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "lanes/core/ModuleTypes.h"
@@ -13,26 +14,33 @@
 namespace lanes::mimicry {
 
 // Thread-safe: write() and productReady() run concurrently from every lane
-// and only bump atomic counters.
+// and only bump atomic counters, one pair per lane (on its own cache line) so
+// that lanes do not contend; beginJob() sizes them and must not overlap.
 class DummyOutput : public global::Output {
  public:
   // Options: ready=true|false (default false) asks for productReady() calls;
   // keep=PATTERN (repeatable glob over product labels; none: every product).
   DummyOutput(std::string label, Options const& options);
 
+  void beginJob(JobContext const& context) override;
   void write(Event const& event) const override;
   bool wantsProductReady() const override { return wantsReady_; }
   void productReady(Event const& event, ProductIndex product) const override;
 
-  std::uint64_t eventsWritten() const { return written_.load(); }
-  std::uint64_t productsReady() const { return ready_.load(); }
+  std::uint64_t eventsWritten() const;
+  std::uint64_t productsReady() const;
 
  private:
+  struct alignas(64) LaneCounts {
+    std::atomic<std::uint64_t> written{0};
+    std::atomic<std::uint64_t> ready{0};
+  };
   DummyOutput(std::string label, PluginOptions const& options);
+  LaneCounts& countsOf(Event const& event) const { return counts_[event.lane() % lanes_]; }
 
   bool wantsReady_;
-  mutable std::atomic<std::uint64_t> written_{0};
-  mutable std::atomic<std::uint64_t> ready_{0};
+  unsigned lanes_ = 1;
+  std::unique_ptr<LaneCounts[]> counts_ = std::make_unique<LaneCounts[]>(1);
 };
 
 }  // namespace lanes::mimicry

@@ -11,7 +11,7 @@ bool NumberedSource::next(SourceEvent& event) {
 bool NumberedSource::at(std::uint64_t ordinal, SourceEvent& event) {
   if (events_ != 0 && ordinal >= events_) return false;
   event.id = EventId{1, 1, ordinal + 1};
-  event.entry = ordinal;
+  event.entry = cycle_ ? ordinal % cycle_ : ordinal;
   return true;
 }
 

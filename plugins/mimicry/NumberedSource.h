@@ -1,6 +1,8 @@
 #pragma once
 // The event numbering the in-memory mimicry sources share: event ordinal k is
-// event 1:1:(k+1), and an optional limit ends the source.
+// event 1:1:(k+1), and an optional limit ends the source. The entry is the
+// ordinal, or the ordinal modulo a cycle when the source replays a fixed
+// number of per-event records (computed once per event, not per product).
 
 #include <cstdint>
 
@@ -16,11 +18,12 @@ class NumberedSource : public Source {
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
 
  protected:
-  // `events` = 0: unlimited (the job's event limit ends it).
-  explicit NumberedSource(std::uint64_t events) : events_(events) {}
+  // `events` = 0: unlimited (the job's event limit ends it); `cycle` = 0: no cycle.
+  explicit NumberedSource(std::uint64_t events, std::uint64_t cycle = 0) : events_(events), cycle_(cycle) {}
 
  private:
   std::uint64_t events_;
+  std::uint64_t cycle_;
   std::uint64_t next_ = 0;
 };
 

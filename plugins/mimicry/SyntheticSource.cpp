@@ -1,5 +1,7 @@
 #include "mimicry/SyntheticSource.h"
 
+#include <algorithm>
+
 #include "lanes/core/PluginRegistry.h"
 #include "lanes/core/Product.h"
 #include "mimicry/PluginOptions.h"
@@ -40,13 +42,23 @@ std::vector<ProductSizes> productsFrom(PluginOptions const& options) {
   return count == 0 ? sizes : cycled(sizes, count);
 }
 
+// The number of per-event records the sizes replay (1 when all are fixed).
+std::uint64_t recordsOf(std::vector<ProductSizes> const& products) {
+  std::uint64_t records = 1;
+  for (auto const& product : products) records = std::max<std::uint64_t>(records, product.bytes.size());
+  return records;
+}
+
 }  // namespace
 
 SyntheticSource::SyntheticSource(Options const& options) : SyntheticSource(PluginOptions(options, "synthetic")) {}
 
 SyntheticSource::SyntheticSource(PluginOptions const& options)
-    : NumberedSource(options.count("events", 0)),
-      sizes_(std::make_shared<std::vector<ProductSizes> const>(productsFrom(options))),
+    : SyntheticSource(options, std::make_shared<std::vector<ProductSizes> const>(productsFrom(options))) {}
+
+SyntheticSource::SyntheticSource(PluginOptions const& options, std::shared_ptr<std::vector<ProductSizes> const> sizes)
+    : NumberedSource(options.count("events", 0), recordsOf(*sizes)),
+      sizes_(std::move(sizes)),
       origin_(options.raw().getString("profile", "synthetic")) {
   for (auto const& product : *sizes_) declare<SyntheticBytes>(product.label);
 }

@@ -31,6 +31,7 @@ class SyntheticSource : public NumberedSource {
 
  private:
   explicit SyntheticSource(PluginOptions const& options);
+  SyntheticSource(PluginOptions const& options, std::shared_ptr<std::vector<ProductSizes> const> sizes);
 
   std::shared_ptr<std::vector<ProductSizes> const> sizes_;
   std::string origin_;

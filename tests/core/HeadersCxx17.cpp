@@ -5,10 +5,17 @@
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/JobConfig.h"
+#include "lanes/core/LimitedTaskQueue.h"
 #include "lanes/core/ModuleTypes.h"
 #include "lanes/core/Options.h"
 #include "lanes/core/PluginRegistry.h"
+#include "lanes/core/RepeatingSource.h"
 #include "lanes/core/ProcessingObserver.h"
 #include "lanes/core/Source.h"
+#include "lanes/monitor/ModuleStatistics.h"
+#include "lanes/monitor/ProgressTicker.h"
+#include "lanes/monitor/ResourceUsage.h"
+#include "lanes/monitor/RunReport.h"
+#include "lanes/monitor/TraceRecorder.h"
 
 static_assert(__cplusplus < 202002L, "this file must be compiled as C++17");

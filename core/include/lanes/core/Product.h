@@ -73,7 +73,7 @@ class ProductSlot {
     if constexpr (sizeof(U) <= kInline && alignof(U) <= alignof(std::max_align_t) &&
                   std::is_nothrow_move_constructible_v<U>) {
       object_ = new (inline_) U(std::forward<T>(value));
-      destroy_ = [](void* p, bool) { static_cast<U*>(p)->~U(); };
+      if constexpr (!std::is_trivially_destructible_v<U>) destroy_ = [](void* p, bool) { static_cast<U*>(p)->~U(); };
     } else {
       object_ = new U(std::forward<T>(value));
       destroy_ = [](void* p, bool) { delete static_cast<U*>(p); };
@@ -91,12 +91,13 @@ class ProductSlot {
     bytes_ = bytes;
   }
 
+  // type() and bytes() are meaningful only while filled().
   void reset() {
-    if (destroy_) destroy_(const_cast<void*>(object_), true);
-    destroy_ = nullptr;
+    if (destroy_) {
+      destroy_(const_cast<void*>(object_), true);
+      destroy_ = nullptr;
+    }
     object_ = nullptr;
-    type_ = nullptr;
-    bytes_ = 0;
   }
 
  private:

@@ -52,7 +52,7 @@ class Source {
 
  protected:
   template <typename T>
-  void declare(std::string label, std::size_t = 0) {
+  void declare(std::string label) {
     products_.push_back({std::move(label), typeid(T), {}});
   }
   void declare(ProductDescription description) { products_.push_back(std::move(description)); }

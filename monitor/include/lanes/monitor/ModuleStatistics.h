@@ -1,5 +1,5 @@
 #pragma once
-// Per-module call counts and times, and event counts, gathered from the
+// Per-module call counts and times, gathered from the
 // observer hooks. Each calling thread adds into its own accumulator, so
 // concurrent calls never contend; the accumulators are merged when read.
 //
@@ -29,7 +29,7 @@ struct CallTotals {
   CallTotals& operator+=(CallTotals const& other);
 };
 
-// Thread-safe: callFinished() and eventFinished() may be called concurrently
+// Thread-safe: callFinished() may be called concurrently
 // from any thread, once jobStarted() has returned. totals() merges the
 // per-thread accumulators and must not overlap with those calls: call it
 // after jobFinished().
@@ -39,13 +39,10 @@ class ModuleStatistics : public ProcessingObserver {
     std::vector<CallTotals> modules;  // indexed like JobInfo::modules
     CallTotals source;
     CallTotals outputs;
-    std::uint64_t eventsDone = 0;
-    std::uint64_t eventsFailed = 0;
   };
 
   void jobStarted(JobInfo const& info) override;
   void callFinished(CallRecord const& record) override;
-  void eventFinished(unsigned lane, EventId const& id, EventStatus status) override;
 
   Totals totals() const;
 

@@ -25,7 +25,7 @@ namespace {
 // product, a dummy output.
 void addDefaultJob(JobConfig& config) {
   config.source = PluginSpec::parse("synthetic:profile=" LANES_SOURCE_DIR "/data/profiles/nanoaod.json");
-  config.waiters.push_back(PluginSpec::parse("busy:scale=2e-7"));
+  config.waiters.push_back(PluginSpec::parse("busy:scale=1e-6"));
   config.outputs.push_back({"out", PluginSpec::parse("dummy"), {}});
 }
 

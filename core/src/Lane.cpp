@@ -53,10 +53,9 @@ void Lane::run() {
 void Lane::fetchSharedAndProcess() {
   // The shared source is used under its serial queue; the event itself is
   // processed after the queue's slot is released.
-  auto fetched = std::make_shared<bool>(false);
-  schedule_.sourceQueue->push([this, fetched] { *fetched = fetchShared(); },
-                              [this, fetched] {
-                                if (*fetched && processEvent()) run();
+  schedule_.sourceQueue->push([this] { fetched_ = fetchShared(); },
+                              [this] {
+                                if (fetched_ && processEvent()) run();
                               });
 }
 

@@ -102,6 +102,7 @@ class Lane {
   bool timing_ = false;
   Event event_;
   SourceEvent sourceEvent_;
+  bool fetched_ = false;  // written in the source queue's task, read right after it in the same task
   std::unique_ptr<Source> replica_;
   std::unique_ptr<ModuleState[]> modules_;
   std::unique_ptr<SourceProductState[]> sourceProducts_;

@@ -34,42 +34,34 @@ void Lane::run() {
   timing_ = schedule_.timing();
   if (!schedule_.replicatedSource) return fetchSharedAndProcess();
   while (auto ordinal = schedule_.claimOrdinal()) {
-    auto const begin = now();
-    try {
-      if (!replica_->at(*ordinal, sourceEvent_)) {
-        schedule_.halted.store(true, std::memory_order_release);
-        return;
-      }
-    } catch (...) {
-      schedule_.fail(withContext(std::current_exception(),
-                                 {"source", Transition::SourceNext, index_, {}, replica_->origin()}));
-      return;
-    }
-    record(kSourceProducer, Transition::SourceNext, begin);
-    if (!processEvent()) return;
+    if (!advanceSource(*ordinal) || !processEvent()) return;
   }
 }
 
 void Lane::fetchSharedAndProcess() {
   // The shared source is used under its serial queue; the event itself is
   // processed after the queue's slot is released.
-  schedule_.sourceQueue->push([this] { fetched_ = fetchShared(); },
-                              [this] {
-                                if (fetched_ && processEvent()) run();
-                              });
+  schedule_.sourceQueue->push(
+      [this] {
+        auto ordinal = schedule_.claimOrdinal();
+        fetched_ = ordinal && advanceSource(*ordinal);
+      },
+      [this] {
+        if (fetched_ && processEvent()) run();
+      });
 }
 
-bool Lane::fetchShared() {
-  if (!schedule_.claimOrdinal()) return false;
+bool Lane::advanceSource(std::uint64_t ordinal) {
+  Source& source = replica_ ? *replica_ : *schedule_.source;
   auto const begin = now();
   try {
-    if (!schedule_.source->next(sourceEvent_)) {
+    bool const more = replica_ ? source.at(ordinal, sourceEvent_) : source.next(sourceEvent_);
+    if (!more) {
       schedule_.halted.store(true, std::memory_order_release);
       return false;
     }
   } catch (...) {
-    schedule_.fail(withContext(std::current_exception(),
-                               {"source", Transition::SourceNext, index_, {}, schedule_.source->origin()}));
+    schedule_.fail(withContext(std::current_exception(), {"source", Transition::SourceNext, index_, {}, source.origin()}));
     return false;
   }
   record(kSourceProducer, Transition::SourceNext, begin);

@@ -63,7 +63,10 @@ class Lane {
   };
 
   void fetchSharedAndProcess();
-  bool fetchShared();
+  // Positions the lane on the event of `ordinal` (a replica) or on the shared
+  // source's next event; false at the end of the input or on a source error,
+  // both of which halt the job.
+  bool advanceSource(std::uint64_t ordinal);
   // Starts the current event; true if it also finished before returning.
   bool processEvent();
   void resetEventState();

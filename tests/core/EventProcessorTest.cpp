@@ -178,6 +178,28 @@ TEST_P(EventProcessorTest, SkipPolicySkipsAndCountsFailedEvents) {
   EXPECT_EQ(observations.checksum, sumOver(40, [](int n) { return n == 5 ? 0 : n; }));
 }
 
+TEST_P(EventProcessorTest, SourceReadFailureNamesSourceFileAndEvent) {
+  for (auto shared : {"false", "true"}) {
+    auto config = shaped(std::string("count:events=40,fail-read-at=9,shared=") + shared);
+    config.outputs.push_back({"out", PluginSpec::parse("collect:in=n"), {}});
+    auto summary = runJob(config);
+    EXPECT_TRUE(summary.failed);
+    EXPECT_NE(summary.error.find("source (source read, lane "), std::string::npos) << summary.error;
+    EXPECT_NE(summary.error.find("event 1:1:9, file 'count.src'): unreadable basket"), std::string::npos) << summary.error;
+  }
+}
+
+TEST_P(EventProcessorTest, SourceNextFailureStopsTheJob) {
+  for (auto shared : {"false", "true"}) {
+    auto config = shaped(std::string("count:events=40,fail-next-at=9,shared=") + shared);
+    config.outputs.push_back({"out", PluginSpec::parse("collect:in=n"), {}});
+    auto summary = runJob(config);
+    EXPECT_TRUE(summary.failed);
+    EXPECT_NE(summary.error.find("file 'count.src'): corrupt entry"), std::string::npos) << summary.error;
+    EXPECT_LT(summary.eventsProcessed, 40u);
+  }
+}
+
 TEST_P(EventProcessorTest, ProductReadyIsCalledForEveryKeptProduct) {
   auto config = shaped();
   config.modules = {{"a", PluginSpec::parse("add:in=n")}};

@@ -14,18 +14,23 @@ namespace {
 class CountSource : public Source {
  public:
   explicit CountSource(Options const& options)
-      : events_(options.getInt("events", 20)), shared_(options.getBool("shared", false)) {
+      : events_(options.getInt("events", 20)),
+        shared_(options.getBool("shared", false)),
+        failNextAt_(options.getInt("fail-next-at", -1)),
+        failReadAt_(options.getInt("fail-read-at", -1)) {
     declare<int>("n");
     declare<SyntheticBytes>("blob");
   }
   bool next(SourceEvent& event) override { return at(next_++, event); }
   bool at(std::uint64_t ordinal, SourceEvent& event) override {
     if (static_cast<std::int64_t>(ordinal) >= events_) return false;
+    if (static_cast<std::int64_t>(ordinal) + 1 == failNextAt_) throw std::runtime_error("corrupt entry");
     event.id = {1, 1, ordinal + 1};
     event.entry = ordinal;
     return true;
   }
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override {
+    if (static_cast<std::int64_t>(event.id.event) == failReadAt_) throw std::runtime_error("unreadable basket");
     if (product == 0) {
       slot.emplace(static_cast<int>(event.id.event), sizeof(int));
     } else {
@@ -43,6 +48,8 @@ class CountSource : public Source {
  private:
   std::int64_t events_;
   bool shared_;
+  std::int64_t failNextAt_;
+  std::int64_t failReadAt_;
   std::uint64_t next_ = 0;
 };
 

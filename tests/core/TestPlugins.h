@@ -58,7 +58,8 @@ struct Observations {
 
 // A registry with test plugins that report into `observations`:
 //   source  "count"      products "n" (int = event number) and "blob" (SyntheticBytes);
-//                        options events=N, shared=true (no replication)
+//                        options events=N, shared=true (no replication),
+//                        fail-next-at=K / fail-read-at=K (throw at event K)
 //   module  "add"        global producer: out = sum of `in` (repeatable) ints + 1; logs its label
 //   module  "stream-add" stream producer doing the same; counts instances
 //   module  "one-probe", "limited-probe" (limit=N), "global-probe": analyzers measuring overlap

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "Menu.h"
+#include "SignalStop.h"
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/Exception.h"
 #include "lanes/monitor/ModuleStatistics.h"
@@ -101,7 +102,9 @@ void requireWritableDirectory(std::string const& path, char const* what) {
 int runJob(RunArguments const& arguments) {
   requireWritableDirectory(arguments.report, "report");
   requireWritableDirectory(arguments.trace, "trace");
+  SignalStop signalStop;  // before any thread starts
   EventProcessor processor(makeJob(arguments));
+  signalStop.attach(processor);
   ModuleStatistics statistics;
   processor.addObserver(&statistics);
   std::unique_ptr<TraceRecorder> trace;
@@ -125,7 +128,7 @@ int runJob(RunArguments const& arguments) {
     std::cerr << "lanes: error: " << summary.error << "\n";
     return 1;
   }
-  return 0;
+  return signalStop.signalled() ? 128 + signalStop.signalled() : 0;
 }
 
 }  // namespace

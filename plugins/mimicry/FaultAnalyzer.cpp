@@ -1,5 +1,8 @@
 #include "mimicry/FaultAnalyzer.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -10,9 +13,11 @@ namespace lanes::mimicry {
 namespace {
 
 FaultAnalyzer::Action readAction(PluginOptions const& options) {
-  auto const action = options.choice("action", "throw", {"throw", "abort", "hang"});
+  auto const action = options.choice("action", "throw", {"throw", "abort", "hang", "interrupt", "terminate"});
   if (action == "abort") return FaultAnalyzer::Action::Abort;
   if (action == "hang") return FaultAnalyzer::Action::Hang;
+  if (action == "interrupt") return FaultAnalyzer::Action::Interrupt;
+  if (action == "terminate") return FaultAnalyzer::Action::Terminate;
   return FaultAnalyzer::Action::Throw;
 }
 
@@ -41,12 +46,14 @@ void FaultAnalyzer::analyze(Event const& event) const {
     case Action::Throw: throw Exception("fault injected at event " + std::to_string(at_));
     case Action::Abort: std::abort();
     case Action::Hang: hang();
+    case Action::Interrupt: ::kill(::getpid(), SIGINT); return;  // to the process, not this thread
+    case Action::Terminate: ::kill(::getpid(), SIGTERM); return;
   }
 }
 
 namespace {
 RegisterModule<FaultAnalyzer> const registration(
-    "fault", "injects a failure at event number at=K: action=throw|abort|hang, consumes=LABEL");
+    "fault", "injects a failure at event number at=K: action=throw|abort|hang|interrupt|terminate, consumes=LABEL");
 }
 
 }  // namespace lanes::mimicry

@@ -1,6 +1,7 @@
 #pragma once
 // The `fault` module: injects a failure at one event, to test how the
-// framework (and the tools around it) handle an exception, a crash or a hang.
+// framework (and the tools around it) handle an exception, a crash, a hang or
+// an interruption.
 
 #include <cstdint>
 #include <string>
@@ -17,10 +18,12 @@ class FaultAnalyzer : public global::Analyzer {
   enum class Action {
     Throw,  // throws lanes::Exception("fault injected at event K")
     Abort,  // std::abort(): the process dies
-    Hang,   // never returns
+    Hang,       // never returns
+    Interrupt,  // sends SIGINT to its own process, as a Ctrl-C would
+    Terminate,  // sends SIGTERM to its own process, as a batch system would
   };
 
-  // Options: at=K (required, an event number), action=throw|abort|hang
+  // Options: at=K (required, an event number), action=throw|abort|hang|interrupt|terminate
   // (default throw), consumes=LABEL (repeatable; to place it after producers).
   FaultAnalyzer(std::string label, Options const& options);
 

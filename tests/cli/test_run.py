@@ -109,3 +109,20 @@ def test_plugins_lists_every_kind(lanes):
     assert result.returncode == 0
     for name in ("synthetic", "empty", "busy", "sleep", "event-time", "fault", "offload", "dummy", "producer"):
         assert name in result.stdout
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("action, signal_number", [("interrupt", 2), ("terminate", 15)])
+def test_signal_stops_gracefully_and_reports(lanes, action, signal_number):
+    # The fault module signals its own process at event 50, as Ctrl-C or a batch
+    # system would. The source is endless (-n 0), so only the stop ends the job.
+    result = lanes("run", "-t", "2", "-l", "2", "-n", "0", "--source", "empty",
+                   "--module", f"fault:at=50,action={action}", "--output", "dummy")
+    assert result.returncode == 128 + signal_number, result.stderr
+    assert result.report["stop_requested"] is True
+    assert result.report["failed"] is False
+    assert result.report["events"] >= 50
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "finishing the events in flight" in lines[0]

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -115,6 +116,7 @@ TEST(WaitingListTest, EveryWaiterIsNotifiedExactlyOnceUnderContention) {
     detail::WaitingList list;
     std::vector<CountingWaiter> waiters(64);
     std::atomic<int> wentOnAlone{0};
+    tbb::global_control allowFour(tbb::global_control::max_allowed_parallelism, 4);  // real contention on 2 cores
     tbb::task_arena arena(4);
     arena.execute([&] {
       tbb::parallel_for(0, 65, [&](int i) {
@@ -134,6 +136,7 @@ TEST(WaitingListTest, EveryWaiterIsNotifiedExactlyOnceUnderContention) {
 
 TEST(LimitedTaskQueueTest, RespectsItsLimitAndRunsEverything) {
   for (unsigned limit : {1u, 2u, 3u}) {
+    tbb::global_control allowFour(tbb::global_control::max_allowed_parallelism, 4);  // real contention on 2 cores
     tbb::task_arena arena(4);
     tbb::task_group group;
     LimitedTaskQueue queue(group, limit);

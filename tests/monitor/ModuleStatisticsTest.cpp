@@ -1,6 +1,8 @@
 #include "lanes/monitor/ModuleStatistics.h"
 
 #include <gtest/gtest.h>
+
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -86,6 +88,7 @@ TEST_P(ModuleStatisticsConcurrent, TbbWorkersSumExactly) {
   std::uint64_t const events = 4000;
   ModuleStatistics statistics;
   statistics.jobStarted(test::syntheticJob(threads));
+  tbb::global_control allowAll(tbb::global_control::max_allowed_parallelism, threads);  // even beyond the cores
   tbb::task_arena arena(static_cast<int>(threads));
   arena.execute([&] { tbb::parallel_for(std::uint64_t{0}, events, [&](std::uint64_t i) { feedEvent(statistics, i); }); });
   auto const totals = statistics.totals();

@@ -257,9 +257,11 @@ void Lane::acquire(unsigned module) {
       produceAfterAcquire(module);
     }
   }));
-  Completion completion([this, module, resume](std::exception_ptr error) {
+  Completion completion([this, module, resume, arena = schedule_.arena](std::exception_ptr error) {
     modules_[module].externalError = error;
-    schedule_.arena.enqueue(std::move(*resume));  // safe from a thread outside the arena
+    // Safe from a thread outside the arena. Nothing of the lane may be touched
+    // after this call: the resumed task can finish the job before it returns.
+    arena->enqueue(std::move(*resume));
   });
   auto const begin = now();
   try {

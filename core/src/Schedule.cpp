@@ -234,11 +234,11 @@ RunSummary Schedule::run() {
   // oneTBB caps its workers at the machine's cores unless told otherwise; a
   // job that asks for more threads (oversubscription studies) gets them.
   tbb::global_control allowThreads(tbb::global_control::max_allowed_parallelism, config.threads);
-  arena.initialize(static_cast<int>(config.threads));
+  arena->initialize(static_cast<int>(config.threads));
   if (!replicatedSource) sourceQueue = std::make_unique<LimitedTaskQueue>(group, 1);
   runJobTransition(Transition::BeginJob, summary);
   if (!summary.failed) {
-    arena.execute([this] {
+    arena->execute([this] {
       for (auto& lane : lanes_) group.run([lane = lane.get()] { lane->run(); });
       group.wait();
     });

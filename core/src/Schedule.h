@@ -57,7 +57,10 @@ class Schedule {
   std::vector<ProcessingObserver*> observers;
 
   // Run-time state.
-  tbb::task_arena arena;
+  // Shared with the continuations of external work: a foreign thread that
+  // enqueues the resumption must find the arena alive until enqueue() returns,
+  // even if that task runs, the job ends and the schedule is destroyed meanwhile.
+  std::shared_ptr<tbb::task_arena> arena = std::make_shared<tbb::task_arena>();
   tbb::task_group group;
   std::unique_ptr<LimitedTaskQueue> sourceQueue;
   std::atomic<bool> halted{false};         // no new event may start (stop, failure, end of input)

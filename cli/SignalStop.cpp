@@ -12,7 +12,11 @@ namespace {
 // SIGUSR1 only wakes the waiter when the job is over.
 constexpr int kWake = SIGUSR1;
 
-void say(std::string const& text) { [[maybe_unused]] auto n = ::write(STDERR_FILENO, text.data(), text.size()); }
+// On a terminal the progress ticker owns the current line: start a new one.
+void say(std::string text) {
+  if (::isatty(STDERR_FILENO)) text.insert(0, "\n");
+  [[maybe_unused]] auto n = ::write(STDERR_FILENO, text.data(), text.size());
+}
 }  // namespace
 
 SignalStop::SignalStop() {

@@ -148,9 +148,11 @@ void addRunCommand(CLI::App& app, int& exitCode) {
          },
          "Events to process; 0 = until the source ends (default: 1000)");
   run->add_option("--source", arguments->source, "Source SPEC, e.g. synthetic:profile=FILE,repeat=100");
-  run->add_option("--waiter", arguments->waiters, "Waiter SPEC, e.g. busy:scale=1e-9 (repeatable)");
-  run->add_option("--module", arguments->modules, "Module SPEC, e.g. fault:at=5,action=throw (repeatable)");
-  run->add_option("--output", arguments->outputs, "Output SPEC, e.g. dummy:ready=true (repeatable)");
+  // One SPEC per occurrence: `--module a b` is an error, not two modules.
+  run->add_option("--waiter", arguments->waiters, "Waiter SPEC, e.g. busy:scale=1e-9 (repeatable)")->allow_extra_args(false);
+  run->add_option("--module", arguments->modules, "Module SPEC, e.g. fault:at=5,action=throw (repeatable)")
+      ->allow_extra_args(false);
+  run->add_option("--output", arguments->outputs, "Output SPEC, e.g. dummy:ready=true (repeatable)")->allow_extra_args(false);
   run->add_option("--menu", arguments->menu, "Menu file (TOML) describing source, modules, paths, outputs")
       ->check(CLI::ExistingFile);
   run->add_option("--report", arguments->report, "Write the run report as JSON to FILE");

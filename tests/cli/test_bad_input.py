@@ -65,3 +65,9 @@ def test_bad_menu(lanes, tmp_path, text, fragments):
     menu = tmp_path / "bad.toml"
     menu.write_text(text)
     assert_one_line_error(lanes("run", "--menu", menu, report=False), *fragments)
+
+
+def test_one_spec_per_option(lanes):
+    result = lanes("run", "--source", "empty", "--module", "producer:produces.x=1", "stray", report=False)
+    assert result.returncode == 2
+    assert "stray" in result.stderr

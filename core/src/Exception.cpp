@@ -28,13 +28,6 @@ Exception& Exception::addContext(ErrorContext context) {
   return *this;
 }
 
-ErrorContext const* Exception::culprit() const {
-  for (auto const& frame : context_) {
-    if (!frame.module.empty()) return &frame;
-  }
-  return nullptr;
-}
-
 namespace {
 std::string describeFrame(ErrorContext const& frame) {
   std::ostringstream os;

@@ -4,7 +4,7 @@ namespace lanes::detail {
 
 Lane::Lane(Schedule& schedule, unsigned index)
     : schedule_(schedule), index_(index), event_(schedule.registry, index) {
-  if (schedule.replicatedSource) replica_ = schedule.source->replicate();
+  if (schedule.replicatedSource) replica_ = schedule.takeReplica();
   auto const nModules = schedule.workers.size();
   modules_ = std::make_unique<ModuleState[]>(nModules);
   for (unsigned m = 0; m < nModules; ++m) {

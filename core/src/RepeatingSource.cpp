@@ -57,6 +57,4 @@ std::unique_ptr<Source> RepeatingSource::replicate() const {
 
 std::string RepeatingSource::origin() const { return cache_->origin; }
 
-std::size_t RepeatingSource::cachedEvents() const { return cache_->ids.size(); }
-
 }  // namespace lanes

@@ -52,10 +52,15 @@ void Schedule::buildSource(PluginRegistry const& plugins) {
     }
   }
   info.source = config.source.name;
-  replicatedSource = source->replicate() != nullptr;
+  spareReplica_ = source->replicate();
+  replicatedSource = spareReplica_ != nullptr;
   inlineSourceReads = replicatedSource || source->concurrentReads();
   for (auto const& description : source->products()) registry.add(description, kSourceProducer, "the source");
   sourceProducts = registry.size();
+}
+
+std::unique_ptr<Source> Schedule::takeReplica() {
+  return spareReplica_ ? std::move(spareReplica_) : source->replicate();
 }
 
 void Schedule::addWorker(std::string const& label, std::string const& plugin,

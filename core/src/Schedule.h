@@ -46,6 +46,9 @@ class Schedule {
 
   std::unique_ptr<Source> source;
   bool replicatedSource = false;
+  // A lane's own copy of a replicable source (the first lane gets the one
+  // that was made to find out whether the source replicates).
+  std::unique_ptr<Source> takeReplica();
   bool inlineSourceReads = false;
   std::size_t sourceProducts = 0;  // registry indices [0, sourceProducts) come from the source
   std::vector<unsigned> sourceConsumers;         // per source product: how many modules consume it
@@ -91,6 +94,7 @@ class Schedule {
   void runJobTransition(Transition transition, RunSummary& summary);
 
   bool ran_ = false;
+  std::unique_ptr<Source> spareReplica_;
   std::once_flag failOnce_;
   std::exception_ptr firstError_;
   std::vector<std::unique_ptr<Lane>> lanes_;

@@ -38,9 +38,6 @@ class Exception : public std::runtime_error {
   std::string const& message() const { return message_; }
   char const* what() const noexcept override { return what_.c_str(); }
 
-  // The innermost frame that names a module, or nullptr.
-  ErrorContext const* culprit() const;
-
   // One line: "module 'X' (event on lane 0, event 1:1:5): message".
   std::string oneLine() const;
 

@@ -25,8 +25,6 @@ class LimitedTaskQueue {
   // not extend the serialised section).
   void push(Task work, Task then = {});
 
-  unsigned limit() const { return limit_; }
-
  private:
   struct Item {
     Task work;

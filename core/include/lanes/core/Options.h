@@ -16,12 +16,9 @@ namespace lanes {
 // framework can reject options that no getter asked for (typos).
 class Options {
  public:
-  Options() = default;
-  // `owner`, if given, prefixes error messages, e.g. "menu table [source]".
-  explicit Options(std::string owner) : owner_(std::move(owner)) {}
-
   void add(std::string const& key, std::string value) { values_[key].push_back(std::move(value)); }
   bool has(std::string const& key) const;
+  // `owner`, if set, prefixes error messages, e.g. "menu table [source]".
   void setOwner(std::string owner) { owner_ = std::move(owner); }
   std::string const& owner() const { return owner_; }
 

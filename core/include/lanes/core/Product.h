@@ -42,12 +42,10 @@ class ProductToken {
 // A token for a product of any type: a consumer that needs only its size.
 struct AnyProduct {};
 
-// Synthetic payload: a product that has a size and readable bytes but whose
-// content does not matter (mimicry sources, generic producers).
-// Immutable value type; the bytes point into a shared zero-filled buffer.
+// Synthetic payload: a product that has a size but whose content does not
+// matter (mimicry sources, generic producers). Immutable value type.
 struct SyntheticBytes {
   std::size_t size = 0;
-  std::byte const* data() const;
 };
 
 // Holds one product of any type, either owned (stored inline when small) or
@@ -73,10 +71,10 @@ class ProductSlot {
     if constexpr (sizeof(U) <= kInline && alignof(U) <= alignof(std::max_align_t) &&
                   std::is_nothrow_move_constructible_v<U>) {
       object_ = new (inline_) U(std::forward<T>(value));
-      if constexpr (!std::is_trivially_destructible_v<U>) destroy_ = [](void* p, bool) { static_cast<U*>(p)->~U(); };
+      if constexpr (!std::is_trivially_destructible_v<U>) destroy_ = [](void* p) { static_cast<U*>(p)->~U(); };
     } else {
       object_ = new U(std::forward<T>(value));
-      destroy_ = [](void* p, bool) { delete static_cast<U*>(p); };
+      destroy_ = [](void* p) { delete static_cast<U*>(p); };
     }
     type_ = &typeid(U);
     bytes_ = bytes;
@@ -94,7 +92,7 @@ class ProductSlot {
   // type() and bytes() are meaningful only while filled().
   void reset() {
     if (destroy_) {
-      destroy_(const_cast<void*>(object_), true);
+      destroy_(const_cast<void*>(object_));
       destroy_ = nullptr;
     }
     object_ = nullptr;
@@ -105,7 +103,7 @@ class ProductSlot {
   alignas(std::max_align_t) unsigned char inline_[kInline];
   void const* object_ = nullptr;
   std::type_info const* type_ = nullptr;
-  void (*destroy_)(void*, bool) = nullptr;
+  void (*destroy_)(void*) = nullptr;
   std::size_t bytes_ = 0;
 };
 

@@ -27,8 +27,6 @@ class RepeatingSource : public Source {
   std::unique_ptr<Source> replicate() const override;
   std::string origin() const override;
 
-  std::size_t cachedEvents() const;
-
  private:
   struct Cache;
   explicit RepeatingSource(std::shared_ptr<Cache const> cache);

@@ -119,7 +119,8 @@ int runJob(RunArguments const& arguments) {
   auto const start = Clock::now();
   auto const summary = processor.run();
   auto const wall = Clock::now() - start;
-  auto const report = RunReport::build(processor.info(), statistics, summary, wall, ResourceUsage::sample().since(usageBefore));
+  auto const report = RunReport::build(processor.info(), statistics, summary, wall, ResourceUsage::sample().since(usageBefore),
+                                       processor.moduleDetails());
 
   report.printTable(std::cout);
   if (!arguments.report.empty()) report.writeJson(arguments.report);

@@ -20,4 +20,10 @@ void EventProcessor::requestStop() {
 
 JobInfo const& EventProcessor::info() const { return schedule_->info; }
 
+std::vector<std::string> EventProcessor::moduleDetails() const {
+  std::vector<std::string> details;
+  for (auto const& worker : schedule_->workers) details.push_back(worker->module().details());
+  return details;
+}
+
 }  // namespace lanes

@@ -14,12 +14,14 @@ namespace {
 
 double ratio(double numerator, double denominator) { return denominator > 0 ? numerator / denominator : 0.0; }
 
-std::vector<ModuleReport> moduleReports(JobInfo const& job, ModuleStatistics::Totals const& totals) {
+std::vector<ModuleReport> moduleReports(JobInfo const& job, ModuleStatistics::Totals const& totals,
+                                        std::vector<std::string> const& details) {
   std::vector<ModuleReport> reports;
   for (std::size_t i = 0; i < job.modules.size(); ++i) {
     auto const& module = job.modules[i];
     reports.push_back({module.label, module.plugin, toString(module.kind), toString(module.concurrency),
-                       totals.modules[i].calls, totals.modules[i].seconds()});
+                       totals.modules[i].calls, totals.modules[i].seconds(), nullptr});
+    if (i < details.size() && !details[i].empty()) reports.back().details = nlohmann::json::parse(details[i]);
   }
   return reports;
 }
@@ -41,7 +43,8 @@ VersionReport VersionReport::current() {
 }
 
 RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistics, RunSummary const& summary,
-                           Clock::duration wall, ResourceUsage const& usage) {
+                           Clock::duration wall, ResourceUsage const& usage,
+                           std::vector<std::string> const& moduleDetails) {
   auto const totals = statistics.totals();
   RunReport report;
   report.threads = job.threads;
@@ -54,7 +57,7 @@ RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistic
   report.cpuSystemSeconds = usage.cpuSystemSeconds;
   report.cpuEfficiency = ratio(usage.cpuUserSeconds + usage.cpuSystemSeconds, job.threads * report.wallSeconds);
   report.peakRssBytes = usage.peakRssBytes;
-  report.modules = moduleReports(job, totals);
+  report.modules = moduleReports(job, totals, moduleDetails);
   report.sourceSeconds = totals.source.seconds();
   report.outputsSeconds = totals.outputs.seconds();
   report.failed = summary.failed;
@@ -73,6 +76,7 @@ nlohmann::json RunReport::toJson() const {
                            {"concurrency", module.concurrency},
                            {"calls", module.calls},
                            {"total_s", module.totalSeconds}});
+    if (!module.details.is_null()) modulesJson.back()["details"] = module.details;
   }
   return {{"threads", threads},
           {"lanes", lanes},

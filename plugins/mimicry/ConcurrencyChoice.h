@@ -8,7 +8,7 @@
 
 #include "lanes/core/ModuleTypes.h"
 #include "lanes/core/PluginRegistry.h"
-#include "mimicry/PluginOptions.h"
+#include "lanes/core/PluginOptions.h"
 
 namespace lanes::mimicry {
 

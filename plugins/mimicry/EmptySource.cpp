@@ -2,7 +2,7 @@
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
-#include "mimicry/PluginOptions.h"
+#include "lanes/core/PluginOptions.h"
 
 namespace lanes::mimicry {
 

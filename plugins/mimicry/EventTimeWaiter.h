@@ -7,7 +7,7 @@
 #include "lanes/core/ModuleTypes.h"
 #include "lanes/core/Options.h"
 #include "mimicry/EventTimes.h"
-#include "mimicry/PluginOptions.h"
+#include "lanes/core/PluginOptions.h"
 #include "mimicry/WorkMode.h"
 
 namespace lanes::mimicry {

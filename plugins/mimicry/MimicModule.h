@@ -9,7 +9,7 @@
 #include "lanes/core/Event.h"
 #include "lanes/core/ModuleTypes.h"
 #include "lanes/core/Product.h"
-#include "mimicry/PluginOptions.h"
+#include "lanes/core/PluginOptions.h"
 
 namespace lanes::mimicry {
 

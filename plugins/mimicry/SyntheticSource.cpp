@@ -4,7 +4,7 @@
 
 #include "lanes/core/PluginRegistry.h"
 #include "lanes/core/Product.h"
-#include "mimicry/PluginOptions.h"
+#include "lanes/core/PluginOptions.h"
 #include "mimicry/Profile.h"
 
 namespace lanes::mimicry {

@@ -10,7 +10,7 @@
 
 #include "lanes/core/Options.h"
 #include "mimicry/NumberedSource.h"
-#include "mimicry/PluginOptions.h"
+#include "lanes/core/PluginOptions.h"
 #include "mimicry/ProductSizes.h"
 
 namespace lanes::mimicry {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "mimicry/PluginOptions.h"
+#include "lanes/core/PluginOptions.h"
 
 namespace lanes::mimicry {
 

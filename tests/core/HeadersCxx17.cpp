@@ -8,6 +8,7 @@
 #include "lanes/core/LimitedTaskQueue.h"
 #include "lanes/core/ModuleTypes.h"
 #include "lanes/core/Options.h"
+#include "lanes/core/PluginOptions.h"
 #include "lanes/core/PluginRegistry.h"
 #include "lanes/core/RepeatingSource.h"
 #include "lanes/core/ProcessingObserver.h"

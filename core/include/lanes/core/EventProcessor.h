@@ -48,6 +48,10 @@ class EventProcessor {
 
   JobInfo const& info() const;
 
+  // Module::details() of every module, in the order of info().modules (for
+  // stream modules, those of the first lane's copy). Call after run().
+  std::vector<std::string> moduleDetails() const;
+
  private:
   std::unique_ptr<detail::Schedule> schedule_;
 };

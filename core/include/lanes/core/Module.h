@@ -66,6 +66,11 @@ class Module {
   virtual void beginJob(JobContext const&) {}
   virtual void endJob() {}
 
+  // Figures of the module's own for the run report, as the text of a JSON
+  // object ("" for none): an output's events and bytes written, say. Called
+  // after the job, on the thread that ran it.
+  virtual std::string details() const { return {}; }
+
   std::deque<ProductDeclaration> const& consumed() const { return consumed_; }
   std::deque<ProductDeclaration> const& produced() const { return produced_; }
 

@@ -71,12 +71,28 @@ class ProductSlot {
     if constexpr (sizeof(U) <= kInline && alignof(U) <= alignof(std::max_align_t) &&
                   std::is_nothrow_move_constructible_v<U>) {
       object_ = new (inline_) U(std::forward<T>(value));
-      if constexpr (!std::is_trivially_destructible_v<U>) destroy_ = [](void* p) { static_cast<U*>(p)->~U(); };
+      if constexpr (!std::is_trivially_destructible_v<U>) destroy_ = [](void* p, void*) { static_cast<U*>(p)->~U(); };
     } else {
       object_ = new U(std::forward<T>(value));
-      destroy_ = [](void* p) { delete static_cast<U*>(p); };
+      destroy_ = [](void* p, void*) { delete static_cast<U*>(p); };
     }
     type_ = &typeid(U);
+    bytes_ = bytes;
+  }
+
+  // Takes ownership of an object made by code that knows its type only at run
+  // time (a ROOT class, say): `destroy(object, context)` deletes it.
+  using Destroy = void (*)(void* object, void* context);
+  void adopt(void* object, std::type_info const& type, std::size_t bytes, Destroy destroy, void* context) {
+    reset();
+    // The inline buffer is unused by an adopted object, so it keeps the context.
+    new (inline_) Adopted{destroy, context};
+    destroy_ = [](void* p, void* storage) {
+      auto const* adopted = static_cast<Adopted const*>(storage);
+      adopted->destroy(p, adopted->context);
+    };
+    object_ = object;
+    type_ = &type;
     bytes_ = bytes;
   }
 
@@ -92,7 +108,7 @@ class ProductSlot {
   // type() and bytes() are meaningful only while filled().
   void reset() {
     if (destroy_) {
-      destroy_(const_cast<void*>(object_));
+      destroy_(const_cast<void*>(object_), inline_);
       destroy_ = nullptr;
     }
     object_ = nullptr;
@@ -100,10 +116,15 @@ class ProductSlot {
 
  private:
   static constexpr std::size_t kInline = 32;
+  struct Adopted {
+    Destroy destroy;
+    void* context;
+  };
+  static_assert(sizeof(Adopted) <= kInline);
   alignas(std::max_align_t) unsigned char inline_[kInline];
   void const* object_ = nullptr;
   std::type_info const* type_ = nullptr;
-  void (*destroy_)(void*) = nullptr;
+  void (*destroy_)(void* object, void* storage) = nullptr;
   std::size_t bytes_ = 0;
 };
 

@@ -31,6 +31,7 @@ struct ModuleReport {
   std::string concurrency;  // toString(Concurrency)
   std::uint64_t calls = 0;  // acquire and event calls
   double totalSeconds = 0;
+  nlohmann::json details;  // Module::details(), parsed; null when it had none
 };
 
 // Immutable value type: what the job was built with and runs on.
@@ -65,7 +66,8 @@ struct RunReport {
   // `usage` is the job's share of the process's resources, e.g.
   // ResourceUsage::sample().since(before).
   static RunReport build(JobInfo const& job, ModuleStatistics const& statistics, RunSummary const& summary,
-                         Clock::duration wall, ResourceUsage const& usage);
+                         Clock::duration wall, ResourceUsage const& usage,
+                         std::vector<std::string> const& moduleDetails = {});
 
   nlohmann::json toJson() const;
 

@@ -1,9 +1,9 @@
-#include "mimicry/PluginOptions.h"
+#include "lanes/core/PluginOptions.h"
 
 #include <cmath>
 #include <stdexcept>
 
-namespace lanes::mimicry {
+namespace lanes {
 
 std::string PluginOptions::where() const {
   auto const& owner = options_->owner();
@@ -73,4 +73,4 @@ std::vector<std::pair<std::string, std::size_t>> PluginOptions::sizes(std::strin
   return result;
 }
 
-}  // namespace lanes::mimicry
+}  // namespace lanes

@@ -1,4 +1,7 @@
-"""Helpers for the end-to-end tests of the `lanes` command: run it, read its JSON report."""
+"""Shared by the end-to-end tests of the `lanes` command (tests/cli, tests/root): run it, read its JSON report.
+
+The binary is $LANES_BINARY (CTest sets it), by default build/bin/lanes of this checkout.
+"""
 
 import json
 import os
@@ -7,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 BINARY = Path(os.environ.get("LANES_BINARY", REPO / "build" / "bin" / "lanes"))
 
 
@@ -26,6 +29,7 @@ def lanes(tmp_path):
     def run(*args, report=True, timeout=120):
         args = [str(a) for a in args]
         report_path = tmp_path / "report.json"
+        report_path.unlink(missing_ok=True)  # a second call in the same test must not see the first one's report
         if report and args and args[0] == "run":
             args += ["--report", str(report_path)]
         completed = subprocess.run(

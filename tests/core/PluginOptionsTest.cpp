@@ -1,12 +1,15 @@
 // Checked option getters: each bad value names the plugin and the option.
 
-#include "mimicry/PluginOptions.h"
+#include "lanes/core/PluginOptions.h"
 
 #include <gtest/gtest.h>
 
 #include "plugins/PluginTesting.h"
 
-namespace lanes::mimicry::test {
+namespace lanes::test {
+using mimicry::test::errorOf;
+using mimicry::test::expectMentions;
+using mimicry::test::optionsOf;
 namespace {
 
 TEST(PluginOptionsTest, ReadsValidValuesAndFallbacks) {
@@ -60,4 +63,4 @@ TEST(PluginOptionsTest, ForOptionBlamesTheOptionForAFailedRead) {
 }
 
 }  // namespace
-}  // namespace lanes::mimicry::test
+}  // namespace lanes::test

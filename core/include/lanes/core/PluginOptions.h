@@ -11,7 +11,7 @@
 #include "lanes/core/Exception.h"
 #include "lanes/core/Options.h"
 
-namespace lanes::mimicry {
+namespace lanes {
 
 // Externally synchronised, like the Options it reads: used by the single
 // thread that constructs the plugin. Each getter marks its key as known.
@@ -54,4 +54,4 @@ class PluginOptions {
   std::string plugin_;
 };
 
-}  // namespace lanes::mimicry
+}  // namespace lanes

@@ -1,0 +1,60 @@
+#include "root/InputFiles.h"
+
+#include <TFile.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "lanes/core/Exception.h"
+#include "root/RootSupport.h"
+
+namespace lanes::rootio {
+
+namespace {
+
+std::vector<std::string> readList(std::string const& list) {
+  std::ifstream in(list);
+  if (!in) throw Exception("cannot read file list '" + list + "'");
+  auto const base = std::filesystem::path(list).parent_path();
+  std::vector<std::string> files;
+  for (std::string line; std::getline(in, line);) {
+    auto const first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    auto const last = line.find_last_not_of(" \t\r");
+    std::filesystem::path path = line.substr(first, last - first + 1);
+    files.push_back((path.is_relative() ? base / path : path).string());
+  }
+  return files;
+}
+
+}  // namespace
+
+std::vector<std::string> inputFiles(PluginOptions const& options) {
+  auto files = options.raw().getAll("file");
+  if (auto list = options.raw().getString("files")) {
+    auto const listed = options.forOption("files", [&] { return readList(*list); });
+    files.insert(files.end(), listed.begin(), listed.end());
+  }
+  if (files.empty()) options.fail("file", "no input: give file=PATH (repeatable) or files=LIST");
+  return files;
+}
+
+std::unique_ptr<TFile> openInputFile(std::string const& path) {
+  initialiseRoot();
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) throw Exception("file '" + path + "' does not exist");
+  if (std::filesystem::is_directory(path, error)) throw Exception("'" + path + "' is a directory, not a ROOT file");
+  if (!std::ifstream(path)) throw Exception("cannot read file '" + path + "' (permission denied?)");
+  takeRootMessage();
+  std::unique_ptr<TFile> file(TFile::Open(path.c_str(), "READ"));
+  if (!file || file->IsZombie()) {
+    auto const why = takeRootMessage();
+    throw Exception("'" + path + "' is not a readable ROOT file" + (why.empty() ? "" : " (" + why + ")"));
+  }
+  if (file->TestBit(TFile::kRecovered)) {
+    throw Exception("'" + path + "' is truncated or was not closed properly (ROOT had to recover it)");
+  }
+  return file;
+}
+
+}  // namespace lanes::rootio

@@ -1,0 +1,77 @@
+#pragma once
+// The input files of the ROOT sources and how they are opened: every way an
+// input can be wrong becomes one line that names the file.
+
+#include <algorithm>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lanes/core/PluginOptions.h"
+
+class TFile;
+
+namespace lanes::rootio {
+
+// The files named by `file=PATH` (repeatable) and `files=LIST` (a text file
+// with one path per line; blank lines and '#' comments ignored; relative
+// paths are relative to the list). Throws lanes::Exception if there are none
+// or the list cannot be read.
+std::vector<std::string> inputFiles(PluginOptions const& options);
+
+// Opens `path` for reading. Throws lanes::Exception naming the file if it is
+// missing, unreadable, not a ROOT file, or truncated (a file ROOT had to
+// recover was never closed properly: its last entries are lost).
+std::unique_ptr<TFile> openInputFile(std::string const& path);
+
+// Input files read as one sequence of entries. Immutable once every file's
+// entries are added, so copies of a source share it.
+class FileSequence {
+ public:
+  explicit FileSequence(std::vector<std::string> files) : files_(std::move(files)) {}
+
+  void addEntries(std::uint64_t entries) { firstEntry_.push_back(firstEntry_.back() + entries); }
+  std::vector<std::string> const& files() const { return files_; }
+  std::uint64_t entries() const { return firstEntry_.back(); }
+
+  // The file holding global entry `entry` (< entries()), and the entry within it.
+  std::pair<std::size_t, std::uint64_t> locate(std::uint64_t entry) const {
+    auto const file = static_cast<std::size_t>(std::upper_bound(firstEntry_.begin(), firstEntry_.end(), entry) -
+                                               firstEntry_.begin() - 1);
+    return {file, entry - firstEntry_[file]};
+  }
+
+ private:
+  std::vector<std::string> files_;
+  std::vector<std::uint64_t> firstEntry_{0};
+};
+
+// The few most recently used files of a sequence kept open: events in flight
+// may still read from the previous file after the source moved on, and a
+// long list must not exhaust file handles. Confined to one source copy.
+template <typename Opened>
+class RecentlyOpened {
+ public:
+  // The opened file `index`, made by `open(index)` if it is not open.
+  template <typename Open>
+  Opened& get(std::size_t index, Open open) {
+    for (auto it = opened_.begin(); it != opened_.end(); ++it) {
+      if (it->first != index) continue;
+      if (it != opened_.begin()) opened_.splice(opened_.begin(), opened_, it);
+      return *opened_.front().second;
+    }
+    if (opened_.size() == kKeepOpen) opened_.pop_back();
+    auto file = open(index);  // before insertion: a throw leaves the list intact
+    opened_.emplace_front(index, std::move(file));
+    return *opened_.front().second;
+  }
+
+ private:
+  static constexpr std::size_t kKeepOpen = 4;
+  std::list<std::pair<std::size_t, std::unique_ptr<Opened>>> opened_;  // most recent first
+};
+
+}  // namespace lanes::rootio

@@ -1,0 +1,211 @@
+#include "root/NTupleOutput.h"
+
+#include <ROOT/RError.hxx>
+#include <ROOT/RFieldBase.hxx>
+#include <ROOT/RNTupleFillContext.hxx>
+#include <ROOT/RNTupleModel.hxx>
+#include <ROOT/RNTupleParallelWriter.hxx>
+#include <ROOT/RNTupleWriteOptions.hxx>
+#include <ROOT/RNTupleWriter.hxx>
+#include <ROOT/RRawPtrWriteEntry.hxx>
+
+#include "lanes/core/Exception.h"
+#include "lanes/core/PluginRegistry.h"
+
+namespace lanes::rootio {
+
+namespace {
+
+// ROOT's RException message is several lines (with a stack); the first says
+// it, less a note about ROOT's own error handling.
+std::string firstLine(std::exception const& error) {
+  std::string message = error.what();
+  message = message.substr(0, message.find('\n'));
+  for (std::string const noise : {" (unchecked RResult access!)"}) {
+    for (auto at = message.find(noise); at != std::string::npos; at = message.find(noise)) message.erase(at, noise.size());
+  }
+  return message;
+}
+
+// Runs `action`; a ROOT exception comes back as a lanes::Exception saying `what`.
+template <typename Action>
+auto rethrowingRoot(std::string const& what, Action action) -> decltype(action()) {
+  try {
+    return action();
+  } catch (ROOT::RException const& error) {
+    throw Exception(what + ": " + firstLine(error));
+  }
+}
+
+std::unique_ptr<ROOT::RNTupleModel> makeModel(std::vector<Column> const& columns) {
+  auto model = ROOT::RNTupleModel::CreateBare();
+  model->AddField(ROOT::RFieldBase::Create("run", "std::uint32_t").Unwrap());
+  model->AddField(ROOT::RFieldBase::Create("luminosityBlock", "std::uint32_t").Unwrap());
+  model->AddField(ROOT::RFieldBase::Create("event", "std::uint64_t").Unwrap());
+  for (auto const& column : columns) {
+    rethrowingRoot("cannot make a field for product '" + column.label + "' of type '" + column.type.name +
+                       "' (leave it out with keep=)",
+                   [&] { model->AddField(ROOT::RFieldBase::Create(column.label, column.type.name).Unwrap()); });
+  }
+  return model;
+}
+
+ROOT::RNTupleWriteOptions writeOptions(int compression) {
+  ROOT::RNTupleWriteOptions options;
+  options.SetCompression(static_cast<std::uint32_t>(compression));
+  return options;
+}
+
+}  // namespace
+
+struct NTupleLayout::Filler {
+  std::unique_ptr<ROOT::Detail::RRawPtrWriteEntry> entry;
+  std::vector<ROOT::RFieldToken> tokens;  // run, luminosityBlock, event, then the columns
+  std::shared_ptr<ROOT::RNTupleFillContext> context;  // parallel writer only
+
+  Filler(std::unique_ptr<ROOT::Detail::RRawPtrWriteEntry> e, std::vector<Column> const& columns)
+      : entry(std::move(e)) {
+    for (auto const* name : kIdColumns) tokens.push_back(entry->GetToken(name));
+    for (auto const& column : columns) tokens.push_back(entry->GetToken(column.label));
+  }
+
+  // Binds the event's products and its id, then calls fill(entry).
+  template <typename Fill>
+  void operator()(Event const& event, std::vector<Column> const& columns, Fill fill) {
+    auto const& id = event.id();
+    entry->BindRawPtr(tokens[0], &id.run);
+    entry->BindRawPtr(tokens[1], &id.luminosityBlock);
+    entry->BindRawPtr(tokens[2], &id.event);
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      entry->BindRawPtr(tokens[3 + i], static_cast<void const*>(rootObjectOf(event.slot(columns[i].index), columns[i].type)));
+    }
+    rethrowingRoot("cannot write event " + id.str(), [&] { fill(*entry); });
+  }
+};
+
+NTupleLayout::NTupleLayout(PluginOptions const& checked)
+    : file_(checked.forOption("file", [&] { return OutputFile(checked.required("file")); })),
+      name_(checked.raw().getString("ntuple", "Events")),
+      compression_(compressionOption(checked)) {
+  initialiseRoot();
+}
+
+// ---- rntuple ----
+
+NTupleOutput::NTupleOutput(std::string label, Options const& options)
+    : Output(std::move(label)), layout_(PluginOptions(options, "rntuple")) {
+  keep(options.getAll("keep"));
+}
+
+NTupleOutput::~NTupleOutput() = default;
+
+void NTupleOutput::beginJob(JobContext const& context) {
+  layout_.setColumns(columnsOf(*this, context.registry));
+  auto model = makeModel(layout_.columns());
+  writer_ = rethrowingRoot("cannot create '" + layout_.file().temporaryPath() + "'", [&] {
+    return ROOT::RNTupleWriter::Recreate(std::move(model), layout_.name(), layout_.file().temporaryPath(),
+                                         writeOptions(layout_.compression()));
+  });
+  filler_ = std::make_unique<NTupleLayout::Filler>(writer_->CreateRawPtrWriteEntry(), layout_.columns());
+}
+
+void NTupleOutput::write(Event const& event) {
+  (*filler_)(event, layout_.columns(), [&](auto& entry) { writer_->Fill(entry); });
+  ++written_;
+}
+
+void NTupleOutput::endJob() {
+  filler_.reset();
+  rethrowingRoot("cannot close '" + layout_.file().temporaryPath() + "'", [&] { writer_.reset(); });
+  layout_.file().commit();
+}
+
+void NTupleOutput::abandon() {
+  filler_.reset();
+  try {
+    writer_.reset();
+  } catch (...) {
+    // The file is dropped anyway.
+  }
+  layout_.file().discard();
+}
+
+std::string NTupleOutput::details() const { return fileDetails(layout_.file(), written_); }
+
+// ---- rntuple-parallel ----
+
+ParallelNTupleOutput::ParallelNTupleOutput(std::string label, Options const& options)
+    : ParallelNTupleOutput(std::move(label), options, PluginOptions(options, "rntuple-parallel")) {}
+
+ParallelNTupleOutput::ParallelNTupleOutput(std::string label, Options const& options, PluginOptions const& checked)
+    : Output(std::move(label), static_cast<unsigned>(checked.positive("concurrency", 2))), layout_(checked) {
+  keep(options.getAll("keep"));
+}
+
+ParallelNTupleOutput::~ParallelNTupleOutput() { close(); }
+
+void ParallelNTupleOutput::beginJob(JobContext const& context) {
+  layout_.setColumns(columnsOf(*this, context.registry));
+  auto model = makeModel(layout_.columns());
+  writer_ = rethrowingRoot("cannot create '" + layout_.file().temporaryPath() + "'", [&] {
+    return ROOT::RNTupleParallelWriter::Recreate(std::move(model), layout_.name(), layout_.file().temporaryPath(),
+                                                 writeOptions(layout_.compression()));
+  });
+  for (unsigned i = 0; i < concurrencyLimit(); ++i) {
+    auto context = writer_->CreateFillContext();
+    auto filler = std::make_unique<NTupleLayout::Filler>(context->CreateRawPtrWriteEntry(), layout_.columns());
+    filler->context = std::move(context);
+    free_.push(filler.get());
+    fillers_.push_back(std::move(filler));
+  }
+}
+
+void ParallelNTupleOutput::write(Event const& event) const {
+  NTupleLayout::Filler* filler = nullptr;
+  // The framework runs at most concurrencyLimit() calls at once, one context each.
+  if (!free_.try_pop(filler)) throw Exception("rntuple-parallel: no free fill context");
+  try {
+    (*filler)(event, layout_.columns(), [&](auto& entry) { filler->context->Fill(entry); });
+  } catch (...) {
+    free_.push(filler);
+    throw;
+  }
+  free_.push(filler);
+  written_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void ParallelNTupleOutput::endJob() {
+  // Every fill context must be gone (flushing its cluster) before the dataset is committed.
+  free_.clear();
+  fillers_.clear();
+  rethrowingRoot("cannot close '" + layout_.file().temporaryPath() + "'", [&] { writer_.reset(); });
+  layout_.file().commit();
+}
+
+void ParallelNTupleOutput::abandon() {
+  close();
+  layout_.file().discard();
+}
+
+void ParallelNTupleOutput::close() {
+  free_.clear();
+  fillers_.clear();
+  try {
+    writer_.reset();
+  } catch (...) {
+    // Closing after a failure: the file is dropped anyway.
+  }
+}
+
+std::string ParallelNTupleOutput::details() const { return fileDetails(layout_.file(), written_.load()); }
+
+namespace {
+RegisterOutput<NTupleOutput> const serial(
+    "rntuple", "writes an RNTuple, a field per product (a one module): file=PATH, ntuple=NAME, compression=, level=, keep=GLOB");
+RegisterOutput<ParallelNTupleOutput> const parallel(
+    "rntuple-parallel",
+    "writes an RNTuple with RNTupleParallelWriter, a fill context per concurrent call (a limited(N) module): "
+    "file=PATH, concurrency=N, ntuple=NAME, compression=, level=, keep=GLOB");
+}
+
+}  // namespace lanes::rootio

@@ -1,0 +1,94 @@
+#pragma once
+// The RNTuple outputs: `rntuple` (one RNTupleWriter, a `one` module) and
+// `rntuple-parallel` (RNTupleParallelWriter, a fill context per concurrent
+// call, a limited(N) module). A field per kept product, plus the event id.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <tbb/concurrent_queue.h>
+
+#include "lanes/core/ModuleTypes.h"
+#include "lanes/core/Options.h"
+#include "root/OutputSupport.h"
+
+namespace ROOT {
+class RNTupleWriter;
+class RNTupleParallelWriter;
+}  // namespace ROOT
+
+namespace lanes::rootio {
+
+// The options and columns both RNTuple outputs share, and how an event's
+// products are bound to an entry and filled. Immutable after beginJob.
+class NTupleLayout {
+ public:
+  // Options: file=PATH (required), ntuple=NAME (Events), compression=, level=, keep=.
+  NTupleLayout(PluginOptions const& checked);
+
+  struct Filler;  // one entry with its field tokens; confined to one call at a time
+
+  OutputFile& file() { return file_; }
+  OutputFile const& file() const { return file_; }
+  std::string const& name() const { return name_; }
+  int compression() const { return compression_; }
+  std::vector<Column> const& columns() const { return columns_; }
+  void setColumns(std::vector<Column> columns) { columns_ = std::move(columns); }
+
+ private:
+  OutputFile file_;
+  std::string name_;
+  int compression_;
+  std::vector<Column> columns_;
+};
+
+// A `one` module: the framework serialises write(); the other calls run on
+// the job's thread.
+class NTupleOutput : public one::Output {
+ public:
+  NTupleOutput(std::string label, Options const& options);
+  ~NTupleOutput() override;
+
+  void beginJob(JobContext const& context) override;
+  void write(Event const& event) override;
+  void endJob() override;
+  void abandon() override;
+  std::string details() const override;
+
+ private:
+  NTupleLayout layout_;
+  std::unique_ptr<ROOT::RNTupleWriter> writer_;
+  std::unique_ptr<NTupleLayout::Filler> filler_;
+  std::uint64_t written_ = 0;
+};
+
+// A limited(N) module, N = concurrency: each write() takes a fill context of
+// its own from a concurrent queue, so a context is confined to one call; the
+// writer appends the contexts' clusters to the one RNTuple.
+class ParallelNTupleOutput : public limited::Output {
+ public:
+  // Options: concurrency=N (default 2), plus those of NTupleLayout.
+  ParallelNTupleOutput(std::string label, Options const& options);
+  ~ParallelNTupleOutput() override;
+
+  void beginJob(JobContext const& context) override;
+  void write(Event const& event) const override;
+  void endJob() override;
+  void abandon() override;
+  std::string details() const override;
+
+ private:
+  ParallelNTupleOutput(std::string label, Options const& options, PluginOptions const& checked);
+  void close();
+
+  NTupleLayout layout_;
+  std::unique_ptr<ROOT::RNTupleParallelWriter> writer_;
+  std::vector<std::unique_ptr<NTupleLayout::Filler>> fillers_;
+  mutable tbb::concurrent_queue<NTupleLayout::Filler*> free_;
+  mutable std::atomic<std::uint64_t> written_{0};
+};
+
+}  // namespace lanes::rootio

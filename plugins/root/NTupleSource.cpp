@@ -1,0 +1,280 @@
+#include "root/NTupleSource.h"
+
+#include <ROOT/RError.hxx>
+#include <ROOT/RNTuple.hxx>
+#include <ROOT/RNTupleDescriptor.hxx>
+#include <ROOT/RNTupleReadOptions.hxx>
+#include <ROOT/RNTupleReader.hxx>
+#include <ROOT/RNTupleView.hxx>
+#include <TClass.h>
+#include <TFile.h>
+#include <TKey.h>
+#include <TROOT.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "lanes/core/Exception.h"
+#include "lanes/core/OutputModule.h"
+#include "lanes/core/PluginRegistry.h"
+#include "root/RootSupport.h"
+
+namespace lanes::rootio {
+
+namespace {
+
+constexpr char const* kIdFields[] = {"run", "luminosityBlock", "event"};
+
+// How a top-level field becomes a product: a fundamental scalar (read into a
+// staging copy) or an object of a class with a dictionary (read in place).
+struct FieldLayout {
+  std::string name;
+  std::string readAs;  // the type RNTuple reads the field as
+  Fundamental const* fundamental = nullptr;
+  TClass* cls = nullptr;
+};
+
+// "ROOT::VecOps::RVec<float>" -> "float"; "" if `type` is no RVec or vector.
+std::string elementOfSequence(std::string const& type) {
+  for (std::string prefix : {"ROOT::VecOps::RVec<", "ROOT::RVec<", "std::vector<"}) {
+    if (type.rfind(prefix, 0) == 0 && type.back() == '>') return type.substr(prefix.size(), type.size() - prefix.size() - 1);
+  }
+  return {};
+}
+
+FieldLayout layoutOf(std::string const& name, std::string const& type) {
+  if (auto const* fundamental = fundamentalByNtupleName(type)) return {name, type, fundamental};
+  // A collection's size, stored as RNTupleCardinality: an unsigned integer product.
+  for (std::string width : {"32", "64"}) {
+    if (type == "ROOT::RNTupleCardinality<std::uint" + width + "_t>") {
+      return {name, type, fundamentalByNtupleName("std::uint" + width + "_t")};
+    }
+  }
+  // RVec and vector of a fundamental: a std::vector product, as from a TTree.
+  auto readAs = type;
+  auto const element = elementOfSequence(type);
+  if (!element.empty() && fundamentalByNtupleName(element)) readAs = "std::vector<" + element + ">";
+  auto* cls = TClass::GetClass(readAs.c_str());
+  if (!cls || !cls->HasDictionary() || !cls->GetTypeInfo()) {
+    throw Exception("field '" + name + "' has type '" + type +
+                    "', which has no dictionary here (leave it out with exclude=)");
+  }
+  return {name, readAs, nullptr, cls};
+}
+
+std::string ntupleNames(TFile& file) {
+  std::string names;
+  for (auto* object : *file.GetListOfKeys()) {
+    auto* key = static_cast<TKey*>(object);
+    if (std::string(key->GetClassName()) == "ROOT::RNTuple") {
+      names += (names.empty() ? "" : ", ") + std::string(key->GetName());
+    }
+  }
+  return names.empty() ? "none" : names;
+}
+
+std::string firstLine(std::exception const& error) {
+  std::string message = error.what();
+  return message.substr(0, message.find('\n'));
+}
+
+bool selected(std::string const& name, std::vector<std::string> const& include, std::vector<std::string> const& exclude) {
+  auto matches = [&](std::string const& pattern) { return globMatch(pattern, name); };
+  bool const included = include.empty() || std::any_of(include.begin(), include.end(), matches);
+  return included && std::none_of(exclude.begin(), exclude.end(), matches);
+}
+
+ProductDescription descriptionOf(FieldLayout const& field) {
+  if (field.fundamental) return {field.name, field.fundamental->scalar, {}};
+  return {field.name, *field.cls->GetTypeInfo(), field.cls->GetName()};
+}
+
+}  // namespace
+
+struct NTupleSource::Layout {
+  explicit Layout(std::vector<std::string> files) : sequence(std::move(files)) {}
+
+  FileSequence sequence;
+  std::string ntuple;
+  std::vector<FieldLayout> fields;  // in product order
+  std::vector<FieldLayout> ids;     // run, luminosityBlock, event if all are integers; else none
+  ROOT::RNTupleReadOptions options;
+};
+
+// One opened file: its reader and a view per product (and per id field).
+struct NTupleSource::OpenFile {
+  std::unique_ptr<TFile> file;
+  std::unique_ptr<ROOT::RNTupleReader> reader;
+  std::vector<std::array<std::byte, 8>> scalars;  // staging per product, then per id field
+  std::vector<ROOT::RNTupleView<void>> views;     // per product, then per id field
+};
+
+namespace {
+
+// The reader of `name` in `file`, with errors that name the file.
+std::unique_ptr<ROOT::RNTupleReader> openReader(TFile& file, std::string const& name,
+                                                ROOT::RNTupleReadOptions const& options) {
+  auto* ntuple = file.Get<ROOT::RNTuple>(name.c_str());
+  if (!ntuple) {
+    throw Exception("'" + std::string(file.GetName()) + "' has no RNTuple '" + name + "' (its RNTuples: " +
+                    ntupleNames(file) + ")");
+  }
+  try {
+    return ROOT::RNTupleReader::Open(*ntuple, options);
+  } catch (ROOT::RException const& error) {
+    throw Exception("cannot read RNTuple '" + name + "' in '" + file.GetName() + "': " + firstLine(error));
+  }
+}
+
+}  // namespace
+
+NTupleSource::NTupleSource(Options const& options) : NTupleSource(options, PluginOptions(options, "rntuple")) {}
+
+NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked) {
+  initialiseRoot();
+  auto layout = std::make_shared<Layout>(inputFiles(checked));
+  layout->ntuple = options.getString("ntuple", "Events");
+  auto const include = options.getAll("fields");
+  auto const exclude = options.getAll("exclude");
+  perLane_ = checked.choice("handles", "shared", {"shared", "lane"}) == "lane";
+  using Options = ROOT::RNTupleReadOptions;
+  layout->options.SetClusterCache(options.getBool("cache", true) ? Options::EClusterCache::kOn
+                                                                 : Options::EClusterCache::kOff);
+  bool const imt = options.getBool("imt", false);
+  layout->options.SetUseImplicitMT(imt ? Options::EImplicitMT::kDefault : Options::EImplicitMT::kOff);
+  if (imt) ROOT::EnableImplicitMT();
+
+  for (auto const& path : layout->sequence.files()) {
+    auto file = openInputFile(path);
+    auto reader = openReader(*file, layout->ntuple, layout->options);
+    if (&path == &layout->sequence.files().front()) {
+      auto const& descriptor = reader->GetDescriptor();
+      std::vector<FieldLayout> ids(std::size(kIdFields));
+      std::size_t found = 0;
+      for (auto const& field : descriptor.GetFieldIterable(descriptor.GetFieldZeroId())) {
+        auto const& name = field.GetFieldName();
+        // Untyped records (an importer's parents of projected fields) are no
+        // products; their projections are.
+        if (field.GetTypeName().empty()) continue;
+        auto const id = std::find(std::begin(kIdFields), std::end(kIdFields), name) - std::begin(kIdFields);
+        if (id < static_cast<std::ptrdiff_t>(std::size(kIdFields))) {
+          auto const* integer = fundamentalByNtupleName(field.GetTypeName());
+          if (integer && integer->size >= 4 && integer->scalar != typeid(float) && integer->scalar != typeid(double)) {
+            ids[id] = {name, field.GetTypeName(), integer};
+            ++found;
+          }
+          continue;
+        }
+        if (!selected(name, include, exclude)) continue;
+        try {
+          layout->fields.push_back(layoutOf(name, field.GetTypeName()));
+        } catch (Exception const& error) {
+          throw Exception("'" + path + "': " + error.message());
+        }
+      }
+      if (found == std::size(kIdFields)) layout->ids = std::move(ids);
+    }
+    layout->sequence.addEntries(reader->GetNEntries());
+  }
+  for (auto const& field : layout->fields) declare(descriptionOf(field));
+  layout_ = std::move(layout);
+  origin_ = layout_->sequence.files().front();
+}
+
+NTupleSource::NTupleSource(std::shared_ptr<Layout const> layout) : layout_(std::move(layout)), perLane_(true) {
+  for (auto const& field : layout_->fields) declare(descriptionOf(field));
+  origin_ = layout_->sequence.files().front();
+}
+
+NTupleSource::~NTupleSource() = default;
+
+std::unique_ptr<Source> NTupleSource::replicate() const {
+  if (!perLane_) return nullptr;
+  return std::unique_ptr<Source>(new NTupleSource(layout_));
+}
+
+bool NTupleSource::next(SourceEvent& event) { return position(nextEntry_++, event); }
+
+bool NTupleSource::at(std::uint64_t ordinal, SourceEvent& event) { return position(ordinal, event); }
+
+bool NTupleSource::position(std::uint64_t entry, SourceEvent& event) {
+  if (entry >= layout_->sequence.entries()) return false;
+  event.entry = entry;
+  if (layout_->ids.empty()) {
+    event.id = {1, 1, entry + 1};
+    return true;
+  }
+  auto [file, local] = fileOf(entry);
+  auto const first = layout_->fields.size();
+  std::uint64_t values[3] = {};
+  for (std::size_t i = 0; i < 3; ++i) {
+    try {
+      file.views[first + i](local);
+    } catch (ROOT::RException const& error) {
+      throw Exception("cannot read field '" + std::string(kIdFields[i]) + "' of entry " + std::to_string(local) +
+                      ": " + firstLine(error));
+    }
+    // Ids are non-negative integers of 32 or 64 bits: the low bytes of a uint64 (little-endian).
+    std::memcpy(&values[i], file.scalars[first + i].data(), layout_->ids[i].fundamental->size);
+  }
+  event.id = {static_cast<std::uint32_t>(values[0]), static_cast<std::uint32_t>(values[1]), values[2]};
+  return true;
+}
+
+void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSlot& slot) {
+  auto [file, local] = fileOf(event.entry);
+  auto const& field = layout_->fields[product];
+  auto& view = file.views[product];
+  void* object = field.cls ? field.cls->New() : nullptr;
+  try {
+    if (object) view.BindRawPtr(object);
+    view(local);
+  } catch (ROOT::RException const& error) {
+    if (object) field.cls->Destructor(object);
+    throw Exception("cannot read field '" + field.name + "' of entry " + std::to_string(local) + " in '" + origin_ +
+                    "': " + firstLine(error));
+  }
+  if (object) {
+    adoptObject(slot, field.cls, object, field.cls->Size());
+  } else {
+    field.fundamental->putScalar(file.scalars[product].data(), slot);
+  }
+}
+
+std::pair<NTupleSource::OpenFile&, std::uint64_t> NTupleSource::fileOf(std::uint64_t entry) {
+  auto const [index, local] = layout_->sequence.locate(entry);
+  origin_ = layout_->sequence.files()[index];
+  return {open_.get(index, [this](std::size_t i) { return open(i); }), local};
+}
+
+std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) const {
+  auto const& path = layout_->sequence.files()[index];
+  auto file = std::make_unique<OpenFile>();
+  file->file = openInputFile(path);
+  file->reader = openReader(*file->file, layout_->ntuple, layout_->options);
+  auto const& fields = layout_->fields;
+  auto const& ids = layout_->ids;
+  file->scalars.resize(fields.size() + ids.size());
+  auto makeView = [&](std::string const& name, std::string const& type, void* target) {
+    try {
+      file->views.push_back(file->reader->GetView(name, target, type));
+    } catch (ROOT::RException const& error) {
+      throw Exception("cannot read field '" + name + "' as '" + type + "' in '" + path + "': " + firstLine(error));
+    }
+  };
+  for (std::size_t p = 0; p < fields.size(); ++p) {
+    makeView(fields[p].name, fields[p].readAs, fields[p].cls ? nullptr : file->scalars[p].data());
+  }
+  for (std::size_t i = 0; i < ids.size(); ++i) makeView(ids[i].name, ids[i].readAs, file->scalars[fields.size() + i].data());
+  return file;
+}
+
+namespace {
+RegisterSource<NTupleSource> const registration(
+    "rntuple",
+    "reads an RNTuple, every top-level field a product read on demand: file=PATH (repeatable) or files=LIST, "
+    "ntuple=NAME (Events), fields=GLOB, exclude=GLOB, handles=shared|lane, cache=true|false, imt=true|false");
+}
+
+}  // namespace lanes::rootio

@@ -1,0 +1,54 @@
+#pragma once
+// The `rntuple` source: events from an RNTuple in one or more ROOT files,
+// every selected top-level field a product, each read only when consumed.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "lanes/core/Options.h"
+#include "lanes/core/PluginOptions.h"
+#include "lanes/core/Source.h"
+#include "root/InputFiles.h"
+
+namespace lanes::rootio {
+
+// Shared use (handles=shared, the default): externally synchronised by the
+// scheduler's serial source queue. With handles=lane each lane gets a
+// replica with readers of its own; replicas share only the immutable layout.
+class NTupleSource : public Source {
+ public:
+  // Options: file=PATH (repeatable) or files=LIST, ntuple=NAME (Events),
+  // fields=GLOB and exclude=GLOB (repeatable), handles=shared|lane,
+  // cache=true|false (RNTuple's cluster read-ahead; default true),
+  // imt=true|false (ROOT implicit multi-threading to decompress).
+  explicit NTupleSource(Options const& options);
+  ~NTupleSource() override;
+
+  bool next(SourceEvent& event) override;
+  void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
+  std::unique_ptr<Source> replicate() const override;
+  bool at(std::uint64_t ordinal, SourceEvent& event) override;
+  std::string origin() const override { return origin_; }
+
+  struct Layout;
+
+ private:
+  struct OpenFile;
+
+  NTupleSource(Options const& options, PluginOptions const& checked);
+  explicit NTupleSource(std::shared_ptr<Layout const> layout);
+
+  bool position(std::uint64_t entry, SourceEvent& event);
+  std::pair<OpenFile&, std::uint64_t> fileOf(std::uint64_t entry);
+  std::unique_ptr<OpenFile> open(std::size_t file) const;
+
+  std::shared_ptr<Layout const> layout_;
+  RecentlyOpened<OpenFile> open_;
+  bool perLane_ = false;
+  std::uint64_t nextEntry_ = 0;
+  std::string origin_;  // the file of the last position or read, for errors
+};
+
+}  // namespace lanes::rootio

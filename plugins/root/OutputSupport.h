@@ -1,0 +1,66 @@
+#pragma once
+// What every ROOT output shares: the file written under a temporary name and
+// renamed on success, the columns (kept products) it writes, and its common
+// options and report figures.
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lanes/core/Module.h"
+#include "lanes/core/PluginOptions.h"
+#include "root/RootSupport.h"
+
+namespace lanes::rootio {
+
+// The names of the event id columns every output writes (NanoAOD's
+// convention). A kept product with one of these names is not written: the id
+// already is.
+constexpr char const* kIdColumns[] = {"run", "luminosityBlock", "event"};
+
+// An output's file: the output writes temporaryPath(); commit() renames it to
+// path(); discard() (or destruction before commit) removes it, so a failed
+// or interrupted job never leaves a file that looks complete. A job killed
+// outright leaves only the temporary name behind. Single-threaded.
+class OutputFile {
+ public:
+  // Throws lanes::Exception if the directory of `path` is missing or not writable.
+  explicit OutputFile(std::string path);
+  OutputFile(OutputFile const&) = delete;
+  OutputFile& operator=(OutputFile const&) = delete;
+  ~OutputFile() { discard(); }
+
+  std::string const& path() const { return path_; }
+  std::string const& temporaryPath() const { return temporary_; }
+  void commit();
+  void discard();
+  bool committed() const { return committed_; }
+
+ private:
+  std::string path_;
+  std::string temporary_;
+  bool done_ = false;
+  bool committed_ = false;
+};
+
+// One kept product an output writes.
+struct Column {
+  std::string label;
+  ProductIndex index;
+  RootType type;
+};
+
+// The products `output` consumes (its keep= selection), as ROOT types, in
+// the job's product order; throws lanes::Exception naming a product ROOT cannot store.
+std::vector<Column> columnsOf(Module const& output, ProductRegistry const& registry);
+
+// Compression from an output's options: compression=zlib|lz4|zstd|lzma
+// (default zstd) and level=0..9 (default 5); ROOT's integer setting.
+int compressionOption(PluginOptions const& options);
+
+// For the report: {"file", "committed", "events_written", "bytes"}; a file
+// that was not committed holds no events.
+std::string fileDetails(OutputFile const& file, std::uint64_t events);
+
+}  // namespace lanes::rootio

@@ -1,0 +1,171 @@
+#include "root/RootSupport.h"
+
+#include <TBuffer.h>
+#include <TClass.h>
+#include <TError.h>
+#include <TROOT.h>
+#include <TSystem.h>
+
+#include <Compression.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "lanes/core/Exception.h"
+
+namespace lanes::rootio {
+
+namespace {
+
+thread_local std::string lastRootMessage;
+
+// ROOT's messages would otherwise go to stderr in ROOT's own format; lanes
+// reports one line per failure, so they are kept for the exception that
+// follows. LANES_ROOT_VERBOSE=1 prints them as well.
+void keepRootMessage(int level, Bool_t abort, char const* location, char const* message) {
+  if (level >= kWarning) lastRootMessage = std::string(location) + ": " + message;
+  static bool const verbose = std::getenv("LANES_ROOT_VERBOSE") != nullptr;
+  if (verbose || abort) DefaultErrorHandler(level, abort, location, message);
+}
+
+template <typename T>
+void putScalar(void const* from, ProductSlot& slot) {
+  T value;
+  std::memcpy(&value, from, sizeof value);
+  slot.emplace(value, sizeof value);
+}
+
+template <typename T>
+void putArray(void const* from, std::size_t n, ProductSlot& slot) {
+  auto const* first = static_cast<T const*>(from);
+  slot.emplace(std::vector<T>(first, first + n), n * sizeof(T));
+}
+
+template <typename T>
+void stream(TBuffer& buffer, void const* scalar) {
+  buffer.WriteFastArray(static_cast<T const*>(scalar), 1);
+}
+
+template <typename T>
+Fundamental fundamental(char leafCode, char const* rootName, char const* ntupleName) {
+  return {typeid(T),  typeid(std::vector<T>), sizeof(T),     leafCode,   rootName,
+          ntupleName, &putScalar<T>,          &putArray<T>, &stream<T>};
+}
+
+// 64-bit integers are std::int64_t/std::uint64_t products (what analysis code
+// names), stored as ROOT's Long64_t/ULong64_t, which have the same layout.
+std::vector<Fundamental> const& fundamentals() {
+  static std::vector<Fundamental> const table{
+      fundamental<bool>('O', "Bool_t", "bool"),
+      fundamental<char>('B', "Char_t", "char"),
+      fundamental<std::uint8_t>('b', "UChar_t", "std::uint8_t"),
+      fundamental<std::int16_t>('S', "Short_t", "std::int16_t"),
+      fundamental<std::uint16_t>('s', "UShort_t", "std::uint16_t"),
+      fundamental<std::int32_t>('I', "Int_t", "std::int32_t"),
+      fundamental<std::uint32_t>('i', "UInt_t", "std::uint32_t"),
+      fundamental<std::int64_t>('L', "Long64_t", "std::int64_t"),
+      fundamental<std::uint64_t>('l', "ULong64_t", "std::uint64_t"),
+      fundamental<float>('F', "Float_t", "float"),
+      fundamental<double>('D', "Double_t", "double"),
+  };
+  return table;
+}
+
+void destroyWithClass(void* object, void* cls) { static_cast<TClass*>(cls)->Destructor(object); }
+
+// Loading ROOT's libraries creates gROOT, which installs handlers for
+// SIGSEGV, SIGALRM, SIGPIPE, ... (a crash then runs gdb for a stack trace; an
+// alarm is swallowed). lanes keeps each signal's default meaning: a crash is
+// reported by whoever waits for the process, and SIGINT/SIGTERM are the
+// command's own (cli/SignalStop). Runs when this library is loaded.
+struct DefaultSignals {
+  DefaultSignals() {
+    if (gSystem) gSystem->ResetSignals();
+  }
+} const defaultSignals;
+
+}  // namespace
+
+void initialiseRoot() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    ROOT::EnableThreadSafety();
+    SetErrorHandler(&keepRootMessage);
+    gROOT->SetBatch(true);
+    gSystem->ResetSignals();  // in case gROOT was made only now (see DefaultSignals)
+  });
+}
+
+std::string takeRootMessage() { return std::exchange(lastRootMessage, {}); }
+
+Fundamental const* fundamentalByRootName(std::string const& rootName) {
+  for (auto const& entry : fundamentals()) {
+    if (rootName == entry.rootName) return &entry;
+  }
+  return nullptr;
+}
+
+Fundamental const* fundamentalByNtupleName(std::string const& ntupleName) {
+  for (auto const& entry : fundamentals()) {
+    if (ntupleName == entry.ntupleName) return &entry;
+  }
+  return nullptr;
+}
+
+Fundamental const* fundamentalByScalar(std::type_index type) {
+  for (auto const& entry : fundamentals()) {
+    if (type == entry.scalar) return &entry;
+  }
+  return nullptr;
+}
+
+EmulatedObject::~EmulatedObject() {
+  if (object_) class_->Destructor(object_);
+}
+
+RootType rootTypeOf(std::string const& label, std::type_index type, std::string const& typeName) {
+  initialiseRoot();
+  RootType result;
+  if ((result.fundamental = fundamentalByScalar(type))) {
+    result.name = result.fundamental->ntupleName;
+    return result;
+  }
+  // The registry spells each type out ("std::vector<float, std::allocator<float> >"),
+  // which ROOT normalises; an emulated product's type name is its class's.
+  result.cls = TClass::GetClass(typeName.c_str());
+  result.emulated = type == typeid(EmulatedObject);
+  if (!result.cls || (!result.emulated && !result.cls->HasDictionary())) {
+    throw Exception("product '" + label + "' of type '" + typeName +
+                    "' cannot be stored by ROOT (no dictionary); leave it out with keep=");
+  }
+  result.name = result.cls->GetName();
+  return result;
+}
+
+void* rootObjectOf(ProductSlot const& slot, RootType const& type) {
+  if (type.emulated) return static_cast<EmulatedObject const*>(slot.object())->object();
+  return const_cast<void*>(slot.object());
+}
+
+void adoptObject(ProductSlot& slot, TClass* cls, void* object, std::size_t bytes) {
+  slot.adopt(object, *cls->GetTypeInfo(), bytes, &destroyWithClass, cls);
+}
+
+int compressionSettings(std::string const& algorithm, int level) {
+  static std::pair<char const*, ROOT::RCompressionSetting::EAlgorithm::EValues> const algorithms[] = {
+      {"zlib", ROOT::RCompressionSetting::EAlgorithm::kZLIB},
+      {"lz4", ROOT::RCompressionSetting::EAlgorithm::kLZ4},
+      {"zstd", ROOT::RCompressionSetting::EAlgorithm::kZSTD},
+      {"lzma", ROOT::RCompressionSetting::EAlgorithm::kLZMA},
+  };
+  if (level < 0 || level > 9) throw Exception("compression level " + std::to_string(level) + " is not in 0..9");
+  for (auto const& [name, value] : algorithms) {
+    if (algorithm == name) return ROOT::CompressionSettings(value, level);
+  }
+  throw Exception("unknown compression algorithm '" + algorithm + "' (known: zlib, lz4, zstd, lzma)");
+}
+
+}  // namespace lanes::rootio

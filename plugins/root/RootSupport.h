@@ -1,0 +1,89 @@
+#pragma once
+// What every ROOT plugin shares: ROOT's process-wide set-up, ROOT's error
+// messages turned into lanes exceptions, and the mapping between the C++
+// types of lanes products and the types ROOT stores.
+
+#include <cstddef>
+#include <string>
+#include <typeindex>
+#include <typeinfo>
+
+#include "lanes/core/Product.h"
+
+class TBuffer;
+class TClass;
+
+namespace lanes::rootio {
+
+// Makes ROOT safe to use from many threads and routes its messages through
+// our handler instead of stderr. Idempotent and thread-safe.
+void initialiseRoot();
+
+// The last error or warning ROOT reported on this thread ("" if none), cleared.
+std::string takeRootMessage();
+
+// One fundamental type as a product (a scalar, or a std::vector of it for
+// leaf arrays) and as ROOT knows it.
+struct Fundamental {
+  std::type_info const& scalar;  // e.g. float
+  std::type_info const& array;   // e.g. std::vector<float>
+  std::size_t size;
+  char leafCode;            // TTree leaf-list code: 'F'
+  char const* rootName;     // "Float_t"
+  char const* ntupleName;   // "float", "std::int32_t": RNTuple's spelling
+  // Fill `slot` with a scalar copied from `from`, or with an array of `n` elements.
+  void (*putScalar)(void const* from, ProductSlot& slot);
+  void (*putArray)(void const* from, std::size_t n, ProductSlot& slot);
+  // Serialise one scalar, as TBufferFile does for a leaf of this type.
+  void (*stream)(TBuffer& buffer, void const* scalar);
+};
+
+// nullptr when no fundamental type matches.
+Fundamental const* fundamentalByRootName(std::string const& rootName);
+Fundamental const* fundamentalByNtupleName(std::string const& ntupleName);
+Fundamental const* fundamentalByScalar(std::type_index type);
+
+// An object of a class ROOT knows only from a file's streamer information
+// (no dictionary): the product type for such branches. Owns the object.
+class EmulatedObject {
+ public:
+  EmulatedObject(TClass* cls, void* object) : class_(cls), object_(object) {}
+  EmulatedObject(EmulatedObject&& other) noexcept : class_(other.class_), object_(other.object_) { other.object_ = nullptr; }
+  EmulatedObject& operator=(EmulatedObject&&) = delete;
+  EmulatedObject(EmulatedObject const&) = delete;
+  ~EmulatedObject();
+
+  TClass* rootClass() const { return class_; }
+  void* object() const { return object_; }
+
+ private:
+  TClass* class_;
+  void* object_;
+};
+
+// A ROOT-typed view of a product of any type, for outputs: either a
+// fundamental scalar, or an object of a class with a TClass.
+struct RootType {
+  Fundamental const* fundamental = nullptr;
+  TClass* cls = nullptr;
+  bool emulated = false;  // the slot holds an EmulatedObject wrapping the object
+  std::string name;       // the class name or the fundamental's RNTuple name
+};
+
+// How an output writes products declared with `type` (and the registry's
+// `typeName`, which names the class of an emulated product); throws a
+// lanes::Exception naming `label` if ROOT cannot store the type.
+RootType rootTypeOf(std::string const& label, std::type_index type, std::string const& typeName);
+
+// The object a slot holds, as ROOT wants it (unwrapping an EmulatedObject).
+void* rootObjectOf(ProductSlot const& slot, RootType const& type);
+
+// Puts an object made by `cls->New()` into `slot`; the slot deletes it
+// through `cls`. The product's C++ type is the class's own.
+void adoptObject(ProductSlot& slot, TClass* cls, void* object, std::size_t bytes);
+
+// ROOT's spelling of a compression setting: "zstd:5" -> algorithm * 100 + level.
+// Throws lanes::Exception on an unknown algorithm or a level outside 0..9.
+int compressionSettings(std::string const& algorithm, int level);
+
+}  // namespace lanes::rootio

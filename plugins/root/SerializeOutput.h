@@ -1,0 +1,54 @@
+#pragma once
+// The `serialize` output: serialises each kept product with ROOT's
+// TBufferFile as soon as it becomes ready, concurrently, and measures the
+// cost; it writes no file. This is the CPU cost of ROOT output without
+// compression or I/O.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lanes/core/ModuleTypes.h"
+#include "lanes/core/Options.h"
+#include "root/OutputSupport.h"
+
+namespace lanes::rootio {
+
+// Thread-safe: productReady() runs concurrently for any product of any
+// lane, each call on a TBufferFile of its thread's own; the per-product
+// figures are atomic counters. beginJob() runs alone, before any event.
+class SerializeOutput : public global::Output {
+ public:
+  // Options: keep=GLOB (repeatable; none: every product).
+  SerializeOutput(std::string label, Options const& options);
+
+  void beginJob(JobContext const& context) override;
+  bool wantsProductReady() const override { return true; }
+  void productReady(Event const& event, ProductIndex product) const override;
+  void write(Event const& event) const override;
+  std::string details() const override;
+
+  struct Figures {
+    std::uint64_t calls = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t nanoseconds = 0;
+  };
+  // Totals per column, in columns() order.
+  std::vector<Figures> figures() const;
+  std::vector<Column> const& columns() const { return columns_; }
+  std::uint64_t eventsWritten() const { return written_.load(); }
+
+ private:
+  struct alignas(64) Counters {
+    std::atomic<std::uint64_t> calls{0}, bytes{0}, nanoseconds{0};
+  };
+
+  std::vector<Column> columns_;
+  std::vector<int> columnOf_;  // per product index: its column, or -1
+  std::unique_ptr<Counters[]> counters_;
+  mutable std::atomic<std::uint64_t> written_{0};
+};
+
+}  // namespace lanes::rootio

@@ -1,0 +1,65 @@
+#include "root/TreeFiller.h"
+
+#include <TClass.h>
+#include <TTree.h>
+
+#include <cstring>
+
+#include "lanes/core/Exception.h"
+
+namespace lanes::rootio {
+
+TreeFiller::TreeFiller(TTree& tree, std::vector<Column> const& columns, TreeSettings const& settings)
+    : tree_(tree), columns_(columns), scalars_(columns.size()), objects_(columns.size()) {
+  tree_.Branch("run", &run_, "run/i");
+  tree_.Branch("luminosityBlock", &luminosityBlock_, "luminosityBlock/i");
+  tree_.Branch("event", &event_, "event/l");
+  for (std::size_t i = 0; i < columns_.size(); ++i) {
+    auto const& column = columns_[i];
+    TBranch* branch = nullptr;
+    takeRootMessage();
+    if (auto const* fundamental = column.type.fundamental) {
+      auto const leaves = column.label + "/" + fundamental->leafCode;
+      branch = tree_.Branch(column.label.c_str(), scalars_[i].data(), leaves.c_str(), settings.basketBytes);
+    } else {
+      // An object of our own from the start, so that ROOT never owns (and
+      // later deletes) the object a branch points at.
+      objects_[i] = column.type.cls->New();
+      ownObjects_.emplace_back(column.type.cls, objects_[i]);
+      branch = tree_.Branch(column.label.c_str(), column.type.cls->GetName(), &objects_[i], settings.basketBytes,
+                            settings.splitLevel);
+    }
+    if (!branch) {
+      throw Exception("cannot make a branch for product '" + column.label + "' of type '" + column.type.name +
+                      "': " + takeRootMessage());
+    }
+  }
+}
+
+TreeFiller::~TreeFiller() {
+  tree_.ResetBranchAddresses();
+  for (auto [cls, object] : ownObjects_) cls->Destructor(object);
+}
+
+void TreeFiller::fill(Event const& event) {
+  run_ = event.id().run;
+  luminosityBlock_ = event.id().luminosityBlock;
+  event_ = event.id().event;
+  for (std::size_t i = 0; i < columns_.size(); ++i) {
+    auto const& column = columns_[i];
+    auto const& slot = event.slot(column.index);
+    if (column.type.fundamental) {
+      std::memcpy(scalars_[i].data(), slot.object(), column.type.fundamental->size);
+    } else {
+      // The branch notices the new address and re-targets itself.
+      objects_[i] = rootObjectOf(slot, column.type);
+    }
+  }
+  takeRootMessage();
+  if (tree_.Fill() < 0) {
+    throw Exception("cannot write event " + event.id().str() + " to tree '" + tree_.GetName() + "': " +
+                    takeRootMessage());
+  }
+}
+
+}  // namespace lanes::rootio

@@ -1,0 +1,55 @@
+#pragma once
+// The `root` output: one TTree, a branch per kept product, written by one
+// event at a time (a `one` module), optionally compressing with ROOT IMT.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lanes/core/ModuleTypes.h"
+#include "lanes/core/Options.h"
+#include "root/OutputSupport.h"
+#include "root/TreeFiller.h"
+
+class TFile;
+class TTree;
+
+namespace lanes::rootio {
+
+// A `one` module: the framework serialises write(); beginJob, endJob and
+// abandon run on the job's thread. With imt=true ROOT compresses baskets in
+// parallel inside write(), under this_task_arena::isolate so that the thread
+// waiting in Fill() never picks up a long framework task meanwhile.
+class TreeOutput : public one::Output {
+ public:
+  // Options: file=PATH (required), tree=NAME (Events), compression=zlib|lz4|zstd|lzma,
+  // level=0..9, basket=BYTES, split=LEVEL, autoflush=N (entries per cluster;
+  // negative: bytes, as ROOT's SetAutoFlush), imt=true|false, keep=GLOB.
+  TreeOutput(std::string label, Options const& options);
+  ~TreeOutput() override;
+
+  void beginJob(JobContext const& context) override;
+  void write(Event const& event) override;
+  void endJob() override;
+  void abandon() override;
+  std::string details() const override;
+
+ private:
+  TreeOutput(std::string label, Options const& options, PluginOptions const& checked);
+  void close();
+
+  OutputFile file_;
+  std::string treeName_;
+  int compression_;
+  TreeSettings settings_;
+  long long autoFlush_;
+  bool imt_;
+  std::vector<Column> columns_;
+  std::unique_ptr<TFile> rootFile_;
+  TTree* tree_ = nullptr;  // owned by rootFile_
+  std::unique_ptr<TreeFiller> filler_;
+  std::uint64_t written_ = 0;
+};
+
+}  // namespace lanes::rootio

@@ -1,0 +1,321 @@
+#include "root/TreeSource.h"
+
+#include <TBranch.h>
+#include <TBranchElement.h>
+#include <TBranchObject.h>
+#include <TClass.h>
+#include <TFile.h>
+#include <TKey.h>
+#include <TLeaf.h>
+#include <TLeafC.h>
+#include <TTree.h>
+#include <TTreeCacheUnzip.h>
+#include <TROOT.h>
+
+#include <algorithm>
+
+#include "lanes/core/Exception.h"
+#include "lanes/core/OutputModule.h"
+#include "lanes/core/PluginRegistry.h"
+#include "root/Dictionaries.h"
+#include "root/InputFiles.h"
+#include "root/RootSupport.h"
+
+namespace lanes::rootio {
+
+// The id branches of NanoAOD's convention; they give each event its EventId
+// instead of being products.
+constexpr char const* kIdBranches[] = {"run", "luminosityBlock", "event"};
+
+struct TreeSource::TreeLayout {
+  explicit TreeLayout(std::vector<std::string> files) : sequence(std::move(files)) {}
+
+  FileSequence sequence;
+  std::string tree;
+  std::vector<BranchLayout> branches;  // in product order
+  bool hasIds = false;
+  long long cacheBytes = -1;  // -1: ROOT's automatic size
+};
+
+// One opened file, with the branches of every product located in it.
+struct TreeSource::OpenFile {
+  std::unique_ptr<TFile> file;
+  TTree* tree = nullptr;
+  std::vector<TBranch*> branches;
+  std::vector<TLeaf*> leaves;  // of each fundamental or string branch
+  std::vector<void*> objects;  // the address each object branch reads into
+  std::vector<std::pair<TClass*, void*>> initialObjects;
+  std::vector<TLeaf*> idLeaves;
+
+  ~OpenFile() {
+    // Detach the objects before the tree goes, then delete what no slot adopted.
+    if (tree) tree->ResetBranchAddresses();
+    for (auto [cls, object] : initialObjects) cls->Destructor(object);
+  }
+};
+
+namespace {
+
+std::string treeNames(TFile& file) {
+  std::string names;
+  for (auto* object : *file.GetListOfKeys()) {
+    auto* key = static_cast<TKey*>(object);
+    auto* cls = TClass::GetClass(key->GetClassName());
+    if (cls && cls->InheritsFrom(TTree::Class())) names += (names.empty() ? "" : ", ") + std::string(key->GetName());
+  }
+  return names.empty() ? "none" : names;
+}
+
+TTree* findTree(TFile& file, std::string const& name) {
+  auto* tree = file.Get<TTree>(name.c_str());
+  if (!tree) {
+    throw Exception("'" + std::string(file.GetName()) + "' has no TTree '" + name + "' (its trees: " + treeNames(file) +
+                    ")");
+  }
+  return tree;
+}
+
+TreeSource::BranchLayout layoutOf(TBranch& branch) {
+  using Kind = TreeSource::Kind;
+  std::string const name = branch.GetName();
+  if (dynamic_cast<TBranchElement*>(&branch) || dynamic_cast<TBranchObject*>(&branch)) {
+    auto* cls = TClass::GetClass(branch.GetClassName());
+    if (!cls) throw Exception("branch '" + name + "': unknown class '" + branch.GetClassName() + "'");
+    bool const typed = cls->HasDictionary() && cls->GetTypeInfo();
+    return {name, typed ? Kind::Object : Kind::Emulated, nullptr, cls};
+  }
+  auto* leaves = branch.GetListOfLeaves();
+  if (leaves->GetEntriesFast() != 1) {
+    throw Exception("branch '" + name + "' has " + std::to_string(leaves->GetEntriesFast()) +
+                    " leaves; only single-leaf branches are products (leave it out with exclude=)");
+  }
+  auto* leaf = static_cast<TLeaf*>(leaves->At(0));
+  if (dynamic_cast<TLeafC*>(leaf)) return {name, Kind::String};
+  auto const* fundamental = fundamentalByRootName(leaf->GetTypeName());
+  if (!fundamental) {
+    throw Exception("branch '" + name + "' has leaf type '" + leaf->GetTypeName() + "', which lanes cannot read");
+  }
+  bool const array = leaf->GetLeafCount() || leaf->GetLenStatic() > 1;
+  return {name, array ? Kind::Array : Kind::Scalar, fundamental};
+}
+
+bool selected(std::string const& name, std::vector<std::string> const& include, std::vector<std::string> const& exclude) {
+  auto matches = [&](std::string const& pattern) { return globMatch(pattern, name); };
+  bool const included = include.empty() || std::any_of(include.begin(), include.end(), matches);
+  return included && std::none_of(exclude.begin(), exclude.end(), matches);
+}
+
+bool isIdBranch(std::string const& name) {
+  return std::find(std::begin(kIdBranches), std::end(kIdBranches), name) != std::end(kIdBranches);
+}
+
+// The selected top-level branches of `tree` as products, into `branches`;
+// true if the tree has all the id branches.
+bool describeBranches(TTree& tree, std::vector<std::string> const& include, std::vector<std::string> const& exclude,
+                      std::vector<TreeSource::BranchLayout>& branches) {
+  std::size_t ids = 0;
+  for (auto* object : *tree.GetListOfBranches()) {
+    auto* branch = static_cast<TBranch*>(object);
+    std::string const name = branch->GetName();
+    if (isIdBranch(name)) {
+      ++ids;
+    } else if (selected(name, include, exclude)) {
+      branches.push_back(layoutOf(*branch));
+    }
+  }
+  return ids == std::size(kIdBranches);
+}
+
+// The classes of the selected branches that ROOT emulates (no dictionary).
+std::vector<std::string> emulatedClasses(TTree& tree, std::vector<std::string> const& include,
+                                         std::vector<std::string> const& exclude) {
+  std::vector<std::string> names;
+  for (auto* object : *tree.GetListOfBranches()) {
+    auto* branch = static_cast<TBranch*>(object);
+    if (isIdBranch(branch->GetName()) || !selected(branch->GetName(), include, exclude)) continue;
+    auto* cls = *branch->GetClassName() ? TClass::GetClass(branch->GetClassName()) : nullptr;
+    if (cls && !cls->HasDictionary()) names.emplace_back(cls->GetName());
+  }
+  return names;
+}
+
+ProductDescription descriptionOf(TreeSource::BranchLayout const& branch) {
+  using Kind = TreeSource::Kind;
+  switch (branch.kind) {
+    case Kind::Scalar: return {branch.name, branch.fundamental->scalar, {}};
+    case Kind::Array: return {branch.name, branch.fundamental->array, {}};
+    case Kind::String: return {branch.name, typeid(std::string), {}};
+    case Kind::Object: return {branch.name, *branch.cls->GetTypeInfo(), branch.cls->GetName()};
+    case Kind::Emulated: break;
+  }
+  return {branch.name, typeid(EmulatedObject), branch.cls->GetName()};
+}
+
+}  // namespace
+
+TreeSource::TreeSource(Options const& options) : TreeSource(options, PluginOptions(options, "root")) {}
+
+TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
+  initialiseRoot();
+  auto layout = std::make_shared<TreeLayout>(inputFiles(checked));
+  layout->tree = options.getString("tree", "Events");
+  auto const include = options.getAll("branches");
+  auto const exclude = options.getAll("exclude");
+  bool const perLane = checked.choice("handles", "shared", {"shared", "lane"}) == "lane";
+  if (options.has("cache")) layout->cacheBytes = static_cast<long long>(checked.count("cache", 0));
+  if (options.getBool("imt", false)) {
+    ROOT::EnableImplicitMT();
+    TTreeCacheUnzip::SetParallelUnzip(TTreeCacheUnzip::kEnable);
+  }
+
+  // Every file is opened once up front, so that a bad one fails the job at
+  // start-up rather than hours in, and its entries are counted.
+  auto const dictionaries = options.getString("dictionaries");
+  for (auto const& path : layout->sequence.files()) {
+    auto file = openInputFile(path);
+    auto* tree = findTree(*file, layout->tree);
+    if (&path == &layout->sequence.files().front()) {
+      auto const emulated = emulatedClasses(*tree, include, exclude);
+      if (dictionaries && !emulated.empty()) {
+        loadDictionaries(*file, emulated, *dictionaries);
+        // Reopened, so that the branches see the real classes.
+        file = openInputFile(path);
+        tree = findTree(*file, layout->tree);
+      }
+      try {
+        layout->hasIds = describeBranches(*tree, include, exclude, layout->branches);
+      } catch (Exception const& error) {
+        throw Exception("'" + path + "': " + error.message());
+      }
+    }
+    layout->sequence.addEntries(static_cast<std::uint64_t>(tree->GetEntries()));
+  }
+  perLane_ = perLane;
+  for (auto const& branch : layout->branches) declare(descriptionOf(branch));
+  layout_ = std::move(layout);
+  origin_ = layout_->sequence.files().front();
+}
+
+TreeSource::TreeSource(std::shared_ptr<TreeLayout const> layout) : layout_(std::move(layout)), perLane_(true) {
+  for (auto const& branch : layout_->branches) declare(descriptionOf(branch));
+  origin_ = layout_->sequence.files().front();
+}
+
+TreeSource::~TreeSource() = default;
+
+std::unique_ptr<Source> TreeSource::replicate() const {
+  if (!perLane_) return nullptr;
+  return std::unique_ptr<Source>(new TreeSource(layout_));
+}
+
+bool TreeSource::next(SourceEvent& event) { return position(nextEntry_++, event); }
+
+bool TreeSource::at(std::uint64_t ordinal, SourceEvent& event) { return position(ordinal, event); }
+
+std::string TreeSource::origin() const { return origin_; }
+
+bool TreeSource::position(std::uint64_t entry, SourceEvent& event) {
+  if (entry >= layout_->sequence.entries()) return false;
+  event.entry = entry;
+  if (!layout_->hasIds) {
+    event.id = {1, 1, entry + 1};
+    return true;
+  }
+  auto [file, local] = fileOf(entry);
+  std::uint64_t values[3];
+  for (std::size_t i = 0; i < 3; ++i) {
+    auto* leaf = file.idLeaves[i];
+    if (leaf->GetBranch()->GetEntry(local) < 0) {
+      throw Exception("cannot read branch '" + std::string(kIdBranches[i]) + "' of entry " + std::to_string(local) +
+                      ": " + takeRootMessage());
+    }
+    values[i] = static_cast<std::uint64_t>(leaf->GetValueLong64());
+  }
+  event.id = {static_cast<std::uint32_t>(values[0]), static_cast<std::uint32_t>(values[1]), values[2]};
+  return true;
+}
+
+void TreeSource::read(SourceEvent const& event, std::size_t product, ProductSlot& slot) {
+  auto [file, local] = fileOf(event.entry);
+  auto const& layout = layout_->branches[product];
+  auto* branch = file.branches[product];
+  // The read-ahead cache follows the tree's current entry.
+  if (file.tree->GetReadEntry() != local) file.tree->LoadTree(local);
+
+  void* object = nullptr;
+  if (layout.kind == Kind::Object || layout.kind == Kind::Emulated) {
+    // A fresh object per event: the slot owns it, and the branch notices the
+    // new address on GetEntry.
+    object = layout.cls->New();
+    file.objects[product] = object;
+  }
+  auto const bytes = branch->GetEntry(local);
+  if (bytes < 0) {
+    if (object) layout.cls->Destructor(object);
+    throw Exception("cannot read branch '" + layout.name + "' of entry " + std::to_string(local) + " in '" + origin_ +
+                    "': " + takeRootMessage());
+  }
+  auto* leaf = file.leaves[product];
+  switch (layout.kind) {
+    case Kind::Scalar: layout.fundamental->putScalar(leaf->GetValuePointer(), slot); break;
+    case Kind::Array:
+      layout.fundamental->putArray(leaf->GetValuePointer(), static_cast<std::size_t>(leaf->GetLen()), slot);
+      break;
+    case Kind::String:
+      slot.emplace(std::string(static_cast<char const*>(leaf->GetValuePointer())), static_cast<std::size_t>(bytes));
+      break;
+    case Kind::Object: adoptObject(slot, layout.cls, object, static_cast<std::size_t>(bytes)); break;
+    case Kind::Emulated: slot.emplace(EmulatedObject(layout.cls, object), static_cast<std::size_t>(bytes)); break;
+  }
+}
+
+std::pair<TreeSource::OpenFile&, long long> TreeSource::fileOf(std::uint64_t entry) {
+  auto const [index, local] = layout_->sequence.locate(entry);
+  origin_ = layout_->sequence.files()[index];
+  auto& file = open_.get(index, [this](std::size_t i) { return open(i); });
+  return {file, static_cast<long long>(local)};
+}
+
+std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const {
+  auto file = std::make_unique<OpenFile>();
+  auto const& path = layout_->sequence.files()[index];
+  file->file = openInputFile(path);
+  file->tree = findTree(*file->file, layout_->tree);
+  if (layout_->cacheBytes >= 0) file->tree->SetCacheSize(layout_->cacheBytes);
+  auto const products = layout_->branches.size();
+  file->branches.resize(products);
+  file->leaves.resize(products);
+  file->objects.resize(products);
+  for (std::size_t p = 0; p < products; ++p) {
+    auto const& layout = layout_->branches[p];
+    auto* branch = file->tree->GetBranch(layout.name.c_str());
+    if (!branch) throw Exception("'" + path + "' has no branch '" + layout.name + "' (the first input file has)");
+    file->branches[p] = branch;
+    if (layout.cls) {
+      // Our own object from the start, so that ROOT never owns one.
+      file->objects[p] = layout.cls->New();
+      file->initialObjects.emplace_back(layout.cls, file->objects[p]);
+      branch->SetAddress(&file->objects[p]);
+    } else {
+      file->leaves[p] = static_cast<TLeaf*>(branch->GetListOfLeaves()->At(0));
+    }
+  }
+  if (layout_->hasIds) {
+    for (auto const* name : kIdBranches) {
+      auto* branch = file->tree->GetBranch(name);
+      if (!branch) throw Exception("'" + path + "' has no branch '" + name + "' (the first input file has)");
+      file->idLeaves.push_back(static_cast<TLeaf*>(branch->GetListOfLeaves()->At(0)));
+    }
+  }
+  return file;
+}
+
+namespace {
+RegisterSource<TreeSource> const registration(
+    "root",
+    "reads a TTree, every top-level branch a product read on demand: file=PATH (repeatable) or files=LIST, "
+    "tree=NAME (Events), branches=GLOB, exclude=GLOB, handles=shared|lane, cache=BYTES, imt=true|false, "
+    "dictionaries=DIR (build and cache dictionaries for classes ROOT can only emulate, so outputs can write them)");
+}
+
+}  // namespace lanes::rootio

@@ -1,0 +1,75 @@
+#pragma once
+// The `root` source: events from a TTree in one or more ROOT files, every
+// selected top-level branch a product, each read only when consumed.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lanes/core/Options.h"
+#include "lanes/core/PluginOptions.h"
+#include "lanes/core/Source.h"
+#include "root/InputFiles.h"
+
+class TBranch;
+class TClass;
+class TFile;
+class TLeaf;
+class TTree;
+
+namespace lanes::rootio {
+
+struct Fundamental;
+
+// Shared use (handles=shared, the default): externally synchronised by the
+// scheduler's serial source queue, like every shared Source. With
+// handles=lane each lane gets a replica with file handles of its own, so
+// lanes read concurrently; replicas share only the immutable TreeLayout.
+class TreeSource : public Source {
+ public:
+  // Options: file=PATH (repeatable) or files=LIST, tree=NAME (default Events),
+  // branches=GLOB and exclude=GLOB (repeatable), handles=shared|lane,
+  // cache=BYTES (read-ahead TTreeCache; 0 disables; default ROOT's automatic
+  // size), imt=true|false (ROOT implicit multi-threading to decompress),
+  // dictionaries=DIR (see Dictionaries.h: without it, classes that have no
+  // dictionary are EmulatedObject products, which no file output can write).
+  explicit TreeSource(Options const& options);
+  ~TreeSource() override;
+
+  bool next(SourceEvent& event) override;
+  void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
+  std::unique_ptr<Source> replicate() const override;
+  bool at(std::uint64_t ordinal, SourceEvent& event) override;
+  std::string origin() const override;
+
+  // How a branch becomes a product.
+  enum class Kind { Scalar, Array, String, Object, Emulated };
+  struct BranchLayout {
+    std::string name;
+    Kind kind;
+    Fundamental const* fundamental = nullptr;  // Scalar, Array
+    TClass* cls = nullptr;                     // Object, Emulated
+  };
+  // What every copy of the source shares: files, entries and branch layout.
+  struct TreeLayout;
+
+ private:
+  struct OpenFile;
+
+  TreeSource(Options const& options, PluginOptions const& checked);
+  explicit TreeSource(std::shared_ptr<TreeLayout const> layout);
+
+  bool position(std::uint64_t entry, SourceEvent& event);
+  // The open file holding global `entry`, and the entry within it.
+  std::pair<OpenFile&, long long> fileOf(std::uint64_t entry);
+  std::unique_ptr<OpenFile> open(std::size_t file) const;
+
+  std::shared_ptr<TreeLayout const> layout_;
+  RecentlyOpened<OpenFile> open_;
+  bool perLane_ = false;
+  std::uint64_t nextEntry_ = 0;
+  std::string origin_;  // the file of the last position or read, for errors
+};
+
+}  // namespace lanes::rootio

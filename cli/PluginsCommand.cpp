@@ -12,7 +12,7 @@ namespace {
 void printSection(char const* title, std::vector<PluginInfo> const& plugins) {
   std::cout << title << ":\n";
   for (auto const& plugin : plugins) {
-    std::cout << "  " << std::left << std::setw(16) << plugin.name << plugin.help << "\n";
+    std::cout << "  " << std::left << std::setw(18) << plugin.name + " " << plugin.help << "\n";
   }
 }
 

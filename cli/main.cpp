@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "InspectCommand.h"
 #include "PluginsCommand.h"
 #include "RunCommand.h"
 #include "lanes/core/Exception.h"
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
   int exitCode = 0;
   lanes::cli::addRunCommand(app, exitCode);
   lanes::cli::addPluginsCommand(app);
+  lanes::cli::addInspectCommand(app);
   try {
     app.parse(argc, argv);
   } catch (CLI::ParseError const& error) {

@@ -1,4 +1,4 @@
-#include "AtomicFile.h"
+#include "lanes/monitor/AtomicFile.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -7,7 +7,7 @@
 
 #include "lanes/core/Exception.h"
 
-namespace lanes::detail {
+namespace lanes {
 
 namespace {
 [[noreturn]] void fail(std::string const& path, std::string const& what, int error) {
@@ -40,4 +40,4 @@ void writeAtomically(std::string const& path, std::function<void(std::ostream&)>
   }
 }
 
-}  // namespace lanes::detail
+}  // namespace lanes

@@ -6,7 +6,7 @@
 
 #include <tbb/version.h>
 
-#include "AtomicFile.h"
+#include "lanes/monitor/AtomicFile.h"
 
 namespace lanes {
 
@@ -99,7 +99,7 @@ nlohmann::json RunReport::toJson() const {
 
 void RunReport::writeJson(std::string const& path) const {
   auto const json = toJson();
-  detail::writeAtomically(path, [&](std::ostream& out) {
+  writeAtomically(path, [&](std::ostream& out) {
     out << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   });
 }

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include "AtomicFile.h"
+#include "lanes/monitor/AtomicFile.h"
 #include "lanes/core/ProductRegistry.h"
 
 namespace lanes {
@@ -98,7 +98,7 @@ void TraceRecorder::write(std::string const& path) const {
   for (auto const& label : labels_) names.push_back(quoted(label));
   auto const source = quoted("source");
   auto const pid = ::getpid();
-  detail::writeAtomically(path, [&](std::ostream& out) {
+  writeAtomically(path, [&](std::ostream& out) {
     out << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n" << metadata(pid, 0, "process_name", "lanes");
     for (auto const& [osThread, tid] : threads) {
       auto const name = (osThread == pid ? "main thread " : "thread ") + std::to_string(osThread);

@@ -6,10 +6,10 @@
 #include <ostream>
 #include <string>
 
-namespace lanes::detail {
+namespace lanes {
 
 // Throws lanes::Exception naming `path` (as the context's file) when the file
 // cannot be created, written or renamed; the temporary is removed then.
 void writeAtomically(std::string const& path, std::function<void(std::ostream&)> const& write);
 
-}  // namespace lanes::detail
+}  // namespace lanes

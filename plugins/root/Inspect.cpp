@@ -1,0 +1,133 @@
+#include "root/Inspect.h"
+
+#include <ROOT/RNTuple.hxx>
+#include <ROOT/RNTupleDescriptor.hxx>
+#include <ROOT/RNTupleInspector.hxx>
+#include <TBasket.h>
+#include <TBranch.h>
+#include <TBranchElement.h>
+#include <TClass.h>
+#include <TFile.h>
+#include <TKey.h>
+#include <TLeaf.h>
+#include <TTree.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "lanes/core/Exception.h"
+#include "root/InputFiles.h"
+
+namespace lanes::rootio {
+
+namespace {
+
+double perEvent(double bytes, std::uint64_t entries) { return entries ? bytes / static_cast<double>(entries) : 0.0; }
+
+// "vector<float>" for an object branch; "Float_t", "Float_t[nJet]" or
+// "Float_t[3]" for a leaf.
+std::string typeOf(TBranch& branch) {
+  if (*branch.GetClassName()) return branch.GetClassName();
+  auto* leaves = branch.GetListOfLeaves();
+  if (leaves->GetEntriesFast() != 1) return "leaf list";
+  auto* leaf = static_cast<TLeaf*>(leaves->At(0));
+  std::string type = leaf->GetTypeName();
+  if (auto* count = leaf->GetLeafCount()) return type + "[" + count->GetName() + "]";
+  if (leaf->GetLenStatic() > 1) return type + "[" + std::to_string(leaf->GetLenStatic()) + "]";
+  return type;
+}
+
+struct Bytes {
+  double compressed = 0, uncompressed = 0;
+};
+
+// A branch's bytes with its sub-branches'. The totals ROOT keeps are zero in
+// files whose last baskets were saved inside the tree (as some writers do);
+// those baskets are counted one by one, at their uncompressed size (the tree
+// record that holds them is compressed as a whole).
+Bytes bytesOf(TBranch& branch) {
+  Bytes bytes{static_cast<double>(branch.GetZipBytes()), static_cast<double>(branch.GetTotBytes())};
+  if (bytes.uncompressed == 0) {
+    for (auto* object : *branch.GetListOfBaskets()) {
+      if (auto* basket = static_cast<TBasket*>(object)) {
+        // Saved with the tree, uncompressed: its content ends at GetLast().
+        auto const content = static_cast<double>(basket->GetLast() - basket->GetKeylen());
+        bytes.compressed += content;
+        bytes.uncompressed += content;
+      }
+    }
+  }
+  for (auto* object : *branch.GetListOfBranches()) {
+    auto const sub = bytesOf(*static_cast<TBranch*>(object));
+    bytes.compressed += sub.compressed;
+    bytes.uncompressed += sub.uncompressed;
+  }
+  return bytes;
+}
+
+InspectedDataset inspectTree(TTree& tree) {
+  InspectedDataset dataset{tree.GetName(), "TTree", static_cast<std::uint64_t>(tree.GetEntries()), {}};
+  for (auto* object : *tree.GetListOfBranches()) {
+    auto* branch = static_cast<TBranch*>(object);
+    auto const entries = static_cast<std::uint64_t>(branch->GetEntries());
+    auto const bytes = bytesOf(*branch);
+    dataset.products.push_back({branch->GetName(), typeOf(*branch), entries, perEvent(bytes.compressed, entries),
+                                perEvent(bytes.uncompressed, entries)});
+  }
+  return dataset;
+}
+
+InspectedDataset inspectNtuple(ROOT::RNTuple const& ntuple, std::string const& name) {
+  auto inspector = ROOT::Experimental::RNTupleInspector::Create(ntuple);
+  auto const& descriptor = inspector->GetDescriptor();
+  InspectedDataset dataset{name, "RNTuple", descriptor.GetNEntries(), {}};
+  for (auto const& field : descriptor.GetFieldIterable(descriptor.GetFieldZeroId())) {
+    auto const& sizes = inspector->GetFieldTreeInspector(field.GetId());
+    auto const entries = dataset.entries;
+    dataset.products.push_back({field.GetFieldName(), field.GetTypeName().empty() ? "(untyped record)" : field.GetTypeName(),
+                                entries, perEvent(static_cast<double>(sizes.GetCompressedSize()), entries),
+                                perEvent(static_cast<double>(sizes.GetUncompressedSize()), entries)});
+  }
+  return dataset;
+}
+
+}  // namespace
+
+std::vector<InspectedDataset> inspectFile(std::string const& path) {
+  auto file = openInputFile(path);
+  std::vector<InspectedDataset> datasets;
+  for (auto* object : *file->GetListOfKeys()) {
+    auto* key = static_cast<TKey*>(object);
+    std::string const kind = key->GetClassName();
+    if (kind == "ROOT::RNTuple") {
+      if (auto* ntuple = file->Get<ROOT::RNTuple>(key->GetName())) {
+        try {
+          datasets.push_back(inspectNtuple(*ntuple, key->GetName()));
+        } catch (std::exception const& error) {
+          std::string message = error.what();
+          throw Exception("'" + path + "': RNTuple '" + key->GetName() + "': " + message.substr(0, message.find('\n')));
+        }
+      }
+    } else if (auto* cls = TClass::GetClass(kind.c_str()); cls && cls->InheritsFrom(TTree::Class())) {
+      if (auto* tree = file->Get<TTree>(key->GetName())) datasets.push_back(inspectTree(*tree));
+    }
+  }
+  return datasets;
+}
+
+std::string profileOf(InspectedDataset const& dataset, std::string const& origin) {
+  // One product per line, as tools/derive_profile.py writes, so diffs stay readable.
+  std::string text = nlohmann::json{{"origin", origin}, {"tree", dataset.name}, {"events", dataset.entries}}.dump();
+  text.pop_back();
+  text += ", \"products\": [\n";
+  for (std::size_t i = 0; i < dataset.products.size(); ++i) {
+    auto const& product = dataset.products[i];
+    text += nlohmann::json{{"label", product.name}, {"type", product.type}, {"bytes_mean", product.uncompressedPerEvent}}
+                .dump();
+    text += i + 1 < dataset.products.size() ? ",\n" : "\n";
+  }
+  return text + "]}\n";
+}
+
+}  // namespace lanes::rootio

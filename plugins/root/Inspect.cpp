@@ -42,20 +42,19 @@ struct Bytes {
   double compressed = 0, uncompressed = 0;
 };
 
-// A branch's bytes with its sub-branches'. The totals ROOT keeps are zero in
-// files whose last baskets were saved inside the tree (as some writers do);
-// those baskets are counted one by one, at their uncompressed size (the tree
-// record that holds them is compressed as a whole).
+// A branch's bytes with its sub-branches'. ROOT's totals count the baskets
+// written on their own; a file can also hold baskets saved inside the tree
+// record (the last ones, when a writer saves the tree without flushing it),
+// which are the baskets in memory before any event is read. Those count at
+// their uncompressed size (the tree record is compressed as a whole).
 Bytes bytesOf(TBranch& branch) {
   Bytes bytes{static_cast<double>(branch.GetZipBytes()), static_cast<double>(branch.GetTotBytes())};
-  if (bytes.uncompressed == 0) {
-    for (auto* object : *branch.GetListOfBaskets()) {
-      if (auto* basket = static_cast<TBasket*>(object)) {
-        // Saved with the tree, uncompressed: its content ends at GetLast().
-        auto const content = static_cast<double>(basket->GetLast() - basket->GetKeylen());
-        bytes.compressed += content;
-        bytes.uncompressed += content;
-      }
+  for (auto* object : *branch.GetListOfBaskets()) {
+    if (auto* basket = static_cast<TBasket*>(object)) {
+      // Its content ends at GetLast().
+      auto const content = static_cast<double>(basket->GetLast() - basket->GetKeylen());
+      bytes.compressed += content;
+      bytes.uncompressed += content;
     }
   }
   for (auto* object : *branch.GetListOfBranches()) {

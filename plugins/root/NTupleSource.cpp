@@ -238,7 +238,7 @@ void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSl
   if (object) {
     adoptObject(slot, field.cls, object, field.cls->Size());
   } else {
-    field.fundamental->putScalar(file.scalars[product].data(), slot);
+    field.fundamental->putScalar(file.scalars[product].data(), slot, field.fundamental->size);
   }
 }
 

@@ -32,16 +32,16 @@ void keepRootMessage(int level, Bool_t abort, char const* location, char const* 
 }
 
 template <typename T>
-void putScalar(void const* from, ProductSlot& slot) {
+void putScalar(void const* from, ProductSlot& slot, std::size_t bytes) {
   T value;
   std::memcpy(&value, from, sizeof value);
-  slot.emplace(value, sizeof value);
+  slot.emplace(value, bytes);
 }
 
 template <typename T>
-void putArray(void const* from, std::size_t n, ProductSlot& slot) {
+void putArray(void const* from, std::size_t n, ProductSlot& slot, std::size_t bytes) {
   auto const* first = static_cast<T const*>(from);
-  slot.emplace(std::vector<T>(first, first + n), n * sizeof(T));
+  slot.emplace(std::vector<T>(first, first + n), bytes);
 }
 
 template <typename T>

@@ -31,9 +31,10 @@ struct Fundamental {
   char leafCode;            // TTree leaf-list code: 'F'
   char const* rootName;     // "Float_t"
   char const* ntupleName;   // "float", "std::int32_t": RNTuple's spelling
-  // Fill `slot` with a scalar copied from `from`, or with an array of `n` elements.
-  void (*putScalar)(void const* from, ProductSlot& slot);
-  void (*putArray)(void const* from, std::size_t n, ProductSlot& slot);
+  // Fill `slot` with a scalar copied from `from`, or with an array of `n`
+  // elements; the product weighs `bytes` (what was read for it).
+  void (*putScalar)(void const* from, ProductSlot& slot, std::size_t bytes);
+  void (*putArray)(void const* from, std::size_t n, ProductSlot& slot, std::size_t bytes);
   // Serialise one scalar, as TBufferFile does for a leaf of this type.
   void (*stream)(TBuffer& buffer, void const* scalar);
 };

@@ -257,9 +257,10 @@ void TreeSource::read(SourceEvent const& event, std::size_t product, ProductSlot
   }
   auto* leaf = file.leaves[product];
   switch (layout.kind) {
-    case Kind::Scalar: layout.fundamental->putScalar(leaf->GetValuePointer(), slot); break;
+    case Kind::Scalar: layout.fundamental->putScalar(leaf->GetValuePointer(), slot, static_cast<std::size_t>(bytes)); break;
     case Kind::Array:
-      layout.fundamental->putArray(leaf->GetValuePointer(), static_cast<std::size_t>(leaf->GetLen()), slot);
+      layout.fundamental->putArray(leaf->GetValuePointer(), static_cast<std::size_t>(leaf->GetLen()), slot,
+                                   static_cast<std::size_t>(bytes));
       break;
     case Kind::String:
       slot.emplace(std::string(static_cast<char const*>(leaf->GetValuePointer())), static_cast<std::size_t>(bytes));

@@ -1,0 +1,87 @@
+// The `rntuple` source on CMS Open Data muons, checked against ROOT's
+// RNTupleReader: product types, values, numbering, selection and errors.
+
+#include "root/NTupleSource.h"
+
+#include <gtest/gtest.h>
+
+#include <ROOT/RNTupleReader.hxx>
+#include <ROOT/RNTupleView.hxx>
+#include <ROOT/RVec.hxx>
+
+#include <algorithm>
+
+#include "plugins/PluginTesting.h"
+#include "plugins/root/RootTesting.h"
+
+namespace lanes::rootio::test {
+namespace {
+
+using mimicry::test::errorOf;
+using mimicry::test::expectMentions;
+using mimicry::test::optionsOf;
+
+std::size_t indexOf(Source const& source, std::string const& label) {
+  auto const& products = source.products();
+  return static_cast<std::size_t>(
+      std::find_if(products.begin(), products.end(), [&](auto const& p) { return p.label == label; }) -
+      products.begin());
+}
+
+TEST(NTupleSourceTest, ProjectedFieldsAreTypedProductsAndUntypedRecordsAreNot) {
+  NTupleSource source(optionsOf("file=" + dataFile(kMuons)));
+  std::vector<std::string> labels;
+  for (auto const& product : source.products()) labels.push_back(product.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"Muon_pt", "Muon_eta", "Muon_phi", "Muon_mass", "Muon_charge", "nMuon"}));
+  EXPECT_EQ(std::type_index(source.products()[0].type), std::type_index(typeid(std::vector<float>)));
+  EXPECT_EQ(std::type_index(source.products()[4].type), std::type_index(typeid(std::vector<std::int32_t>)));
+  EXPECT_EQ(std::type_index(source.products()[5].type), std::type_index(typeid(std::uint32_t)));
+}
+
+TEST(NTupleSourceTest, ValuesMatchRootsOwnReader) {
+  NTupleSource source(optionsOf("file=" + dataFile(kMuons) + ",handles=lane"));
+  auto reader = ROOT::RNTupleReader::Open("Events", dataFile(kMuons));
+  auto pt = reader->GetView<ROOT::RVec<float>>("Muon_pt");
+  auto charge = reader->GetView<ROOT::RVec<std::int32_t>>("Muon_charge");
+  auto const ptIndex = indexOf(source, "Muon_pt");
+  auto const chargeIndex = indexOf(source, "Muon_charge");
+  auto const nIndex = indexOf(source, "nMuon");
+  auto copy = source.replicate();
+  ASSERT_NE(copy, nullptr);
+  // Backwards, through the per-lane copy, to read out of order.
+  for (std::uint64_t entry = reader->GetNEntries(); entry-- > 0;) {
+    SourceEvent position;
+    ASSERT_TRUE(copy->at(entry, position));
+    EXPECT_EQ(position.id.event, entry + 1) << "no id fields: numbered from 1";
+    ProductSlot ptSlot, chargeSlot, nSlot;
+    copy->read(position, ptIndex, ptSlot);
+    copy->read(position, chargeIndex, chargeSlot);
+    copy->read(position, nIndex, nSlot);
+    auto const& expected = pt(entry);
+    auto const& values = *static_cast<std::vector<float> const*>(ptSlot.object());
+    ASSERT_EQ(values.size(), expected.size());
+    EXPECT_TRUE(std::equal(values.begin(), values.end(), expected.begin()));
+    auto const& charges = *static_cast<std::vector<std::int32_t> const*>(chargeSlot.object());
+    EXPECT_TRUE(std::equal(charges.begin(), charges.end(), charge(entry).begin()));
+    EXPECT_EQ(*static_cast<std::uint32_t const*>(nSlot.object()), expected.size());
+  }
+  SourceEvent past;
+  EXPECT_FALSE(copy->at(reader->GetNEntries(), past));
+}
+
+TEST(NTupleSourceTest, FieldsAndExcludeSelectProducts) {
+  NTupleSource source(optionsOf("file=" + dataFile(kMuons) + ",fields=Muon_*,exclude=Muon_mass"));
+  std::vector<std::string> labels;
+  for (auto const& product : source.products()) labels.push_back(product.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"Muon_pt", "Muon_eta", "Muon_phi", "Muon_charge"}));
+}
+
+TEST(NTupleSourceTest, BadInputNamesTheFile) {
+  auto error = [](std::string const& options) { return errorOf([&] { NTupleSource source(optionsOf(options)); }); };
+  expectMentions(error("file=" + dataFile(kNanoAod)), {kNanoAod.c_str(), "no RNTuple 'Events'", "none"});
+  expectMentions(error("file=" + dataFile(kMuons) + ",ntuple=Muons"), {"no RNTuple 'Muons'", "Events"});
+  expectMentions(error("file=/nonexistent.root"), {"/nonexistent.root", "does not exist"});
+}
+
+}  // namespace
+}  // namespace lanes::rootio::test

@@ -1,0 +1,147 @@
+// The ROOT outputs under contention (more lanes than threads, several
+// outputs at once, parallel outputs with fewer buffers than lanes), read back
+// with ROOT's own readers: every event exactly once, with its values. A
+// failed job leaves no file behind.
+
+#include <gtest/gtest.h>
+
+#include <ROOT/RNTupleReader.hxx>
+#include <ROOT/RNTupleView.hxx>
+#include <TFile.h>
+#include <TTree.h>
+
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "plugins/PluginTesting.h"
+#include "plugins/root/RootTesting.h"
+#include "root/SerializeOutput.h"
+
+namespace lanes::rootio::test {
+namespace {
+
+using mimicry::test::expectMentions;
+
+using JetPts = std::map<std::uint64_t, std::vector<float>>;  // by event number
+
+JetPts jetPtsOfTree(std::string const& path, bool arrays) {
+  TFile file(path.c_str());
+  auto* tree = file.Get<TTree>("Events");
+  if (!tree) return {};
+  ULong64_t event = 0;
+  UInt_t nJet = 0;
+  std::vector<float> leafArray(1000);
+  std::vector<float>* vector = nullptr;
+  tree->SetBranchAddress("event", &event);
+  if (arrays) {
+    tree->SetBranchAddress("nJet", &nJet);
+    tree->SetBranchAddress("Jet_pt", leafArray.data());
+  } else {
+    tree->SetBranchAddress("Jet_pt", &vector);
+  }
+  JetPts values;
+  for (Long64_t entry = 0; entry < tree->GetEntries(); ++entry) {
+    tree->GetEntry(entry);
+    auto const inserted =
+        values.emplace(event, arrays ? std::vector<float>(leafArray.begin(), leafArray.begin() + nJet) : *vector).second;
+    EXPECT_TRUE(inserted) << "event " << event << " written twice to " << path;
+  }
+  tree->ResetBranchAddresses();
+  delete vector;
+  return values;
+}
+
+JetPts jetPtsOfNtuple(std::string const& path) {
+  auto reader = ROOT::RNTupleReader::Open("Events", path);
+  auto event = reader->GetView<std::uint64_t>("event");
+  auto pt = reader->GetView<std::vector<float>>("Jet_pt");
+  JetPts values;
+  for (auto entry : reader->GetEntryRange()) {
+    EXPECT_TRUE(values.emplace(event(entry), pt(entry)).second) << "event " << event(entry) << " written twice";
+  }
+  return values;
+}
+
+TEST(RootOutputsTest, EveryOutputOfOneJobHoldsEveryEventOnceWithItsValues) {
+  ScratchDirectory scratch;
+  auto const config = rootJob("root:file=" + dataFile(kNanoAod),
+                              {"root:file=" + scratch.path("tree.root"),
+                               "root:file=" + scratch.path("imt.root") + ",imt=true,compression=lz4,level=4",
+                               "parallel-root:file=" + scratch.path("merged.root") + ",concurrency=2,flush=7",
+                               "rntuple:file=" + scratch.path("serial.ntuple"),
+                               "rntuple-parallel:file=" + scratch.path("parallel.ntuple") + ",concurrency=3"},
+                              /*threads=*/4, /*lanes=*/8);
+  EventProcessor processor(config);
+  auto const summary = processor.run();
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(summary.eventsProcessed, 200u);
+
+  auto const input = jetPtsOfTree(dataFile(kNanoAod), /*arrays=*/true);
+  ASSERT_EQ(input.size(), 200u);
+  for (auto const* name : {"tree.root", "imt.root", "merged.root"}) EXPECT_EQ(jetPtsOfTree(scratch.path(name), false), input) << name;
+  for (auto const* name : {"serial.ntuple", "parallel.ntuple"}) EXPECT_EQ(jetPtsOfNtuple(scratch.path(name)), input) << name;
+  EXPECT_EQ(scratch.files(), (std::vector<std::string>{"imt.root", "merged.root", "parallel.ntuple", "serial.ntuple", "tree.root"}))
+      << "no temporary file is left";
+
+  for (auto const& text : processor.moduleDetails()) {
+    auto const details = nlohmann::json::parse(text);
+    EXPECT_EQ(details["events_written"], 200) << text;
+    EXPECT_EQ(details["committed"], true) << text;
+    EXPECT_GT(details["bytes"].get<std::uint64_t>(), 0u) << text;
+  }
+}
+
+TEST(RootOutputsTest, AFailedJobLeavesNoFile) {
+  ScratchDirectory scratch;
+  auto config = rootJob("root:file=" + dataFile(kNanoAod),
+                        {"root:file=" + scratch.path("tree.root"),
+                         "parallel-root:file=" + scratch.path("merged.root") + ",flush=2",
+                         "rntuple:file=" + scratch.path("serial.root"),
+                         "rntuple-parallel:file=" + scratch.path("parallel.root")},
+                        2, 4);
+  config.modules = {{"boom", PluginSpec::parse("fault:at=227291410")}};  // an event of the file
+  auto const summary = mimicry::test::runJob(config);
+  EXPECT_TRUE(summary.failed);
+  EXPECT_TRUE(scratch.files().empty()) << "left: " << scratch.files().front();
+}
+
+TEST(RootOutputsTest, AnOutputPathThatCannotBeWrittenFailsBeforeTheJob) {
+  auto error = [](std::string const& output) {
+    return mimicry::test::errorOf([&] { EventProcessor processor(rootJob("empty:events=1", {output})); });
+  };
+  for (std::string plugin : {"root", "parallel-root", "rntuple", "rntuple-parallel"}) {
+    expectMentions(error(plugin + ":file=/nonexistent/out.root"), {"/nonexistent/out.root", "does not exist"});
+    expectMentions(error(plugin + ":file=/proc/out.root"), {"/proc/out.root", "cannot write"});
+  }
+  expectMentions(error("root:file=/tmp/x.root,compression=brotli"), {"compression", "brotli"});
+}
+
+TEST(RootOutputsTest, ProductsRootCannotStoreAreNamed) {
+  ScratchDirectory scratch;
+  // Synthetic products have no ROOT dictionary.
+  auto const summary = mimicry::test::runJob(rootJob("synthetic:size.blob=10,events=3", {"root:file=" + scratch.path("x.root")}));
+  EXPECT_TRUE(summary.failed);
+  expectMentions(summary.error, {"'blob'", "no dictionary", "keep="});
+  EXPECT_TRUE(scratch.files().empty());
+}
+
+TEST(SerializeOutputTest, MeasuresEveryKeptProductOfEveryEvent) {
+  auto const config = rootJob("root:file=" + dataFile(kNanoAod), {"serialize:keep=Jet_pt,keep=MET_pt,keep=event"}, 2, 4);
+  EventProcessor processor(config);
+  ASSERT_FALSE(processor.run().failed);
+  auto const details = nlohmann::json::parse(processor.moduleDetails().front());
+  EXPECT_EQ(details["events_written"], 200);
+  ASSERT_EQ(details["products"].size(), 2u) << "the id is not a product";
+  for (auto const& product : details["products"]) {
+    EXPECT_EQ(product["calls"], 200);
+    EXPECT_GT(product["ns"].get<std::uint64_t>(), 0u);
+  }
+  auto const& met = details["products"][1];
+  EXPECT_EQ(met["label"], "MET_pt");
+  EXPECT_EQ(met["bytes"], 200 * sizeof(float));
+  EXPECT_EQ(details["calls"], 400);
+}
+
+}  // namespace
+}  // namespace lanes::rootio::test

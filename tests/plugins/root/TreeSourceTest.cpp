@@ -1,0 +1,193 @@
+// The `root` source on real experiment files, checked against ROOT's
+// classic reading (SetBranchAddress and TTree::GetEntry): product types, values, event ids, selection, several files,
+// per-lane handles, and every bad input naming its file.
+
+#include "root/TreeSource.h"
+
+#include <gtest/gtest.h>
+
+#include <TClass.h>
+#include <TFile.h>
+#include <TTree.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <tuple>
+
+#include "plugins/PluginTesting.h"
+#include "plugins/root/RootTesting.h"
+#include "root/RootSupport.h"
+
+namespace lanes::rootio::test {
+namespace {
+
+using mimicry::test::errorOf;
+using mimicry::test::expectMentions;
+using mimicry::test::optionsOf;
+
+std::size_t indexOf(Source const& source, std::string const& label) {
+  auto const& products = source.products();
+  auto it = std::find_if(products.begin(), products.end(), [&](auto const& p) { return p.label == label; });
+  if (it == products.end()) throw std::runtime_error("no product " + label);
+  return static_cast<std::size_t>(it - products.begin());
+}
+
+TreeSource nanoAod(std::string const& extra = "") {
+  return TreeSource(optionsOf("file=" + dataFile(kNanoAod) + extra));
+}
+
+TEST(TreeSourceTest, EveryBranchButTheIdIsAProductOfItsNaturalType) {
+  auto source = nanoAod();
+  EXPECT_EQ(source.products().size(), 947u - 3u);
+  auto typeOf = [&](std::string const& label) { return std::type_index(source.products()[indexOf(source, label)].type); };
+  EXPECT_EQ(typeOf("Jet_pt"), std::type_index(typeid(std::vector<float>)));
+  EXPECT_EQ(typeOf("nJet"), std::type_index(typeid(std::uint32_t)));
+  EXPECT_EQ(typeOf("MET_pt"), std::type_index(typeid(float)));
+  EXPECT_EQ(typeOf("Flag_HBHENoiseFilter"), std::type_index(typeid(bool)));
+  EXPECT_EQ(typeOf("Electron_charge"), std::type_index(typeid(std::vector<std::int32_t>)));
+  EXPECT_THROW(indexOf(source, "event"), std::runtime_error);
+}
+
+TEST(TreeSourceTest, ValuesAndIdsMatchRootsOwnReader) {
+  auto source = nanoAod();
+  TFile file(dataFile(kNanoAod).c_str());
+  auto* tree = file.Get<TTree>("Events");
+  ULong64_t event = 0;
+  UInt_t run = 0, nJet = 0;
+  std::vector<Float_t> jetPt(1000);
+  tree->SetBranchAddress("event", &event);
+  tree->SetBranchAddress("run", &run);
+  tree->SetBranchAddress("nJet", &nJet);
+  tree->SetBranchAddress("Jet_pt", jetPt.data());
+  auto const jetPtIndex = indexOf(source, "Jet_pt");
+  auto const nJetIndex = indexOf(source, "nJet");
+  Long64_t events = 0;
+  SourceEvent position;
+  while (source.next(position)) {
+    ASSERT_GT(tree->GetEntry(events), 0);
+    EXPECT_EQ(position.id.event, event);
+    EXPECT_EQ(position.id.run, run);
+    ProductSlot pt, n;
+    source.read(position, jetPtIndex, pt);
+    source.read(position, nJetIndex, n);
+    EXPECT_EQ(*static_cast<std::uint32_t const*>(n.object()), nJet);
+    auto const& values = *static_cast<std::vector<float> const*>(pt.object());
+    ASSERT_EQ(values.size(), nJet);
+    for (std::size_t i = 0; i < values.size(); ++i) EXPECT_EQ(values[i], jetPt[i]);
+    if (nJet > 0) EXPECT_GE(pt.bytes(), nJet * sizeof(float)) << "a product weighs the bytes read";
+    ++events;
+  }
+  EXPECT_EQ(events, 200);
+}
+
+TEST(TreeSourceTest, BranchesAndExcludeSelectProducts) {
+  auto source = nanoAod(",branches=Jet_*,branches=nJet,exclude=Jet_btag*");
+  for (auto const& product : source.products()) {
+    EXPECT_TRUE(product.label == "nJet" || product.label.rfind("Jet_", 0) == 0) << product.label;
+    EXPECT_NE(product.label.rfind("Jet_btag", 0), 0u) << product.label;
+  }
+  EXPECT_NO_THROW(indexOf(source, "Jet_pt"));
+}
+
+TEST(TreeSourceTest, SeveralFilesAreOneSequence) {
+  auto const path = dataFile(kNanoAod);
+  TreeSource source(optionsOf("file=" + path + ",file=" + path));
+  SourceEvent first, position;
+  ASSERT_TRUE(source.next(first));
+  std::size_t events = 1;
+  while (source.next(position)) {
+    if (events == 200) EXPECT_EQ(position.id, first.id) << "the second file starts again";
+    ++events;
+  }
+  EXPECT_EQ(events, 400u);
+}
+
+TEST(TreeSourceTest, AListFileNamesFilesRelativeToItself) {
+  ScratchDirectory scratch;
+  std::filesystem::copy_file(dataFile(kNanoAod), scratch.path("a.root"));
+  std::ofstream(scratch.path("files.txt")) << "# two passes\na.root\n\n" << scratch.path("a.root") << "\n";
+  TreeSource source(optionsOf("files=" + scratch.path("files.txt")));
+  std::size_t events = 0;
+  for (SourceEvent position; source.next(position);) ++events;
+  EXPECT_EQ(events, 400u);
+}
+
+TEST(TreeSourceTest, PerLaneHandlesReplicateAndAddressByOrdinal) {
+  auto shared = nanoAod();
+  EXPECT_EQ(shared.replicate(), nullptr);
+  auto source = nanoAod(",handles=lane");
+  auto copy = source.replicate();
+  ASSERT_NE(copy, nullptr);
+  SourceEvent viaNext, viaAt;
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(source.next(viaNext));
+  ASSERT_TRUE(copy->at(5, viaAt));
+  EXPECT_EQ(viaAt.id, viaNext.id);
+  EXPECT_FALSE(copy->at(200, viaAt));
+}
+
+TEST(TreeSourceTest, ObjectBranchesAreTheirClassesAndUnknownClassesAreEmulated) {
+  TreeSource hzz(optionsOf("file=" + dataFile(kHzz) + ",tree=events"));
+  auto const p = indexOf(hzz, "MC_lepton");
+  EXPECT_EQ(hzz.products()[p].typeName, "TVector3");
+  SourceEvent position;
+  ASSERT_TRUE(hzz.next(position));
+  EXPECT_EQ(position.id.event, 1u) << "no id branches: numbered from 1";
+  ProductSlot slot;
+  hzz.read(position, p, slot);
+  EXPECT_EQ(slot.type(), *TClass::GetClass("TVector3")->GetTypeInfo());
+  // No dictionary for vector<TLorentzVector> here: ROOT emulates it.
+  EXPECT_EQ(std::type_index(hzz.products()[indexOf(hzz, "jetp4")].type), std::type_index(typeid(EmulatedObject)));
+
+  TreeSource split(optionsOf("file=" + dataFile(kFullSplit) + ",tree=tree"));
+  auto const& evt = split.products()[indexOf(split, "evt")];
+  EXPECT_EQ(evt.typeName, "Event");
+  ASSERT_TRUE(split.next(position));
+  split.read(position, indexOf(split, "evt"), slot);
+  ASSERT_EQ(slot.type(), typeid(EmulatedObject));
+  EXPECT_STREQ(static_cast<EmulatedObject const*>(slot.object())->rootClass()->GetName(), "Event");
+}
+
+// Loading dictionaries changes the process for good (the classes stop being
+// emulated), so this runs in a child process of its own.
+TEST(TreeSourceDeathTest, DictionariesMakeEmulatedClassesReal) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  ScratchDirectory cache;
+  auto buildAndCheck = [&] {
+    for (auto const& [file, tree, branch, cls] :
+         {std::tuple{kHzz, "events", "jetp4", "vector<TLorentzVector>"}, std::tuple{kFullSplit, "tree", "evt", "Event"}}) {
+      TreeSource source(optionsOf("file=" + dataFile(file) + ",tree=" + tree + ",dictionaries=" + cache.path("")));
+      auto const& product = source.products()[indexOf(source, branch)];
+      if (product.typeName != cls || product.type == typeid(EmulatedObject)) std::exit(1);
+      SourceEvent position;
+      ProductSlot slot;
+      if (!source.next(position)) std::exit(2);
+      source.read(position, indexOf(source, branch), slot);
+      if (std::type_index(slot.type()) != product.type) std::exit(3);
+    }
+    std::exit(cache.files().size() == 2 ? 0 : 4);  // one cached build per set of classes
+  };
+  EXPECT_EXIT(buildAndCheck(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST(TreeSourceTest, BadInputNamesTheFile) {
+  ScratchDirectory scratch;
+  std::ofstream(scratch.path("text.root")) << "not a ROOT file\n";
+  {
+    std::ifstream in(dataFile(kNanoAod), std::ios::binary);
+    std::string head(100000, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    std::ofstream(scratch.path("truncated.root"), std::ios::binary) << head;
+  }
+  auto error = [](std::string const& options) { return errorOf([&] { TreeSource source(optionsOf(options)); }); };
+  expectMentions(error("file=" + scratch.path("missing.root")), {"missing.root", "does not exist"});
+  expectMentions(error("file=" + scratch.path("text.root")), {"text.root", "not a readable ROOT file"});
+  expectMentions(error("file=" + scratch.path("truncated.root")), {"truncated.root"});
+  expectMentions(error("file=" + dataFile(kHzz)), {kHzz.c_str(), "no TTree 'Events'", "events"});
+  expectMentions(error("file=" + dataFile(kMuons)), {kMuons.c_str(), "no TTree 'Events'"});
+  expectMentions(error("files=" + scratch.path("nolist.txt")), {"nolist.txt"});
+  expectMentions(error("tree=Events"), {"no input"});
+}
+
+}  // namespace
+}  // namespace lanes::rootio::test

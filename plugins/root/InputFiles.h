@@ -63,8 +63,8 @@ class RecentlyOpened {
       if (it != opened_.begin()) opened_.splice(opened_.begin(), opened_, it);
       return *opened_.front().second;
     }
+    auto file = open(index);  // first: a throw leaves the list as it was
     if (opened_.size() == kKeepOpen) opened_.pop_back();
-    auto file = open(index);  // before insertion: a throw leaves the list intact
     opened_.emplace_front(index, std::move(file));
     return *opened_.front().second;
   }

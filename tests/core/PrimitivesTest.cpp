@@ -97,6 +97,25 @@ TEST(ProductSlotTest, OwnsLargeAndSmallObjectsAndBorrows) {
   EXPECT_EQ(slot.object(), &cached);
 }
 
+TEST(ProductSlotTest, AdoptedObjectsAreDestroyedThroughTheirContext) {
+  struct Deleter {
+    int destroyed = 0;
+    static void destroy(void* object, void* context) {
+      delete static_cast<double*>(object);
+      ++static_cast<Deleter*>(context)->destroyed;
+    }
+  } deleter;
+  {
+    ProductSlot slot;
+    slot.adopt(new double(2.5), typeid(double), 8, &Deleter::destroy, &deleter);
+    EXPECT_EQ(slot.type(), typeid(double));
+    EXPECT_EQ(*static_cast<double const*>(slot.object()), 2.5);
+    slot.adopt(new double(1.0), typeid(double), 8, &Deleter::destroy, &deleter);  // replaces: destroys the first
+    EXPECT_EQ(deleter.destroyed, 1);
+  }
+  EXPECT_EQ(deleter.destroyed, 2) << "the slot's end destroys the second";
+}
+
 TEST(GlobMatchTest, StarsAndQuestionMarks) {
   EXPECT_TRUE(globMatch("Jet_*", "Jet_pt"));
   EXPECT_TRUE(globMatch("*_pt", "Muon_pt"));

@@ -1,0 +1,49 @@
+// The input-file helpers of the ROOT sources: entry bookkeeping over several
+// files, and the small cache of open files.
+
+#include "root/InputFiles.h"
+
+#include <gtest/gtest.h>
+
+namespace lanes::rootio::test {
+namespace {
+
+TEST(FileSequenceTest, LocatesGlobalEntriesAcrossFilesIncludingEmptyOnes) {
+  FileSequence sequence({"a", "b", "c"});
+  sequence.addEntries(3);
+  sequence.addEntries(0);
+  sequence.addEntries(2);
+  EXPECT_EQ(sequence.entries(), 5u);
+  EXPECT_EQ(sequence.locate(0), (std::pair<std::size_t, std::uint64_t>{0, 0}));
+  EXPECT_EQ(sequence.locate(2), (std::pair<std::size_t, std::uint64_t>{0, 2}));
+  EXPECT_EQ(sequence.locate(3), (std::pair<std::size_t, std::uint64_t>{2, 0})) << "the empty file is skipped";
+  EXPECT_EQ(sequence.locate(4), (std::pair<std::size_t, std::uint64_t>{2, 1}));
+}
+
+TEST(RecentlyOpenedTest, KeepsTheMostRecentFilesAndReopensOthers) {
+  RecentlyOpened<std::size_t> files;
+  std::vector<std::size_t> opened;
+  auto open = [&](std::size_t index) {
+    opened.push_back(index);
+    return std::make_unique<std::size_t>(index);
+  };
+  for (std::size_t i : {0, 1, 2, 3, 0, 4, 0, 1}) EXPECT_EQ(files.get(i, open), i);
+  // 0 was used again before 4 arrived, so 1 (least recent) went, and comes back.
+  EXPECT_EQ(opened, (std::vector<std::size_t>{0, 1, 2, 3, 4, 1}));
+}
+
+TEST(RecentlyOpenedTest, AFailedOpenLeavesTheCacheAsItWas) {
+  RecentlyOpened<int> files;
+  auto open = [](std::size_t index) -> std::unique_ptr<int> {
+    if (index == 9) throw std::runtime_error("cannot open");
+    return std::make_unique<int>(static_cast<int>(index));
+  };
+  for (std::size_t i : {0, 1, 2, 3}) files.get(i, open);
+  EXPECT_THROW(files.get(9, open), std::runtime_error);
+  int reopened = 0;
+  for (std::size_t i : {0, 1, 2, 3}) files.get(i, [&](std::size_t) { ++reopened; return std::make_unique<int>(0); });
+  EXPECT_EQ(reopened, 0);
+}
+
+}  // namespace
+}  // namespace lanes::rootio::test

@@ -22,19 +22,24 @@ class Result:
         self.report = json.loads(report_path.read_text()) if report_path.exists() else None
 
 
+def run_lanes(*args, cwd, report=True, timeout=120):
+    """Runs `lanes ARGS...` in `cwd` (with --report cwd/report.json for `run`) and returns a Result."""
+    args = [str(a) for a in args]
+    report_path = Path(cwd) / "report.json"
+    report_path.unlink(missing_ok=True)  # a later job in the same directory must not see an earlier one's report
+    if report and args and args[0] == "run":
+        args += ["--report", str(report_path)]
+    completed = subprocess.run(
+        [str(BINARY), *args], capture_output=True, text=True, timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL
+    )
+    return Result(completed, report_path)
+
+
 @pytest.fixture
 def lanes(tmp_path):
     """Runs `lanes ARGS...` (with --report into tmp_path for `run`) and returns a Result."""
 
     def run(*args, report=True, timeout=120):
-        args = [str(a) for a in args]
-        report_path = tmp_path / "report.json"
-        report_path.unlink(missing_ok=True)  # a second call in the same test must not see the first one's report
-        if report and args and args[0] == "run":
-            args += ["--report", str(report_path)]
-        completed = subprocess.run(
-            [str(BINARY), *args], capture_output=True, text=True, timeout=timeout, cwd=tmp_path, stdin=subprocess.DEVNULL
-        )
-        return Result(completed, report_path)
+        return run_lanes(*args, cwd=tmp_path, report=report, timeout=timeout)
 
     return run

@@ -179,15 +179,15 @@ NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked)
   }
   for (auto const& field : layout->fields) declare(descriptionOf(field));
   layout_ = std::move(layout);
-  origin_ = layout_->sequence.files().front();
 }
 
 NTupleSource::NTupleSource(std::shared_ptr<Layout const> layout) : layout_(std::move(layout)), perLane_(true) {
   for (auto const& field : layout_->fields) declare(descriptionOf(field));
-  origin_ = layout_->sequence.files().front();
 }
 
 NTupleSource::~NTupleSource() = default;
+
+std::string NTupleSource::origin() const { return layout_->sequence.files()[originFile_]; }
 
 std::unique_ptr<Source> NTupleSource::replicate() const {
   if (!perLane_) return nullptr;
@@ -232,7 +232,7 @@ void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSl
     view(local);
   } catch (ROOT::RException const& error) {
     if (object) field.cls->Destructor(object);
-    throw Exception("cannot read field '" + field.name + "' of entry " + std::to_string(local) + " in '" + origin_ +
+    throw Exception("cannot read field '" + field.name + "' of entry " + std::to_string(local) + " in '" + origin() +
                     "': " + firstLine(error));
   }
   if (object) {
@@ -244,7 +244,7 @@ void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSl
 
 std::pair<NTupleSource::OpenFile&, std::uint64_t> NTupleSource::fileOf(std::uint64_t entry) {
   auto const [index, local] = layout_->sequence.locate(entry);
-  origin_ = layout_->sequence.files()[index];
+  originFile_ = index;
   return {open_.get(index, [this](std::size_t i) { return open(i); }), local};
 }
 

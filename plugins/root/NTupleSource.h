@@ -30,7 +30,7 @@ class NTupleSource : public Source {
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
   std::unique_ptr<Source> replicate() const override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
-  std::string origin() const override { return origin_; }
+  std::string origin() const override;
 
   struct Layout;
 
@@ -48,7 +48,7 @@ class NTupleSource : public Source {
   RecentlyOpened<OpenFile> open_;
   bool perLane_ = false;
   std::uint64_t nextEntry_ = 0;
-  std::string origin_;  // the file of the last position or read, for errors
+  std::size_t originFile_ = 0;  // the file of the last position or read, for errors
 };
 
 }  // namespace lanes::rootio

@@ -39,9 +39,14 @@ void putScalar(void const* from, ProductSlot& slot, std::size_t bytes) {
 }
 
 template <typename T>
-void putArray(void const* from, std::size_t n, ProductSlot& slot, std::size_t bytes) {
+void* newArray(void const* from, std::size_t n) {
   auto const* first = static_cast<T const*>(from);
-  slot.emplace(std::vector<T>(first, first + n), bytes);
+  return new std::vector<T>(first, first + n);
+}
+
+template <typename T>
+void deleteArray(void* array, void*) {
+  delete static_cast<std::vector<T>*>(array);
 }
 
 template <typename T>
@@ -51,8 +56,8 @@ void stream(TBuffer& buffer, void const* scalar) {
 
 template <typename T>
 Fundamental fundamental(char leafCode, char const* rootName, char const* ntupleName) {
-  return {typeid(T),  typeid(std::vector<T>), sizeof(T),     leafCode,   rootName,
-          ntupleName, &putScalar<T>,          &putArray<T>, &stream<T>};
+  return {typeid(T), typeid(std::vector<T>), sizeof(T),       leafCode,         rootName,
+          ntupleName, &putScalar<T>,         &newArray<T>, &deleteArray<T>, &stream<T>};
 }
 
 // 64-bit integers are std::int64_t/std::uint64_t products (what analysis code

@@ -31,10 +31,12 @@ struct Fundamental {
   char leafCode;            // TTree leaf-list code: 'F'
   char const* rootName;     // "Float_t"
   char const* ntupleName;   // "float", "std::int32_t": RNTuple's spelling
-  // Fill `slot` with a scalar copied from `from`, or with an array of `n`
-  // elements; the product weighs `bytes` (what was read for it).
+  // Fill `slot` with a scalar copied from `from`; the product weighs `bytes`.
   void (*putScalar)(void const* from, ProductSlot& slot, std::size_t bytes);
-  void (*putArray)(void const* from, std::size_t n, ProductSlot& slot, std::size_t bytes);
+  // A new std::vector of the `n` elements at `from`, and its deleter (a
+  // ProductSlot::Destroy, for adopt()).
+  void* (*newArray)(void const* from, std::size_t n);
+  ProductSlot::Destroy deleteArray;
   // Serialise one scalar, as TBufferFile does for a leaf of this type.
   void (*stream)(TBuffer& buffer, void const* scalar);
 };

@@ -13,6 +13,9 @@
 #include <TROOT.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
+#include <utility>
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/OutputModule.h"
@@ -37,8 +40,31 @@ struct TreeSource::TreeLayout {
   long long cacheBytes = -1;  // -1: ROOT's automatic size
 };
 
+// One entry of one branch, read ahead of its event: it owns its object (or
+// holds its scalar) until handed to the event's slot.
+struct TreeSource::Pending {
+  void* object = nullptr;             // Array, String, Object, Emulated
+  std::array<std::byte, 8> scalar{};  // Scalar
+  std::size_t bytes = 0;
+  bool ready = false;  // read and not yet handed over
+};
+
+// The entries of one branch read ahead: entry `first` onwards.
+struct TreeSource::Window {
+  long long first = 0;
+  std::vector<Pending> entries;
+
+  Pending* find(long long entry) {
+    auto const offset = entry - first;
+    if (offset < 0 || offset >= static_cast<long long>(entries.size())) return nullptr;
+    auto& pending = entries[static_cast<std::size_t>(offset)];
+    return pending.ready ? &pending : nullptr;
+  }
+};
+
 // One opened file, with the branches of every product located in it.
 struct TreeSource::OpenFile {
+  std::shared_ptr<TreeLayout const> layout;
   std::unique_ptr<TFile> file;
   TTree* tree = nullptr;
   std::vector<TBranch*> branches;
@@ -46,8 +72,12 @@ struct TreeSource::OpenFile {
   std::vector<void*> objects;  // the address each object branch reads into
   std::vector<std::pair<TClass*, void*>> initialObjects;
   std::vector<TLeaf*> idLeaves;
+  std::vector<Window> windows;  // per product
 
   ~OpenFile() {
+    for (std::size_t p = 0; p < windows.size(); ++p) {
+      for (auto& pending : windows[p].entries) drop(layout->branches[p], pending);
+    }
     // Detach the objects before the tree goes, then delete what no slot adopted.
     if (tree) tree->ResetBranchAddresses();
     for (auto [cls, object] : initialObjects) cls->Destructor(object);
@@ -191,14 +221,14 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
     layout->sequence.addEntries(static_cast<std::uint64_t>(tree->GetEntries()));
   }
   perLane_ = perLane;
+  // Per-lane copies read every lanes-th entry: reading ahead would read for others.
+  readAhead_ = perLane ? 1 : static_cast<std::size_t>(checked.positive("readahead", 16));
   for (auto const& branch : layout->branches) declare(descriptionOf(branch));
   layout_ = std::move(layout);
-  origin_ = layout_->sequence.files().front();
 }
 
 TreeSource::TreeSource(std::shared_ptr<TreeLayout const> layout) : layout_(std::move(layout)), perLane_(true) {
   for (auto const& branch : layout_->branches) declare(descriptionOf(branch));
-  origin_ = layout_->sequence.files().front();
 }
 
 TreeSource::~TreeSource() = default;
@@ -212,7 +242,7 @@ bool TreeSource::next(SourceEvent& event) { return position(nextEntry_++, event)
 
 bool TreeSource::at(std::uint64_t ordinal, SourceEvent& event) { return position(ordinal, event); }
 
-std::string TreeSource::origin() const { return origin_; }
+std::string TreeSource::origin() const { return layout_->sequence.files()[originFile_]; }
 
 bool TreeSource::position(std::uint64_t entry, SourceEvent& event) {
   if (entry >= layout_->sequence.entries()) return false;
@@ -237,48 +267,90 @@ bool TreeSource::position(std::uint64_t entry, SourceEvent& event) {
 
 void TreeSource::read(SourceEvent const& event, std::size_t product, ProductSlot& slot) {
   auto [file, local] = fileOf(event.entry);
-  auto const& layout = layout_->branches[product];
-  auto* branch = file.branches[product];
-  // The read-ahead cache follows the tree's current entry.
-  if (file.tree->GetReadEntry() != local) file.tree->LoadTree(local);
+  auto& window = file.windows[product];
+  auto* pending = window.find(local);
+  if (!pending) {
+    readAhead(file, product, local);
+    pending = window.find(local);
+  }
+  hand(layout_->branches[product], *pending, slot);
+}
 
+void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first) const {
+  auto const& layout = layout_->branches[product];
+  auto& window = file.windows[product];
+  for (auto& pending : window.entries) drop(layout, pending);
+  auto const end = std::min<long long>(first + static_cast<long long>(readAhead_), file.tree->GetEntries());
+  window.first = first;
+  window.entries.resize(static_cast<std::size_t>(end - first));
+  // The tree's read-ahead cache follows its current entry.
+  if (file.tree->GetReadEntry() != first) file.tree->LoadTree(first);
+  for (auto entry = first; entry < end; ++entry) readEntry(file, product, entry, window.entries[entry - first]);
+}
+
+void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry, Pending& pending) const {
+  auto const& layout = layout_->branches[product];
   void* object = nullptr;
-  if (layout.kind == Kind::Object || layout.kind == Kind::Emulated) {
-    // A fresh object per event: the slot owns it, and the branch notices the
+  if (layout.cls) {
+    // A fresh object per entry, for the slot to own; the branch notices the
     // new address on GetEntry.
     object = layout.cls->New();
     file.objects[product] = object;
   }
-  auto const bytes = branch->GetEntry(local);
+  auto const bytes = file.branches[product]->GetEntry(entry);
   if (bytes < 0) {
     if (object) layout.cls->Destructor(object);
-    throw Exception("cannot read branch '" + layout.name + "' of entry " + std::to_string(local) + " in '" + origin_ +
+    throw Exception("cannot read branch '" + layout.name + "' of entry " + std::to_string(entry) + " in '" + origin() +
                     "': " + takeRootMessage());
   }
   auto* leaf = file.leaves[product];
   switch (layout.kind) {
-    case Kind::Scalar: layout.fundamental->putScalar(leaf->GetValuePointer(), slot, static_cast<std::size_t>(bytes)); break;
+    case Kind::Scalar: std::memcpy(pending.scalar.data(), leaf->GetValuePointer(), layout.fundamental->size); break;
     case Kind::Array:
-      layout.fundamental->putArray(leaf->GetValuePointer(), static_cast<std::size_t>(leaf->GetLen()), slot,
-                                   static_cast<std::size_t>(bytes));
+      object = layout.fundamental->newArray(leaf->GetValuePointer(), static_cast<std::size_t>(leaf->GetLen()));
+      break;
+    case Kind::String: object = new std::string(static_cast<char const*>(leaf->GetValuePointer())); break;
+    case Kind::Object:
+    case Kind::Emulated: break;
+  }
+  pending.object = object;
+  pending.bytes = static_cast<std::size_t>(bytes);
+  pending.ready = true;
+}
+
+void TreeSource::hand(BranchLayout const& layout, Pending& pending, ProductSlot& slot) {
+  auto* object = std::exchange(pending.object, nullptr);
+  pending.ready = false;
+  switch (layout.kind) {
+    case Kind::Scalar: layout.fundamental->putScalar(pending.scalar.data(), slot, pending.bytes); break;
+    case Kind::Array:
+      slot.adopt(object, layout.fundamental->array, pending.bytes, layout.fundamental->deleteArray, nullptr);
       break;
     case Kind::String:
-      slot.emplace(std::string(static_cast<char const*>(leaf->GetValuePointer())), static_cast<std::size_t>(bytes));
+      slot.adopt(object, typeid(std::string), pending.bytes, [](void* p, void*) { delete static_cast<std::string*>(p); },
+                 nullptr);
       break;
-    case Kind::Object: adoptObject(slot, layout.cls, object, static_cast<std::size_t>(bytes)); break;
-    case Kind::Emulated: slot.emplace(EmulatedObject(layout.cls, object), static_cast<std::size_t>(bytes)); break;
+    case Kind::Object: adoptObject(slot, layout.cls, object, pending.bytes); break;
+    case Kind::Emulated: slot.emplace(EmulatedObject(layout.cls, object), pending.bytes); break;
   }
+}
+
+void TreeSource::drop(BranchLayout const& layout, Pending& pending) {
+  if (!pending.ready) return;
+  ProductSlot discarded;  // frees it as an event's slot would
+  hand(layout, pending, discarded);
 }
 
 std::pair<TreeSource::OpenFile&, long long> TreeSource::fileOf(std::uint64_t entry) {
   auto const [index, local] = layout_->sequence.locate(entry);
-  origin_ = layout_->sequence.files()[index];
+  originFile_ = index;
   auto& file = open_.get(index, [this](std::size_t i) { return open(i); });
   return {file, static_cast<long long>(local)};
 }
 
 std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const {
   auto file = std::make_unique<OpenFile>();
+  file->layout = layout_;
   auto const& path = layout_->sequence.files()[index];
   file->file = openInputFile(path);
   file->tree = findTree(*file->file, layout_->tree);
@@ -287,6 +359,7 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
   file->branches.resize(products);
   file->leaves.resize(products);
   file->objects.resize(products);
+  file->windows.resize(products);
   for (std::size_t p = 0; p < products; ++p) {
     auto const& layout = layout_->branches[p];
     auto* branch = file->tree->GetBranch(layout.name.c_str());
@@ -315,7 +388,7 @@ namespace {
 RegisterSource<TreeSource> const registration(
     "root",
     "reads a TTree, every top-level branch a product read on demand: file=PATH (repeatable) or files=LIST, "
-    "tree=NAME (Events), branches=GLOB, exclude=GLOB, handles=shared|lane, cache=BYTES, imt=true|false, "
+    "tree=NAME (Events), branches=GLOB, exclude=GLOB, handles=shared|lane, readahead=N, cache=BYTES, imt=true|false, "
     "dictionaries=DIR (build and cache dictionaries for classes ROOT can only emulate, so outputs can write them)");
 }
 

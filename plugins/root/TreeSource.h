@@ -30,6 +30,10 @@ class TreeSource : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST, tree=NAME (default Events),
   // branches=GLOB and exclude=GLOB (repeatable), handles=shared|lane,
+  // readahead=N (shared use: each branch is read N entries at a time, default
+  // 16, because reading one branch for consecutive entries keeps ROOT's branch
+  // and basket in the CPU cache, where reading every branch of one event after
+  // another touches hundreds of branch objects per event),
   // cache=BYTES (read-ahead TTreeCache; 0 disables; default ROOT's automatic
   // size), imt=true|false (ROOT implicit multi-threading to decompress),
   // dictionaries=DIR (see Dictionaries.h: without it, classes that have no
@@ -56,6 +60,8 @@ class TreeSource : public Source {
 
  private:
   struct OpenFile;
+  struct Pending;
+  struct Window;
 
   TreeSource(Options const& options, PluginOptions const& checked);
   explicit TreeSource(std::shared_ptr<TreeLayout const> layout);
@@ -64,12 +70,19 @@ class TreeSource : public Source {
   // The open file holding global `entry`, and the entry within it.
   std::pair<OpenFile&, long long> fileOf(std::uint64_t entry);
   std::unique_ptr<OpenFile> open(std::size_t file) const;
+  // Reads entries first.. (readAhead_ of them, within the file) of `product`.
+  void readAhead(OpenFile& file, std::size_t product, long long first) const;
+  void readEntry(OpenFile& file, std::size_t product, long long entry, Pending& pending) const;
+  // Moves what `pending` holds into `slot`, or frees it.
+  static void hand(BranchLayout const& layout, Pending& pending, ProductSlot& slot);
+  static void drop(BranchLayout const& layout, Pending& pending);
 
   std::shared_ptr<TreeLayout const> layout_;
   RecentlyOpened<OpenFile> open_;
   bool perLane_ = false;
+  std::size_t readAhead_ = 1;
   std::uint64_t nextEntry_ = 0;
-  std::string origin_;  // the file of the last position or read, for errors
+  std::size_t originFile_ = 0;  // the file of the last position or read, for errors
 };
 
 }  // namespace lanes::rootio

@@ -1,0 +1,99 @@
+"""Every input file through every file output: uproot, an independent reader, reads the input and the written
+file, and every value of every product of every event (matched by id) must be equal. Then lanes reads what it
+wrote, and one job writes several outputs at once."""
+
+import pytest
+
+from conftest import run_lanes
+from rootio import (INPUTS, MUONS, NANO, OUTPUTS, assert_clean_failure, assert_same_events, dictionaries_supported,
+                    output_details, output_spec, read_events, read_input, source_spec, stores)
+
+NO_DICTIONARIES = pytest.mark.xfail(
+    not dictionaries_supported(), strict=False,
+    reason="lanes' root source has no dictionaries=DIR option yet: classes without a compiled dictionary "
+           "(vector<TLorentzVector>, Event) cannot be written")
+
+
+def cases(storable_only=False):
+    for input in INPUTS:
+        for kind in OUTPUTS:
+            if storable_only and not stores(input, kind):
+                continue
+            marks = [NO_DICTIONARIES] if input.needs_dictionaries else []
+            yield pytest.param(input, kind, id=f"{input.name}-{kind}", marks=marks)
+
+
+def plugin_of(output_kind):
+    return OUTPUTS[output_kind].split(":")[0]
+
+
+@pytest.fixture(scope="session")
+def dictionaries(tmp_path_factory):
+    """Where lanes builds and caches the dictionaries it lacks (once for the whole session)."""
+    return tmp_path_factory.mktemp("dictionaries")
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory, dictionaries):
+    """write(input, output_kind) runs, once per module, the job writing the whole input with that output, and
+    returns (Result, path of the written file)."""
+    jobs = {}
+
+    def write(input, kind):
+        if (input, kind) not in jobs:
+            directory = tmp_path_factory.mktemp(f"{input.name}-{kind}")
+            path = directory / "out.root"
+            result = run_lanes("run", "--source", input.spec(dictionaries), "--output", output_spec(kind, path),
+                               "-n", "0", "-t", "2", cwd=directory, timeout=300)
+            jobs[(input, kind)] = (result, path)
+        return jobs[(input, kind)]
+
+    return write
+
+
+@pytest.mark.parametrize("input, kind", list(cases()))
+def test_round_trip(written, input, kind):
+    result, path = written(input, kind)
+    if not stores(input, kind):
+        # RNTuple cannot store some classes at all: the job must say which product, and write nothing.
+        assert_clean_failure(result, output=path)
+        assert any(f"'{product}'" in result.stderr for product in input.rntuple_unstorable), result.stderr
+        return
+    assert result.returncode == 0, result.stderr
+    assert result.report["events"] == input.events
+    details = output_details(result.report, plugin_of(kind))
+    assert details["committed"] is True
+    assert details["events_written"] == input.events
+    expected = read_input(input)
+    assert len(expected) == input.events
+    output = read_events(path)
+    assert_same_events(output, expected)
+
+
+@pytest.mark.parametrize("input, kind", list(cases(storable_only=True)))
+def test_lanes_reads_what_it_writes(written, dictionaries, input, kind):
+    """The written file as a lanes source, written again by a `root` output, equals the original input."""
+    result, path = written(input, kind)
+    assert result.returncode == 0, result.stderr
+    again = path.with_name("again.root")
+    source = source_spec("rntuple" if kind.startswith("rntuple") else "root", path,
+                         dictionaries=dictionaries if input.needs_dictionaries else None)
+    result = run_lanes("run", "--source", source, "--output", f"root:file={again}", "-n", "0", "-t", "2",
+                       cwd=path.parent, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert output_details(result.report, "root")["events_written"] == input.events
+    assert_same_events(read_events(again), read_input(input))
+
+
+@pytest.mark.parametrize("input", [NANO, MUONS], ids=lambda i: i.name)
+def test_one_job_writes_several_outputs(tmp_path, lanes, input):
+    files = {"root": tmp_path / "tree.root", "rntuple": tmp_path / "ntuple.root",
+             "parallel-root": tmp_path / "merged.root"}
+    result = lanes("run", "--source", input.spec(), "-n", "0", "-t", "2",
+                   *[arg for kind, path in files.items() for arg in ("--output", output_spec(kind, path))])
+    assert result.returncode == 0, result.stderr
+    expected = read_input(input)
+    for label, path in files.items():
+        details = output_details(result.report, label)
+        assert (details["committed"], details["events_written"]) == (True, input.events), label
+        assert_same_events(read_events(path), expected)

@@ -36,6 +36,21 @@ std::string compilerVersion() {
 #endif
 }
 
+// One line per output that reports a file in its details (Module::details()).
+void printFilesWritten(RunReport const& report, std::ostream& out) {
+  for (auto const& module : report.modules) {
+    auto const& details = module.details;
+    if (!details.is_object() || !details.contains("file")) continue;
+    out << "  " << module.label << ": ";
+    if (details.value("committed", false)) {
+      out << details.value("events_written", std::uint64_t{0}) << " events written to " << details["file"].get<std::string>()
+          << " (" << std::fixed << std::setprecision(1) << details.value("bytes", 0.0) / 1e6 << " MB)\n";
+    } else {
+      out << "nothing written (" << details["file"].get<std::string>() << " was not created)\n";
+    }
+  }
+}
+
 }  // namespace
 
 VersionReport VersionReport::current() {
@@ -175,6 +190,7 @@ void RunReport::printTable(std::ostream& out, std::size_t maxRows) const {
   printHeadline(*this, out);
   out << "\n";
   printModules(*this, maxRows, out);
+  printFilesWritten(*this, out);
   out.flags(flags);
 }
 

@@ -2,10 +2,12 @@
 
 #include <TFile.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "lanes/core/Exception.h"
+#include "lanes/core/OutputModule.h"
 #include "root/RootSupport.h"
 
 namespace lanes::rootio {
@@ -37,6 +39,13 @@ std::vector<std::string> inputFiles(PluginOptions const& options) {
   }
   if (files.empty()) options.fail("file", "no input: give file=PATH (repeatable) or files=LIST");
   return files;
+}
+
+bool selectedName(std::string const& name, std::vector<std::string> const& include,
+                  std::vector<std::string> const& exclude) {
+  auto matches = [&](std::string const& pattern) { return globMatch(pattern, name); };
+  bool const included = include.empty() || std::any_of(include.begin(), include.end(), matches);
+  return included && std::none_of(exclude.begin(), exclude.end(), matches);
 }
 
 std::unique_ptr<TFile> openInputFile(std::string const& path) {

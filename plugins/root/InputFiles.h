@@ -22,6 +22,11 @@ namespace lanes::rootio {
 // or the list cannot be read.
 std::vector<std::string> inputFiles(PluginOptions const& options);
 
+// Whether a branch or field `name` is selected: it matches one of the
+// `include` globs (or there are none) and none of the `exclude` globs.
+bool selectedName(std::string const& name, std::vector<std::string> const& include,
+                  std::vector<std::string> const& exclude);
+
 // Opens `path` for reading. Throws lanes::Exception naming the file if it is
 // missing, unreadable, not a ROOT file, or truncated (a file ROOT had to
 // recover was never closed properly: its last entries are lost).

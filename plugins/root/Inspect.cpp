@@ -18,6 +18,7 @@
 
 #include "lanes/core/Exception.h"
 #include "root/InputFiles.h"
+#include "root/RootSupport.h"
 
 namespace lanes::rootio {
 
@@ -104,8 +105,7 @@ std::vector<InspectedDataset> inspectFile(std::string const& path) {
         try {
           datasets.push_back(inspectNtuple(*ntuple, key->GetName()));
         } catch (std::exception const& error) {
-          std::string message = error.what();
-          throw Exception("'" + path + "': RNTuple '" + key->GetName() + "': " + message.substr(0, message.find('\n')));
+          throw Exception("'" + path + "': RNTuple '" + key->GetName() + "': " + rootExceptionMessage(error));
         }
       }
     } else if (auto* cls = TClass::GetClass(kind.c_str()); cls && cls->InheritsFrom(TTree::Class())) {

@@ -16,24 +16,13 @@ namespace lanes::rootio {
 
 namespace {
 
-// ROOT's RException message is several lines (with a stack); the first says
-// it, less a note about ROOT's own error handling.
-std::string firstLine(std::exception const& error) {
-  std::string message = error.what();
-  message = message.substr(0, message.find('\n'));
-  for (std::string const noise : {" (unchecked RResult access!)"}) {
-    for (auto at = message.find(noise); at != std::string::npos; at = message.find(noise)) message.erase(at, noise.size());
-  }
-  return message;
-}
-
 // Runs `action`; a ROOT exception comes back as a lanes::Exception saying `what`.
 template <typename Action>
 auto rethrowingRoot(std::string const& what, Action action) -> decltype(action()) {
   try {
     return action();
   } catch (ROOT::RException const& error) {
-    throw Exception(what + ": " + firstLine(error));
+    throw Exception(what + ": " + rootExceptionMessage(error));
   }
 }
 

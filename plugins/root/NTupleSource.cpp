@@ -74,17 +74,6 @@ std::string ntupleNames(TFile& file) {
   return names.empty() ? "none" : names;
 }
 
-std::string firstLine(std::exception const& error) {
-  std::string message = error.what();
-  return message.substr(0, message.find('\n'));
-}
-
-bool selected(std::string const& name, std::vector<std::string> const& include, std::vector<std::string> const& exclude) {
-  auto matches = [&](std::string const& pattern) { return globMatch(pattern, name); };
-  bool const included = include.empty() || std::any_of(include.begin(), include.end(), matches);
-  return included && std::none_of(exclude.begin(), exclude.end(), matches);
-}
-
 ProductDescription descriptionOf(FieldLayout const& field) {
   if (field.fundamental) return {field.name, field.fundamental->scalar, {}};
   return {field.name, *field.cls->GetTypeInfo(), field.cls->GetName()};
@@ -123,7 +112,7 @@ std::unique_ptr<ROOT::RNTupleReader> openReader(TFile& file, std::string const& 
   try {
     return ROOT::RNTupleReader::Open(*ntuple, options);
   } catch (ROOT::RException const& error) {
-    throw Exception("cannot read RNTuple '" + name + "' in '" + file.GetName() + "': " + firstLine(error));
+    throw Exception("cannot read RNTuple '" + name + "' in '" + file.GetName() + "': " + rootExceptionMessage(error));
   }
 }
 
@@ -166,7 +155,7 @@ NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked)
           }
           continue;
         }
-        if (!selected(name, include, exclude)) continue;
+        if (!selectedName(name, include, exclude)) continue;
         try {
           layout->fields.push_back(layoutOf(name, field.GetTypeName()));
         } catch (Exception const& error) {
@@ -213,7 +202,7 @@ bool NTupleSource::position(std::uint64_t entry, SourceEvent& event) {
       file.views[first + i](local);
     } catch (ROOT::RException const& error) {
       throw Exception("cannot read field '" + std::string(kIdFields[i]) + "' of entry " + std::to_string(local) +
-                      ": " + firstLine(error));
+                      ": " + rootExceptionMessage(error));
     }
     // Ids are non-negative integers of 32 or 64 bits: the low bytes of a uint64 (little-endian).
     std::memcpy(&values[i], file.scalars[first + i].data(), layout_->ids[i].fundamental->size);
@@ -233,7 +222,7 @@ void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSl
   } catch (ROOT::RException const& error) {
     if (object) field.cls->Destructor(object);
     throw Exception("cannot read field '" + field.name + "' of entry " + std::to_string(local) + " in '" + origin() +
-                    "': " + firstLine(error));
+                    "': " + rootExceptionMessage(error));
   }
   if (object) {
     adoptObject(slot, field.cls, object, field.cls->Size());
@@ -260,7 +249,7 @@ std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) co
     try {
       file->views.push_back(file->reader->GetView(name, target, type));
     } catch (ROOT::RException const& error) {
-      throw Exception("cannot read field '" + name + "' as '" + type + "' in '" + path + "': " + firstLine(error));
+      throw Exception("cannot read field '" + name + "' as '" + type + "' in '" + path + "': " + rootExceptionMessage(error));
     }
   };
   for (std::size_t p = 0; p < fields.size(); ++p) {

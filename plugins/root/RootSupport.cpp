@@ -106,6 +106,14 @@ void initialiseRoot() {
 
 std::string takeRootMessage() { return std::exchange(lastRootMessage, {}); }
 
+std::string rootExceptionMessage(std::exception const& error) {
+  std::string message = error.what();
+  message = message.substr(0, message.find('\n'));
+  std::string const noise = " (unchecked RResult access!)";
+  for (auto at = message.find(noise); at != std::string::npos; at = message.find(noise)) message.erase(at, noise.size());
+  return message;
+}
+
 Fundamental const* fundamentalByRootName(std::string const& rootName) {
   for (auto const& entry : fundamentals()) {
     if (rootName == entry.rootName) return &entry;

@@ -4,6 +4,7 @@
 // types of lanes products and the types ROOT stores.
 
 #include <cstddef>
+#include <exception>
 #include <string>
 #include <typeindex>
 #include <typeinfo>
@@ -21,6 +22,10 @@ void initialiseRoot();
 
 // The last error or warning ROOT reported on this thread ("" if none), cleared.
 std::string takeRootMessage();
+
+// What a ROOT exception (RNTuple's RException) says, in one line: its what()
+// runs to several lines with a stack, and notes on ROOT's own error handling.
+std::string rootExceptionMessage(std::exception const& error);
 
 // One fundamental type as a product (a scalar, or a std::vector of it for
 // leaf arrays) and as ROOT knows it.

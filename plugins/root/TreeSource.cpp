@@ -129,12 +129,6 @@ TreeSource::BranchLayout layoutOf(TBranch& branch) {
   return {name, array ? Kind::Array : Kind::Scalar, fundamental};
 }
 
-bool selected(std::string const& name, std::vector<std::string> const& include, std::vector<std::string> const& exclude) {
-  auto matches = [&](std::string const& pattern) { return globMatch(pattern, name); };
-  bool const included = include.empty() || std::any_of(include.begin(), include.end(), matches);
-  return included && std::none_of(exclude.begin(), exclude.end(), matches);
-}
-
 bool isIdBranch(std::string const& name) {
   return std::find(std::begin(kIdBranches), std::end(kIdBranches), name) != std::end(kIdBranches);
 }
@@ -149,7 +143,7 @@ bool describeBranches(TTree& tree, std::vector<std::string> const& include, std:
     std::string const name = branch->GetName();
     if (isIdBranch(name)) {
       ++ids;
-    } else if (selected(name, include, exclude)) {
+    } else if (selectedName(name, include, exclude)) {
       branches.push_back(layoutOf(*branch));
     }
   }
@@ -162,7 +156,7 @@ std::vector<std::string> emulatedClasses(TTree& tree, std::vector<std::string> c
   std::vector<std::string> names;
   for (auto* object : *tree.GetListOfBranches()) {
     auto* branch = static_cast<TBranch*>(object);
-    if (isIdBranch(branch->GetName()) || !selected(branch->GetName(), include, exclude)) continue;
+    if (isIdBranch(branch->GetName()) || !selectedName(branch->GetName(), include, exclude)) continue;
     auto* cls = *branch->GetClassName() ? TClass::GetClass(branch->GetClassName()) : nullptr;
     if (cls && !cls->HasDictionary()) names.emplace_back(cls->GetName());
   }

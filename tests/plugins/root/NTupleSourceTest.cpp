@@ -21,13 +21,6 @@ using mimicry::test::errorOf;
 using mimicry::test::expectMentions;
 using mimicry::test::optionsOf;
 
-std::size_t indexOf(Source const& source, std::string const& label) {
-  auto const& products = source.products();
-  return static_cast<std::size_t>(
-      std::find_if(products.begin(), products.end(), [&](auto const& p) { return p.label == label; }) -
-      products.begin());
-}
-
 TEST(NTupleSourceTest, ProjectedFieldsAreTypedProductsAndUntypedRecordsAreNot) {
   NTupleSource source(optionsOf("file=" + dataFile(kMuons)));
   std::vector<std::string> labels;

@@ -27,6 +27,13 @@ std::vector<std::string> ScratchDirectory::files() const {
   return names;
 }
 
+std::size_t indexOf(Source const& source, std::string const& label) {
+  auto const& products = source.products();
+  auto it = std::find_if(products.begin(), products.end(), [&](auto const& p) { return p.label == label; });
+  if (it == products.end()) throw std::runtime_error("no product " + label);
+  return static_cast<std::size_t>(it - products.begin());
+}
+
 JobConfig rootJob(std::string const& source, std::vector<std::string> const& outputs, unsigned threads, unsigned lanes) {
   JobConfig config;
   config.source = PluginSpec::parse(source);

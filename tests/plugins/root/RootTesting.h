@@ -7,6 +7,7 @@
 
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/JobConfig.h"
+#include "lanes/core/Source.h"
 
 namespace lanes::rootio::test {
 
@@ -33,6 +34,9 @@ class ScratchDirectory {
  private:
   std::filesystem::path root_;
 };
+
+// The index of product `label` among `source`'s; throws std::runtime_error if none.
+std::size_t indexOf(Source const& source, std::string const& label);
 
 // A job of `source` and `outputs` (specs) on `threads` threads and `lanes` lanes.
 JobConfig rootJob(std::string const& source, std::vector<std::string> const& outputs, unsigned threads = 2,

@@ -26,13 +26,6 @@ using mimicry::test::errorOf;
 using mimicry::test::expectMentions;
 using mimicry::test::optionsOf;
 
-std::size_t indexOf(Source const& source, std::string const& label) {
-  auto const& products = source.products();
-  auto it = std::find_if(products.begin(), products.end(), [&](auto const& p) { return p.label == label; });
-  if (it == products.end()) throw std::runtime_error("no product " + label);
-  return static_cast<std::size_t>(it - products.begin());
-}
-
 TreeSource nanoAod(std::string const& extra = "") {
   return TreeSource(optionsOf("file=" + dataFile(kNanoAod) + extra));
 }

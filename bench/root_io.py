@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""ROOT I/O benchmarks: what each output costs, and how fast the root source reads.
+
+    .venv/bin/python bench/root_io.py [--events 4000] [--repeats 3] [--out bench-results]
+
+Runs the `lanes` binary (LANES_BINARY, default build/bin/lanes) on the NanoAOD
+test file and writes root_io.json and root_io.png to --out:
+
+1. Outputs: the file under repeat=200, busy waiters on every product scaled so
+   that processing costs about what the serial `root` output costs, at 1 and 2
+   threads (as many lanes), for dummy, serialize, root, root imt=true,
+   parallel-root, rntuple and rntuple-parallel (the parallel ones with
+   concurrency = threads); events/s and the ratio to dummy (the framework's own
+   limit). The same without waiters shows each output's own ceiling.
+2. Reading: the root source (no waiters, dummy output, all branches) against
+   ROOT's rootreadspeed on the same 50-file list, branches and thread count;
+   both timed as whole processes (start-up and file opening included).
+3. Framework cost per product: repeat + dummy, no waiters.
+
+Every figure is the best of --repeats runs. Figures are printed and stored,
+never asserted: this is a measurement, not a test.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+LANES = Path(os.environ.get("LANES_BINARY", REPO / "build" / "bin" / "lanes"))
+NANOAOD = REPO / "data" / "files" / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
+ROOTREADSPEED = next((REPO / ".venv" / "lib").glob("python3*/site-packages/ROOT/bin/rootreadspeed"))
+OUTPUTS = ["dummy", "serialize", "root", "root imt=true", "parallel-root", "rntuple", "rntuple-parallel"]
+
+
+def run_lanes(args, scratch):
+    """Runs `lanes run ARGS`; returns its report and the process's wall time."""
+    report = Path(scratch) / "report.json"
+    start = time.perf_counter()
+    completed = subprocess.run([str(LANES), "run", *args, "--report", str(report)], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if completed.returncode != 0:
+        sys.exit(f"lanes {' '.join(args)} failed: {completed.stderr.strip()}")
+    return json.loads(report.read_text()), wall
+
+
+def best(repeats, measure):
+    """The run with the highest events/s of `repeats` calls of measure() -> dict."""
+    return max((measure() for _ in range(repeats)), key=lambda r: r["events_per_s"])
+
+
+def output_spec(name, threads, scratch):
+    plugin, _, extra = name.partition(" ")
+    options = [] if plugin in ("dummy", "serialize") else [f"file={scratch}/out-{plugin}.root"]
+    if plugin in ("parallel-root", "rntuple-parallel"):
+        options.append(f"concurrency={threads}")
+    if extra:
+        options.append(extra)
+    return plugin + (":" + ",".join(options) if options else "")
+
+
+def output_run(name, threads, events, scale, scratch):
+    args = ["--source", f"root:file={NANOAOD},repeat=200", "-n", str(events), "-t", str(threads),
+            "--output", output_spec(name, threads, scratch)]
+    if scale:
+        args += ["--waiter", f"busy:scale={scale:.6g}"]
+    report, _ = run_lanes(args, scratch)
+    output = report["modules"][-1]
+    return {"output": name, "threads": threads, "events_per_s": report["events_per_s"],
+            "output_s_per_event": output["total_s"] / report["events"], "cpu_efficiency": report["cpu_efficiency"],
+            "details": output.get("details")}
+
+
+def calibrate(events, repeats, scratch):
+    """The busy scale (s/byte) that makes processing cost what the `root` output does."""
+    serial = best(repeats, lambda: output_run("root", 1, events, 0, scratch))
+    probe_scale = 1e-9
+    report, _ = run_lanes(["--source", f"root:file={NANOAOD},repeat=200", "-n", str(events), "-t", "1",
+                           "--waiter", f"busy:scale={probe_scale}", "--output", "dummy"], scratch)
+    waiters = sum(m["total_s"] for m in report["modules"] if m["plugin"] == "busy") / report["events"]
+    return probe_scale * serial["output_s_per_event"] / waiters, serial["output_s_per_event"]
+
+
+def outputs_matrix(events, repeats, scale, scratch):
+    rows = []
+    for threads in (1, 2):
+        for name in OUTPUTS:
+            row = best(repeats, lambda: output_run(name, threads, events, scale, scratch))
+            rows.append(row)
+            print(f"  {'waiters' if scale else 'no waiters'} t={threads} {name:18s} {row['events_per_s']:9.1f} ev/s",
+                  file=sys.stderr)
+    for row in rows:
+        dummy = next(r for r in rows if r["threads"] == row["threads"] and r["output"] == "dummy")
+        row["ratio_to_dummy"] = row["events_per_s"] / dummy["events_per_s"]
+    return rows
+
+
+def read_comparison(repeats, scratch):
+    files = [str(NANOAOD)] * 50
+    listing = Path(scratch) / "files.txt"
+    listing.write_text("\n".join(files) + "\n")
+    events = 200 * len(files)
+    rows = []
+    for threads in (1, 2):
+        def lanes_read():
+            handles = "shared" if threads == 1 else "lane"
+            report, wall = run_lanes(["--source", f"root:files={listing},handles={handles}", "-n", "0",
+                                      "-t", str(threads), "--output", "dummy"], scratch)
+            return {"tool": f"lanes (handles={handles})", "threads": threads, "events": report["events"],
+                    "events_per_s": report["events"] / wall, "wall_s": wall}
+
+        def rootreadspeed():
+            start = time.perf_counter()
+            subprocess.run([str(ROOTREADSPEED), "--files", *files, "--trees", "Events", "--all-branches",
+                            "--threads", str(threads)], check=True, capture_output=True)
+            wall = time.perf_counter() - start
+            return {"tool": "rootreadspeed", "threads": threads, "events": events, "events_per_s": events / wall,
+                    "wall_s": wall}
+
+        ours, theirs = best(repeats, lanes_read), best(repeats, rootreadspeed)
+        ours["ratio_to_rootreadspeed"] = ours["events_per_s"] / theirs["events_per_s"]
+        rows += [ours, theirs]
+        print(f"  read t={threads}: lanes {ours['events_per_s']:.0f} ev/s, rootreadspeed {theirs['events_per_s']:.0f} "
+              f"ev/s ({ours['ratio_to_rootreadspeed']:.2f})", file=sys.stderr)
+    return rows
+
+
+def per_product(repeats, scratch):
+    products = 944  # the NanoAOD file's branches less run, luminosityBlock, event
+    rows = []
+    for threads in (1, 2):
+        def measure():
+            report, _ = run_lanes(["--source", f"root:file={NANOAOD},repeat=200", "-n", "50000", "-t", str(threads),
+                                   "--output", "dummy"], scratch)
+            return {"threads": threads, "events_per_s": report["events_per_s"],
+                    "ns_per_product": 1e9 / report["events_per_s"] / products}
+        rows.append(best(repeats, measure))
+    return rows
+
+
+def plot(results, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    for axis, key, title in ((axes[0], "with_waiters", "processing ≈ root output cost"),
+                             (axes[1], "without_waiters", "no processing: each output's ceiling")):
+        rows = results["outputs"][key]
+        width = 0.38
+        for i, threads in enumerate((1, 2)):
+            values = [next(r["events_per_s"] for r in rows if r["threads"] == threads and r["output"] == o)
+                      for o in OUTPUTS]
+            positions = [x + (i - 0.5) * width for x in range(len(OUTPUTS))]
+            bars = axis.bar(positions, values, width, label=f"{threads} thread{'s' if threads > 1 else ''}")
+            for bar, o in zip(bars, OUTPUTS):
+                ratio = next(r["ratio_to_dummy"] for r in rows if r["threads"] == threads and r["output"] == o)
+                axis.annotate(f"{ratio:.2f}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                              ha="center", va="bottom", fontsize=7)
+        axis.set_xticks(range(len(OUTPUTS)), OUTPUTS, rotation=30, ha="right")
+        axis.set_ylabel("events / s")
+        axis.set_title(f"NanoAOD, repeat=200: {title}\n(labels: ratio to dummy)", fontsize=10)
+        axis.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=4000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", default="bench-results")
+    arguments = parser.parse_args()
+    out = Path(arguments.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        scale, root_cost = calibrate(arguments.events, arguments.repeats, scratch)
+        print(f"calibration: root output {root_cost * 1e6:.0f} us/event -> busy scale {scale:.3g} s/byte",
+              file=sys.stderr)
+        results = {
+            "benchmark": "root_io",
+            "machine_cores": os.cpu_count(),
+            "events": arguments.events,
+            "busy_scale_s_per_byte": scale,
+            "root_output_s_per_event": root_cost,
+            "outputs": {"with_waiters": outputs_matrix(arguments.events, arguments.repeats, scale, scratch),
+                        "without_waiters": outputs_matrix(arguments.events, arguments.repeats, 0, scratch)},
+            "read": read_comparison(arguments.repeats, scratch),
+            "per_product": per_product(arguments.repeats, scratch),
+        }
+    (out / "root_io.json").write_text(json.dumps(results, indent=2) + "\n")
+    plot(results, out / "root_io.png")
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,5 +1,6 @@
 #include "SignalStop.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -12,6 +13,9 @@ namespace {
 // SIGUSR1 only wakes the waiter when the job is over.
 constexpr int kWake = SIGUSR1;
 
+// Whether a SignalStop takes SIGINT and SIGTERM (see sigaction() below).
+std::atomic<bool> stopSignalsTaken{false};
+
 // On a terminal the progress ticker owns the current line: start a new one.
 void say(std::string text) {
   if (::isatty(STDERR_FILENO)) text.insert(0, "\n");
@@ -20,6 +24,7 @@ void say(std::string text) {
 }  // namespace
 
 SignalStop::SignalStop() {
+  stopSignalsTaken.store(true);
   sigemptyset(&signals_);
   sigaddset(&signals_, SIGINT);
   sigaddset(&signals_, SIGTERM);
@@ -33,6 +38,7 @@ SignalStop::~SignalStop() {
   pthread_kill(waiter_.native_handle(), kWake);
   waiter_.join();
   pthread_sigmask(SIG_SETMASK, &previousMask_, nullptr);
+  stopSignalsTaken.store(false);
 }
 
 void SignalStop::attach(EventProcessor& processor) {
@@ -59,3 +65,23 @@ void SignalStop::waitForSignals() {
 }
 
 }  // namespace lanes::cli
+
+// ROOT's TFile::WriteBuffer sets SIGINT to "ignored" around every write and
+// back afterwards (TSystem::IgnoreInterrupt), so that Ctrl-C cannot cut a
+// record in half. But making a signal ignored discards it if it is pending,
+// even while blocked, which is how SignalStop keeps SIGINT for sigwait(): a
+// Ctrl-C that arrives while any output writes would be lost, and the job
+// would run on. While a SignalStop takes the stop signals no write can be
+// interrupted anyway (they are blocked in every thread), so requests to
+// ignore them change nothing. This definition takes the place of the C
+// library's for the libraries the executable loads (ROOT's included).
+extern "C" int sigaction(int signal, struct sigaction const* action, struct sigaction* previous) {
+  using Sigaction = int (*)(int, struct sigaction const*, struct sigaction*);
+  static auto const libc = reinterpret_cast<Sigaction>(::dlsym(RTLD_NEXT, "sigaction"));
+  bool const stopSignal = signal == SIGINT || signal == SIGTERM;
+  if (action && action->sa_handler == SIG_IGN && stopSignal && lanes::cli::stopSignalsTaken.load()) {
+    return libc(signal, nullptr, previous);  // reports the current action, changes nothing
+  }
+  return libc(signal, action, previous);
+}
+

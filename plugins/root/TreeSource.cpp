@@ -47,6 +47,7 @@ struct TreeSource::Pending {
   std::array<std::byte, 8> scalar{};  // Scalar
   std::size_t bytes = 0;
   bool ready = false;  // read and not yet handed over
+  std::string error;   // why reading it failed: reported to its own event
 };
 
 // The entries of one branch read ahead: entry `first` onwards.
@@ -58,7 +59,7 @@ struct TreeSource::Window {
     auto const offset = entry - first;
     if (offset < 0 || offset >= static_cast<long long>(entries.size())) return nullptr;
     auto& pending = entries[static_cast<std::size_t>(offset)];
-    return pending.ready ? &pending : nullptr;
+    return pending.ready || !pending.error.empty() ? &pending : nullptr;
   }
 };
 
@@ -267,6 +268,7 @@ void TreeSource::read(SourceEvent const& event, std::size_t product, ProductSlot
     readAhead(file, product, local);
     pending = window.find(local);
   }
+  if (!pending->error.empty()) throw Exception(std::exchange(pending->error, {}));
   hand(layout_->branches[product], *pending, slot);
 }
 
@@ -279,7 +281,17 @@ void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first)
   window.entries.resize(static_cast<std::size_t>(end - first));
   // The tree's read-ahead cache follows its current entry.
   if (file.tree->GetReadEntry() != first) file.tree->LoadTree(first);
-  for (auto entry = first; entry < end; ++entry) readEntry(file, product, entry, window.entries[entry - first]);
+  for (auto entry = first; entry < end; ++entry) {
+    auto& pending = window.entries[entry - first];
+    pending.error.clear();
+    try {
+      readEntry(file, product, entry, pending);
+    } catch (Exception const& error) {
+      // The failure belongs to the event of that entry, which may come later.
+      pending.error = error.message();
+      return;
+    }
+  }
 }
 
 void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry, Pending& pending) const {

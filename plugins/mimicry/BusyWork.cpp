@@ -9,15 +9,40 @@ namespace {
 
 // About 2 µs of dependent integer work on a current core: the CPU clock is
 // read (a system call) once per chunk, not once per step.
-constexpr int kStepsPerChunk = 1024;
+constexpr std::uint64_t kStepsPerChunk = 1024;
 
-std::uint64_t churn(std::uint64_t state) {
-  for (int i = 0; i < kStepsPerChunk; ++i) {
+// Below this, a burn runs a counted number of steps instead of watching the
+// CPU clock: two clock reads and a whole chunk would cost more than asked
+// (a waiter per small product asks for nanoseconds).
+constexpr double kCountedBelow = 50e-6;
+
+std::uint64_t churn(std::uint64_t state, std::uint64_t steps = kStepsPerChunk) {
+  for (std::uint64_t i = 0; i < steps; ++i) {
     state ^= state << 13;
     state ^= state >> 7;
     state ^= state << 17;
   }
   return state;
+}
+
+// The result escapes through a volatile store, so the work must happen.
+void keep(std::uint64_t state) {
+  volatile std::uint64_t sink = state;
+  (void)sink;
+}
+
+// Steps of churn per CPU second, measured once (about a millisecond).
+double stepsPerSecond() {
+  static double const rate = [] {
+    constexpr std::uint64_t chunks = 500;
+    std::uint64_t state = 0x9E3779B97F4A7C15ull;
+    double const begin = threadCpuSeconds();
+    for (std::uint64_t i = 0; i < chunks; ++i) state = churn(state);
+    double const elapsed = threadCpuSeconds() - begin;
+    keep(state);
+    return static_cast<double>(chunks * kStepsPerChunk) / (elapsed > 0 ? elapsed : 1e-3);
+  }();
+  return rate;
 }
 
 }  // namespace
@@ -30,14 +55,16 @@ double threadCpuSeconds() {
 
 void burnCpu(double seconds) {
   if (!(seconds > 0)) return;
-  double const end = threadCpuSeconds() + seconds;
   std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  if (seconds < kCountedBelow) {
+    keep(churn(state, static_cast<std::uint64_t>(seconds * stepsPerSecond()) + 1));
+    return;
+  }
+  double const end = threadCpuSeconds() + seconds;
   do {
     state = churn(state);
   } while (threadCpuSeconds() < end);
-  // The result escapes through a volatile store, so the work must happen.
-  volatile std::uint64_t sink = state;
-  (void)sink;
+  keep(state);
 }
 
 }  // namespace lanes::mimicry

@@ -8,7 +8,9 @@ double threadCpuSeconds();
 
 // Burns `seconds` of the calling thread's CPU time with arithmetic the
 // compiler cannot remove. Time spent descheduled does not count, so under
-// oversubscription the call takes longer in wall-clock time. Thread-safe.
+// oversubscription the call takes longer in wall-clock time. Bursts under
+// 50 µs run as many steps as that time holds (measured once per process)
+// rather than watching the clock, whose reads would cost more. Thread-safe.
 void burnCpu(double seconds);
 
 }  // namespace lanes::mimicry

@@ -26,6 +26,16 @@ TEST(BusyWorkTest, EachThreadBurnsItsOwnCpuTime) {
   for (double seconds : spent) EXPECT_GE(seconds, 0.01);
 }
 
+TEST(BusyWorkTest, ShortBurstsCostAboutWhatTheyAsk) {
+  // 20000 bursts of 0.1 µs ask for 2 ms; watching the clock for each would
+  // cost ~60 ms. The bounds are loose: the step rate is measured once.
+  double const spent = cpuSecondsOf([] {
+    for (int i = 0; i < 20000; ++i) burnCpu(1e-7);
+  });
+  EXPECT_GE(spent, 0.001);
+  EXPECT_LE(spent, 0.02);
+}
+
 TEST(BusyWorkTest, NothingToBurnReturns) {
   burnCpu(0);
   burnCpu(-1);

@@ -39,9 +39,10 @@ std::unique_ptr<ROOT::RNTupleModel> makeModel(std::vector<Column> const& columns
   return model;
 }
 
-ROOT::RNTupleWriteOptions writeOptions(int compression) {
+ROOT::RNTupleWriteOptions writeOptions(int compression, std::size_t clusterBytes) {
   ROOT::RNTupleWriteOptions options;
   options.SetCompression(static_cast<std::uint32_t>(compression));
+  options.SetApproxZippedClusterSize(clusterBytes);
   return options;
 }
 
@@ -75,7 +76,8 @@ struct NTupleLayout::Filler {
 NTupleLayout::NTupleLayout(PluginOptions const& checked)
     : file_(checked.forOption("file", [&] { return OutputFile(checked.required("file")); })),
       name_(checked.raw().getString("ntuple", "Events")),
-      compression_(compressionOption(checked)) {
+      compression_(compressionOption(checked)),
+      clusterBytes_(checked.positive("cluster", 8 << 20)) {
   initialiseRoot();
 }
 
@@ -93,7 +95,7 @@ void NTupleOutput::beginJob(JobContext const& context) {
   auto model = makeModel(layout_.columns());
   writer_ = rethrowingRoot("cannot create '" + layout_.file().temporaryPath() + "'", [&] {
     return ROOT::RNTupleWriter::Recreate(std::move(model), layout_.name(), layout_.file().temporaryPath(),
-                                         writeOptions(layout_.compression()));
+                                         writeOptions(layout_.compression(), layout_.clusterBytes()));
   });
   filler_ = std::make_unique<NTupleLayout::Filler>(writer_->CreateRawPtrWriteEntry(), layout_.columns());
 }
@@ -138,7 +140,7 @@ void ParallelNTupleOutput::beginJob(JobContext const& context) {
   auto model = makeModel(layout_.columns());
   writer_ = rethrowingRoot("cannot create '" + layout_.file().temporaryPath() + "'", [&] {
     return ROOT::RNTupleParallelWriter::Recreate(std::move(model), layout_.name(), layout_.file().temporaryPath(),
-                                                 writeOptions(layout_.compression()));
+                                                 writeOptions(layout_.compression(), layout_.clusterBytes()));
   });
   for (unsigned i = 0; i < concurrencyLimit(); ++i) {
     auto context = writer_->CreateFillContext();
@@ -154,7 +156,16 @@ void ParallelNTupleOutput::write(Event const& event) const {
   // The framework runs at most concurrencyLimit() calls at once, one context each.
   if (!free_.try_pop(filler)) throw Exception("rntuple-parallel: no free fill context");
   try {
-    (*filler)(event, layout_.columns(), [&](auto& entry) { filler->context->Fill(entry); });
+    (*filler)(event, layout_.columns(), [&](auto& entry) {
+      ROOT::RNTupleFillStatus status;
+      filler->context->FillNoFlush(entry, status);
+      if (status.ShouldFlushCluster()) {
+        // Compress the cluster's pages first, in this call's own context; only
+        // writing them takes the writer's lock, which every context shares.
+        filler->context->FlushColumns();
+        filler->context->FlushCluster();
+      }
+    });
   } catch (...) {
     free_.push(filler);
     throw;
@@ -190,11 +201,13 @@ std::string ParallelNTupleOutput::details() const { return fileDetails(layout_.f
 
 namespace {
 RegisterOutput<NTupleOutput> const serial(
-    "rntuple", "writes an RNTuple, a field per product (a one module): file=PATH, ntuple=NAME, compression=, level=, keep=GLOB");
+    "rntuple",
+    "writes an RNTuple, a field per product (a one module): file=PATH, ntuple=NAME, compression=, level=, "
+    "cluster=BYTES, keep=GLOB");
 RegisterOutput<ParallelNTupleOutput> const parallel(
     "rntuple-parallel",
     "writes an RNTuple with RNTupleParallelWriter, a fill context per concurrent call (a limited(N) module): "
-    "file=PATH, concurrency=N, ntuple=NAME, compression=, level=, keep=GLOB");
+    "file=PATH, concurrency=N, ntuple=NAME, compression=, level=, cluster=BYTES, keep=GLOB");
 }
 
 }  // namespace lanes::rootio

@@ -26,7 +26,11 @@ namespace lanes::rootio {
 // products are bound to an entry and filled. Immutable after beginJob.
 class NTupleLayout {
  public:
-  // Options: file=PATH (required), ntuple=NAME (Events), compression=, level=, keep=.
+  // Options: file=PATH (required), ntuple=NAME (Events), compression=,
+  // level=, cluster=BYTES (approximate compressed size of a cluster; default
+  // 8 MiB, not ROOT's 128 MiB: pages are compressed when their cluster is
+  // flushed, and a job that never fills one would compress everything at
+  // the end, on one thread), keep=.
   NTupleLayout(PluginOptions const& checked);
 
   struct Filler;  // one entry with its field tokens; confined to one call at a time
@@ -35,6 +39,7 @@ class NTupleLayout {
   OutputFile const& file() const { return file_; }
   std::string const& name() const { return name_; }
   int compression() const { return compression_; }
+  std::size_t clusterBytes() const { return clusterBytes_; }
   std::vector<Column> const& columns() const { return columns_; }
   void setColumns(std::vector<Column> columns) { columns_ = std::move(columns); }
 
@@ -42,6 +47,7 @@ class NTupleLayout {
   OutputFile file_;
   std::string name_;
   int compression_;
+  std::size_t clusterBytes_;
   std::vector<Column> columns_;
 };
 

@@ -35,7 +35,7 @@ ParallelTreeOutput::ParallelTreeOutput(std::string label, Options const& options
       treeName_(options.getString("tree", "Events")),
       compression_(compressionOption(checked)),
       settings_{static_cast<int>(checked.positive("basket", 32000)), static_cast<int>(checked.count("split", 99))},
-      flushEvents_(checked.positive("flush", 1000)) {
+      flushEvents_(checked.positive("flush", 5000)) {
   initialiseRoot();
   keep(options.getAll("keep"));
 }

@@ -33,7 +33,9 @@ namespace lanes::rootio {
 class ParallelTreeOutput : public limited::Output {
  public:
   // Options: file=PATH (required), concurrency=N (default 2), flush=EVENTS
-  // (a buffer is merged after this many; default 1000), tree=NAME,
+  // (a buffer is merged after this many; default 5000: each merge writes
+  // every branch's basket, so rarer merges make fewer, fuller baskets, at
+  // the price of a buffer's memory), tree=NAME,
   // compression=, level=, basket=, split=, keep= as the `root` output.
   ParallelTreeOutput(std::string label, Options const& options);
   ~ParallelTreeOutput() override;

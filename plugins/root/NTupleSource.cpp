@@ -16,7 +16,6 @@
 #include <cstring>
 
 #include "lanes/core/Exception.h"
-#include "lanes/core/OutputModule.h"
 #include "lanes/core/PluginRegistry.h"
 #include "root/RootSupport.h"
 

@@ -18,7 +18,6 @@
 #include <utility>
 
 #include "lanes/core/Exception.h"
-#include "lanes/core/OutputModule.h"
 #include "lanes/core/PluginRegistry.h"
 #include "root/Dictionaries.h"
 #include "root/InputFiles.h"

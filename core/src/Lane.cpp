@@ -175,13 +175,13 @@ bool Lane::ensureSourceProduct(ProductIndex product, Waiter* waiter, ModuleState
   return !state.done.add(waiter);
 }
 
-void Lane::readSourceProduct(ProductIndex product) {
+void Lane::readSourceProduct(ProductIndex product, bool timed) {
   if (eventFailed()) return;
   Source& source = replica_ ? *replica_ : *schedule_.source;
   // A read from memory (a source with concurrent reads: repeat=, synthetic)
   // costs a few nanoseconds, less than the two clock reads that would time
   // it, so only reads from files are timed.
-  bool const timed = timing_ && !source.concurrentReads();
+  timed = timed && timing_ && !source.concurrentReads();
   auto const begin = timed ? Clock::now() : Clock::time_point{};
   try {
     source.read(sourceEvent_, product, event_.slotForWriting(product));
@@ -192,8 +192,13 @@ void Lane::readSourceProduct(ProductIndex product) {
   if (timed) record(kSourceProducer, Transition::SourceRead, begin);
 }
 
+// One call record for the whole batch: a batch can be every product of the
+// event (an output keeps them all), and timing each read would add two clock
+// reads to every product.
 void Lane::readBatch(unsigned module) {
-  for (auto product : modules_[module].toRead) readSourceProduct(product);
+  auto const begin = now();
+  for (auto product : modules_[module].toRead) readSourceProduct(product, /*timed=*/false);
+  record(kSourceProducer, Transition::SourceRead, begin);
 }
 
 void Lane::prerequisiteReady(unsigned module, unsigned prerequisite) {

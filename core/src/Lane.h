@@ -83,7 +83,8 @@ class Lane {
   void acquire(unsigned module);
   void produceAfterAcquire(unsigned module);
   void finish(unsigned module);
-  void readSourceProduct(ProductIndex product);
+  // `timed`: records the read as a call of the source (unless it is a read from memory).
+  void readSourceProduct(ProductIndex product, bool timed = true);
   void readBatch(unsigned module);
 
   void advancePath(unsigned path);

@@ -115,6 +115,7 @@ TEST(RootOutputsTest, AnOutputPathThatCannotBeWrittenFailsBeforeTheJob) {
     expectMentions(error(plugin + ":file=/proc/out.root"), {"/proc/out.root", "cannot write"});
   }
   expectMentions(error("root:file=/tmp/x.root,compression=brotli"), {"compression", "brotli"});
+  expectMentions(error("rntuple:file=/tmp/x.root,level=12"), {"level", "0..9"});
 }
 
 TEST(RootOutputsTest, ProductsRootCannotStoreAreNamed) {

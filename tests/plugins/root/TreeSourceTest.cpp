@@ -180,6 +180,9 @@ TEST(TreeSourceTest, BadInputNamesTheFile) {
   expectMentions(error("file=" + dataFile(kMuons)), {kMuons.c_str(), "no TTree 'Events'"});
   expectMentions(error("files=" + scratch.path("nolist.txt")), {"nolist.txt"});
   expectMentions(error("tree=Events"), {"no input"});
+  // A dictionary cache that cannot be made fails before any build.
+  expectMentions(error("file=" + dataFile(kHzz) + ",tree=events,dictionaries=/proc/lanes-dictionaries"),
+                 {"cannot build dictionaries", kHzz.c_str(), "/proc/lanes-dictionaries"});
 }
 
 }  // namespace

@@ -30,17 +30,15 @@ class SerializeOutput : public global::Output {
   void write(Event const& event) const override;
   std::string details() const override;
 
+ private:
   struct Figures {
     std::uint64_t calls = 0;
     std::uint64_t bytes = 0;
     std::uint64_t nanoseconds = 0;
   };
-  // Totals per column, in columns() order.
+  // Totals per column, in columns_ order.
   std::vector<Figures> figures() const;
-  std::vector<Column> const& columns() const { return columns_; }
-  std::uint64_t eventsWritten() const { return written_.load(); }
 
- private:
   struct alignas(64) Counters {
     std::atomic<std::uint64_t> calls{0}, bytes{0}, nanoseconds{0};
   };

@@ -11,7 +11,27 @@ EventProcessor::~EventProcessor() = default;
 
 void EventProcessor::addObserver(ProcessingObserver* observer) { schedule_->observers.push_back(observer); }
 
+void EventProcessor::clearObservers() { schedule_->observers.clear(); }
+
 RunSummary EventProcessor::run() { return schedule_->run(); }
+
+void EventProcessor::beginJob() { schedule_->beginJob(); }
+
+RunSummary EventProcessor::process(ProcessPart const& part) { return schedule_->process(part); }
+
+void EventProcessor::endJob() { schedule_->endJob(); }
+
+void EventProcessor::mergeOutputParts(std::vector<std::string> const& parts) {
+  for (auto const& worker : schedule_->workers) {
+    if (auto* output = worker->output()) output->mergeParts(parts);
+  }
+}
+
+void EventProcessor::discardOutputParts(std::vector<std::string> const& parts) {
+  for (auto const& worker : schedule_->workers) {
+    if (auto* output = worker->output()) output->discardParts(parts);
+  }
+}
 
 void EventProcessor::requestStop() {
   schedule_->stopRequested.store(true, std::memory_order_release);

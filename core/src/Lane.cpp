@@ -55,7 +55,7 @@ bool Lane::advanceSource(std::uint64_t ordinal) {
   Source& source = replica_ ? *replica_ : *schedule_.source;
   auto const begin = now();
   try {
-    bool const more = replica_ ? source.at(ordinal, sourceEvent_) : source.next(sourceEvent_);
+    bool const more = replica_ ? source.at(ordinal, sourceEvent_) : nextShared(ordinal);
     if (!more) {
       schedule_.halted.store(true, std::memory_order_release);
       return false;
@@ -66,6 +66,14 @@ bool Lane::advanceSource(std::uint64_t ordinal) {
   }
   record(kSourceProducer, Transition::SourceNext, begin);
   return true;
+}
+
+bool Lane::nextShared(std::uint64_t ordinal) {
+  auto& position = schedule_.sharedSourcePosition;
+  if (ordinal < position) throw std::logic_error("event dispenser went backwards: a shared source only moves forward");
+  bool const more = schedule_.source->skip(ordinal - position) && schedule_.source->next(sourceEvent_);
+  position = ordinal + 1;
+  return more;
 }
 
 bool Lane::processEvent() {

@@ -67,6 +67,9 @@ class Lane {
   // source's next event; false at the end of the input or on a source error,
   // both of which halt the job.
   bool advanceSource(std::uint64_t ordinal);
+  // The shared source's event `ordinal`, skipping those before it that other
+  // processes take. Under the source's serial queue.
+  bool nextShared(std::uint64_t ordinal);
   // Starts the current event; true if it also finished before returning.
   bool processEvent();
   void resetEventState();

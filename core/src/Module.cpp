@@ -22,4 +22,16 @@ char const* toString(Concurrency concurrency) {
   return "?";
 }
 
+std::string partPath(std::string const& path, std::string const& part) {
+  if (part.empty()) return path;
+  // The part goes before the extension, if the file name has one.
+  auto const slash = path.find_last_of('/');
+  auto const nameStart = slash == std::string::npos ? 0 : slash + 1;
+  auto const dot = path.find_last_of('.');
+  bool const hasExtension = dot != std::string::npos && dot > nameStart;
+  auto const stem = hasExtension ? path.substr(0, dot) : path;
+  auto const extension = hasExtension ? path.substr(dot) : std::string();
+  return stem + "." + part + extension;
+}
+
 }  // namespace lanes

@@ -232,27 +232,45 @@ void Schedule::buildPaths() {
 }
 
 RunSummary Schedule::run() {
-  if (ran_) throw Exception("a job runs once: construct a new EventProcessor to run again");
-  ran_ = true;
+  beginJob();
+  auto summary = process({});
+  endJob();
+  if (jobFailed_ && !summary.failed) {
+    summary.failed = true;
+    summary.error = jobError_;
+  }
+  return summary;
+}
+
+void Schedule::beginJob() {
+  if (step_ != Step::Constructed) throw Exception("a job runs once: construct a new EventProcessor to run again");
+  step_ = Step::Begun;
+  runJobTransition(Transition::BeginJob, Modules::AllButOutputs, {});
+}
+
+RunSummary Schedule::process(ProcessPart const& part) {
+  if (step_ != Step::Begun) throw Exception("process() runs between beginJob() and endJob()");
   RunSummary summary;
   for (auto* observer : observers) observer->jobStarted(info);
-  // oneTBB caps its workers at the machine's cores unless told otherwise; a
-  // job that asks for more threads (oversubscription studies) gets them.
-  tbb::global_control allowThreads(tbb::global_control::max_allowed_parallelism, config.threads);
-  arena->initialize(static_cast<int>(config.threads));
-  if (!replicatedSource) sourceQueue = std::make_unique<LimitedTaskQueue>(group, 1);
-  runJobTransition(Transition::BeginJob, summary);
-  if (!summary.failed) {
+  startPart(part);
+  if (!jobFailed_) runJobTransition(Transition::BeginJob, Modules::Outputs, part.name);
+  if (!jobFailed_) {
+    // oneTBB caps its workers at the machine's cores unless told otherwise; a
+    // job that asks for more threads (oversubscription studies) gets them.
+    auto const threads = part.threads ? part.threads : config.threads;
+    tbb::global_control allowThreads(tbb::global_control::max_allowed_parallelism, threads);
+    // A part's own arena: a worker forked after an earlier part must not
+    // inherit one whose threads it does not have.
+    arena = std::make_shared<tbb::task_arena>(static_cast<int>(threads));
     arena->execute([this] {
       for (auto& lane : lanes_) group.run([lane = lane.get()] { lane->run(); });
       group.wait();
     });
   }
-  if (firstError_) {
-    summary.failed = true;
-    summary.error = describe(firstError_);
-  }
-  runJobTransition(Transition::EndJob, summary);
+  if (firstError_) failJob(describe(firstError_));
+  runJobTransition(Transition::EndJob, Modules::Outputs, part.name);
+  summary.failed = jobFailed_;
+  summary.error = jobError_;
   summary.eventsProcessed = eventsProcessed.load();
   summary.eventsSkipped = eventsSkipped.load();
   summary.stopRequested = stopRequested.load();
@@ -260,25 +278,43 @@ RunSummary Schedule::run() {
   return summary;
 }
 
-void Schedule::runJobTransition(Transition transition, RunSummary& summary) {
-  JobContext const context{registry, lanes, config.threads};
+void Schedule::endJob() {
+  if (step_ != Step::Begun) throw Exception("endJob() runs once, after beginJob()");
+  step_ = Step::Ended;
+  runJobTransition(Transition::EndJob, Modules::AllButOutputs, {});
+}
+
+void Schedule::startPart(ProcessPart const& part) {
+  dispenser_ = part.events;
+  eventsProcessed.store(0);
+  eventsSkipped.store(0);
+  if (!stopRequested.load()) halted.store(jobFailed_);
+  if (!replicatedSource && !sourceQueue) sourceQueue = std::make_unique<LimitedTaskQueue>(group, 1);
+}
+
+void Schedule::runJobTransition(Transition transition, Modules which, std::string const& part) {
+  JobContext const context{registry, lanes, config.threads, part};
   for (auto& worker : workers) {
+    if ((worker->output() != nullptr) != (which == Modules::Outputs)) continue;
     for (auto& instance : worker->instances()) {
       try {
         if (transition == Transition::BeginJob) {
           instance->beginJob(context);
-        } else if (summary.failed && worker->output()) {
+        } else if (jobFailed_ && worker->output()) {
           worker->output()->abandon();  // a failed job leaves no output that looks complete
         } else {
           instance->endJob();
         }
       } catch (...) {
-        auto error = withContext(std::current_exception(), {worker->label(), transition, {}, {}, {}});
-        if (!summary.failed) summary.error = describe(error);
-        summary.failed = true;
+        failJob(describe(withContext(std::current_exception(), {worker->label(), transition, {}, {}, {}})));
       }
     }
   }
+}
+
+void Schedule::failJob(std::string error) {
+  if (!jobFailed_) jobError_ = std::move(error);
+  jobFailed_ = true;
 }
 
 void Schedule::fail(std::exception_ptr error) {
@@ -288,8 +324,8 @@ void Schedule::fail(std::exception_ptr error) {
 
 std::optional<std::uint64_t> Schedule::claimOrdinal() {
   if (halted.load(std::memory_order_acquire)) return std::nullopt;
-  auto const ordinal = nextOrdinal.fetch_add(1, std::memory_order_relaxed);
-  if (config.maxEvents && ordinal >= config.maxEvents) {
+  auto const ordinal = dispenser_ ? dispenser_->next() : nextOrdinal.fetch_add(1, std::memory_order_relaxed);
+  if (!ordinal || (config.maxEvents && *ordinal >= config.maxEvents)) {
     halted.store(true, std::memory_order_release);
     return std::nullopt;
   }

@@ -39,6 +39,9 @@ class Schedule {
   ~Schedule();
 
   RunSummary run();
+  void beginJob();
+  RunSummary process(ProcessPart const& part);
+  void endJob();
 
   JobConfig const config;
   unsigned const lanes;
@@ -63,12 +66,15 @@ class Schedule {
   // Shared with the continuations of external work: a foreign thread that
   // enqueues the resumption must find the arena alive until enqueue() returns,
   // even if that task runs, the job ends and the schedule is destroyed meanwhile.
-  std::shared_ptr<tbb::task_arena> arena = std::make_shared<tbb::task_arena>();
+  std::shared_ptr<tbb::task_arena> arena;
   tbb::task_group group;
   std::unique_ptr<LimitedTaskQueue> sourceQueue;
   std::atomic<bool> halted{false};         // no new event may start (stop, failure, end of input)
   std::atomic<bool> stopRequested{false};  // by requestStop()
-  std::atomic<std::uint64_t> nextOrdinal{0};
+  std::atomic<std::uint64_t> nextOrdinal{0};  // without a dispenser
+  // Events the shared source has moved past (next() and skip()); only
+  // touched under the source's serial queue.
+  std::uint64_t sharedSourcePosition = 0;
   std::atomic<std::uint64_t> eventsProcessed{0};
   std::atomic<std::uint64_t> eventsSkipped{0};
 
@@ -91,9 +97,18 @@ class Schedule {
   void countSourceConsumers();
   void buildPaths();
   void checkNoCycle() const;
-  void runJobTransition(Transition transition, RunSummary& summary);
+  enum class Modules { AllButOutputs, Outputs };
+  void runJobTransition(Transition transition, Modules which, std::string const& part);
+  void startPart(ProcessPart const& part);
+  // A failure of a job transition, or the first error of a part: the job
+  // stays failed. Job-thread only.
+  void failJob(std::string error);
 
-  bool ran_ = false;
+  enum class Step { Constructed, Begun, Ended };
+  Step step_ = Step::Constructed;
+  bool jobFailed_ = false;
+  std::string jobError_;
+  EventDispenser* dispenser_ = nullptr;
   std::unique_ptr<Source> spareReplica_;
   std::once_flag failOnce_;
   std::exception_ptr firstError_;

@@ -34,7 +34,15 @@ struct JobContext {
   ProductRegistry const& registry;
   unsigned lanes;
   unsigned threads;
+  // The part of a multi-process job this process writes ("worker-2"), or
+  // empty in a single process. Outputs write their file at partPath().
+  std::string part = {};
 };
+
+// Where the `part` of a multi-process job writes the output that a single
+// process would write at `path`: "out.root" -> "out.worker-2.root". Returns
+// `path` unchanged for the empty part.
+std::string partPath(std::string const& path, std::string const& part);
 
 // One consumed or produced product as the module declared it. The registry
 // fills `index` once every module is constructed.

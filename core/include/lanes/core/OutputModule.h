@@ -25,6 +25,15 @@ class OutputModule : public Module {
   // The job failed: drop what was written rather than leave a file that looks valid.
   virtual void abandon() {}
 
+  // A multi-process job: every process wrote the `parts` named (see
+  // partPath()); combine them into the one output a single process would
+  // have written, and remove them. discardParts() removes them, and what a
+  // killed process left under a temporary name, when the job failed. Called
+  // in the parent process after every worker has ended; outputs that write
+  // no file have nothing to do. Throw lanes::Exception naming the file.
+  virtual void mergeParts(std::vector<std::string> const& parts) {}
+  virtual void discardParts(std::vector<std::string> const& parts) {}
+
  protected:
   using Module::Module;
   // Glob patterns ('*' and '?') over product labels; none means every product.

@@ -33,6 +33,11 @@ class Source {
   // Shared use: advances to the next event; false when there are no more.
   virtual bool next(SourceEvent& event) = 0;
 
+  // Shared use: moves past `count` events without reading them (a process of
+  // a multi-process job skips the events of the others); false if the
+  // source ended first. The default calls next() `count` times.
+  virtual bool skip(std::uint64_t count);
+
   // Reads product `product` (an index into products()) of `event` into `slot`.
   virtual void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) = 0;
 

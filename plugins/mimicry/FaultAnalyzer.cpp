@@ -1,5 +1,6 @@
 #include "mimicry/FaultAnalyzer.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -36,12 +37,15 @@ FaultAnalyzer::FaultAnalyzer(std::string label, Options const& options)
     : FaultAnalyzer(std::move(label), PluginOptions(options, "fault")) {}
 
 FaultAnalyzer::FaultAnalyzer(std::string label, PluginOptions const& options)
-    : Analyzer(std::move(label)), at_(readEventNumber(options)), action_(readAction(options)) {
+    : Analyzer(std::move(label)),
+      at_(readEventNumber(options)),
+      action_(readAction(options)),
+      once_(options.raw().getString("once").value_or("")) {
   for (auto const& product : options.raw().getAll("consumes")) consumesAny(product);
 }
 
 void FaultAnalyzer::analyze(Event const& event) const {
-  if (event.id().event != at_) return;
+  if (event.id().event != at_ || !firstTime()) return;
   switch (action_) {
     case Action::Throw: throw Exception("fault injected at event " + std::to_string(at_));
     case Action::Abort: std::abort();
@@ -51,9 +55,20 @@ void FaultAnalyzer::analyze(Event const& event) const {
   }
 }
 
+// With once=PATH the fault strikes only if PATH does not exist yet, and
+// creates it: a transient failure, which a rerun of the event survives.
+bool FaultAnalyzer::firstTime() const {
+  if (once_.empty()) return true;
+  int const fd = ::open(once_.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
 namespace {
 RegisterModule<FaultAnalyzer> const registration(
-    "fault", "injects a failure at event number at=K: action=throw|abort|hang|interrupt|terminate, consumes=LABEL");
+    "fault", "injects a failure at event number at=K: action=throw|abort|hang|interrupt|terminate, consumes=LABEL, "
+    "once=PATH (only if PATH does not exist; creates it: a transient fault)");
 }
 
 }  // namespace lanes::mimicry

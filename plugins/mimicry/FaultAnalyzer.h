@@ -24,7 +24,8 @@ class FaultAnalyzer : public global::Analyzer {
   };
 
   // Options: at=K (required, an event number), action=throw|abort|hang|interrupt|terminate
-  // (default throw), consumes=LABEL (repeatable; to place it after producers).
+  // (default throw), consumes=LABEL (repeatable; to place it after producers),
+  // once=PATH (strike only if PATH does not exist, and create it).
   FaultAnalyzer(std::string label, Options const& options);
 
   void analyze(Event const& event) const override;
@@ -32,8 +33,11 @@ class FaultAnalyzer : public global::Analyzer {
  private:
   FaultAnalyzer(std::string label, PluginOptions const& options);
 
+  bool firstTime() const;
+
   std::uint64_t at_;
   Action action_;
+  std::string once_;
 };
 
 }  // namespace lanes::mimicry

@@ -5,6 +5,7 @@
 #include <ROOT/RNTupleFillContext.hxx>
 #include <ROOT/RNTupleModel.hxx>
 #include <ROOT/RNTupleParallelWriter.hxx>
+#include <ROOT/RNTupleReader.hxx>
 #include <ROOT/RNTupleWriteOptions.hxx>
 #include <ROOT/RNTupleWriter.hxx>
 #include <ROOT/RRawPtrWriteEntry.hxx>
@@ -88,10 +89,18 @@ NTupleOutput::NTupleOutput(std::string label, Options const& options)
   keep(options.getAll("keep"));
 }
 
+void NTupleLayout::mergeParts(std::vector<std::string> const& parts) {
+  file_.mergeParts(parts, [&](std::string const& file) {
+    return rethrowingRoot("cannot read '" + file + "'", [&] { return ROOT::RNTupleReader::Open(name_, file)->GetNEntries(); }) == 0;
+  });
+}
+
 NTupleOutput::~NTupleOutput() = default;
 
 void NTupleOutput::beginJob(JobContext const& context) {
   layout_.setColumns(columnsOf(*this, context.registry));
+  layout_.file().begin(context.part);
+  written_ = 0;
   auto model = makeModel(layout_.columns());
   writer_ = rethrowingRoot("cannot create '" + layout_.file().temporaryPath() + "'", [&] {
     return ROOT::RNTupleWriter::Recreate(std::move(model), layout_.name(), layout_.file().temporaryPath(),
@@ -121,6 +130,10 @@ void NTupleOutput::abandon() {
   layout_.file().discard();
 }
 
+void NTupleOutput::mergeParts(std::vector<std::string> const& parts) { layout_.mergeParts(parts); }
+
+void NTupleOutput::discardParts(std::vector<std::string> const& parts) { layout_.file().discardParts(parts); }
+
 std::string NTupleOutput::details() const { return fileDetails(layout_.file(), written_); }
 
 // ---- rntuple-parallel ----
@@ -137,6 +150,8 @@ ParallelNTupleOutput::~ParallelNTupleOutput() { close(); }
 
 void ParallelNTupleOutput::beginJob(JobContext const& context) {
   layout_.setColumns(columnsOf(*this, context.registry));
+  layout_.file().begin(context.part);
+  written_.store(0);
   auto model = makeModel(layout_.columns());
   writer_ = rethrowingRoot("cannot create '" + layout_.file().temporaryPath() + "'", [&] {
     return ROOT::RNTupleParallelWriter::Recreate(std::move(model), layout_.name(), layout_.file().temporaryPath(),
@@ -196,6 +211,10 @@ void ParallelNTupleOutput::close() {
     // Closing after a failure: the file is dropped anyway.
   }
 }
+
+void ParallelNTupleOutput::mergeParts(std::vector<std::string> const& parts) { layout_.mergeParts(parts); }
+
+void ParallelNTupleOutput::discardParts(std::vector<std::string> const& parts) { layout_.file().discardParts(parts); }
 
 std::string ParallelNTupleOutput::details() const { return fileDetails(layout_.file(), written_.load()); }
 

@@ -42,6 +42,8 @@ class NTupleLayout {
   std::size_t clusterBytes() const { return clusterBytes_; }
   std::vector<Column> const& columns() const { return columns_; }
   void setColumns(std::vector<Column> columns) { columns_ = std::move(columns); }
+  // OutputFile::mergeParts(), leaving out the parts that hold no entry.
+  void mergeParts(std::vector<std::string> const& parts);
 
  private:
   OutputFile file_;
@@ -62,6 +64,8 @@ class NTupleOutput : public one::Output {
   void write(Event const& event) override;
   void endJob() override;
   void abandon() override;
+  void mergeParts(std::vector<std::string> const& parts) override;
+  void discardParts(std::vector<std::string> const& parts) override;
   std::string details() const override;
 
  private:
@@ -84,6 +88,8 @@ class ParallelNTupleOutput : public limited::Output {
   void write(Event const& event) const override;
   void endJob() override;
   void abandon() override;
+  void mergeParts(std::vector<std::string> const& parts) override;
+  void discardParts(std::vector<std::string> const& parts) override;
   std::string details() const override;
 
  private:

@@ -11,12 +11,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <TFileMerger.h>
+
 #include "lanes/core/Exception.h"
 #include "lanes/core/ProductRegistry.h"
 
 namespace lanes::rootio {
 
-OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
+OutputFile::OutputFile(std::string path) : requested_(path), path_(std::move(path)) {
   namespace fs = std::filesystem;
   auto directory = fs::path(path_).parent_path();
   if (directory.empty()) directory = ".";
@@ -35,6 +37,50 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   }
   ::close(fd);
   ::unlink(temporary_.c_str());
+}
+
+void OutputFile::begin(std::string const& part) {
+  discard();
+  path_ = partPath(requested_, part);
+  temporary_ = path_ + ".partial-" + std::to_string(::getpid());
+  done_ = committed_ = false;
+}
+
+void OutputFile::mergeParts(std::vector<std::string> const& parts, std::function<bool(std::string const&)> const& isEmpty) {
+  begin("");
+  std::vector<std::string> files;
+  for (auto const& part : parts) {
+    auto file = partPath(requested_, part);
+    if (!isEmpty || !isEmpty(file)) files.push_back(std::move(file));
+  }
+  if (files.empty() && !parts.empty()) files.push_back(partPath(requested_, parts.front()));  // all empty: any one
+  TFileMerger merger(false, false);
+  merger.SetPrintLevel(0);
+  takeRootMessage();
+  if (!merger.OutputFile(temporary_.c_str(), "RECREATE")) {
+    throw Exception("cannot create '" + temporary_ + "': " + takeRootMessage());
+  }
+  for (auto const& file : files) {
+    if (!merger.AddFile(file.c_str(), false)) throw Exception("cannot merge '" + file + "': " + takeRootMessage());
+  }
+  if (!merger.Merge()) throw Exception("cannot merge the parts of '" + requested_ + "': " + takeRootMessage());
+  commit();
+  for (auto const& part : parts) std::filesystem::remove(partPath(requested_, part));
+}
+
+void OutputFile::discardParts(std::vector<std::string> const& parts) {
+  namespace fs = std::filesystem;
+  std::error_code ignored;
+  for (auto const& part : parts) {
+    auto const file = fs::path(partPath(requested_, part));
+    fs::remove(file, ignored);
+    auto const partial = file.filename().string() + ".partial-";
+    auto directory = file.parent_path();
+    if (directory.empty()) directory = ".";
+    for (auto const& entry : fs::directory_iterator(directory, ignored)) {
+      if (entry.path().filename().string().rfind(partial, 0) == 0) fs::remove(entry.path(), ignored);
+    }
+  }
 }
 
 void OutputFile::commit() {

@@ -4,6 +4,7 @@
 // options and report figures.
 
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ constexpr char const* kIdColumns[] = {"run", "luminosityBlock", "event"};
 // path(); discard() (or destruction before commit) removes it, so a failed
 // or interrupted job never leaves a file that looks complete. A job killed
 // outright leaves only the temporary name behind. Single-threaded.
+//
+// In a multi-process job every process writes its part (begin(part) before
+// each part); the parent merges the parts into the requested file.
 class OutputFile {
  public:
   // Throws lanes::Exception if the directory of `path` is missing or not writable.
@@ -31,6 +35,19 @@ class OutputFile {
   OutputFile& operator=(OutputFile const&) = delete;
   ~OutputFile() { discard(); }
 
+  // Targets the file of `part` (see lanes::partPath; "" for the whole job's),
+  // written under a temporary name of this process's.
+  void begin(std::string const& part);
+
+  // The parent of a multi-process job: merges the `parts` written (TTree
+  // and RNTuple alike, by ROOT's TFileMerger, without recompressing) into
+  // the requested file and removes them; or removes them, and what killed
+  // processes left under temporary names. Throw lanes::Exception naming the file.
+  // Parts for which `isEmpty` is true are left out of the merge (ROOT's
+  // RNTuple merger cannot take an RNTuple without clusters).
+  void mergeParts(std::vector<std::string> const& parts, std::function<bool(std::string const&)> const& isEmpty = {});
+  void discardParts(std::vector<std::string> const& parts);
+
   std::string const& path() const { return path_; }
   std::string const& temporaryPath() const { return temporary_; }
   void commit();
@@ -38,6 +55,7 @@ class OutputFile {
   bool committed() const { return committed_; }
 
  private:
+  std::string requested_;  // the job's file; path_ is the current part's
   std::string path_;
   std::string temporary_;
   bool done_ = false;

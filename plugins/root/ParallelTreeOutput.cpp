@@ -44,6 +44,9 @@ ParallelTreeOutput::~ParallelTreeOutput() { close(); }
 
 void ParallelTreeOutput::beginJob(JobContext const& context) {
   columns_ = columnsOf(*this, context.registry);
+  file_.begin(context.part);
+  written_.store(0);
+  merges_.store(0);
   takeRootMessage();
   merger_ = std::make_unique<ROOT::TBufferMerger>(file_.temporaryPath().c_str(), "RECREATE", compression_);
   for (unsigned i = 0; i < concurrencyLimit(); ++i) {
@@ -96,6 +99,10 @@ void ParallelTreeOutput::close() {
   buffers_.clear();
   merger_.reset();
 }
+
+void ParallelTreeOutput::mergeParts(std::vector<std::string> const& parts) { file_.mergeParts(parts); }
+
+void ParallelTreeOutput::discardParts(std::vector<std::string> const& parts) { file_.discardParts(parts); }
 
 std::string ParallelTreeOutput::details() const {
   auto details = nlohmann::json::parse(fileDetails(file_, written_.load()));

@@ -44,6 +44,8 @@ class ParallelTreeOutput : public limited::Output {
   void write(Event const& event) const override;
   void endJob() override;
   void abandon() override;
+  void mergeParts(std::vector<std::string> const& parts) override;
+  void discardParts(std::vector<std::string> const& parts) override;
   std::string details() const override;
 
  private:

@@ -30,6 +30,8 @@ TreeOutput::~TreeOutput() { close(); }
 
 void TreeOutput::beginJob(JobContext const& context) {
   columns_ = columnsOf(*this, context.registry);
+  file_.begin(context.part);
+  written_ = 0;
   if (imt_) ROOT::EnableImplicitMT(context.threads);
   takeRootMessage();
   rootFile_.reset(TFile::Open(file_.temporaryPath().c_str(), "RECREATE", "", compression_));
@@ -70,6 +72,10 @@ void TreeOutput::close() {
   rootFile_.reset();
   tree_ = nullptr;
 }
+
+void TreeOutput::mergeParts(std::vector<std::string> const& parts) { file_.mergeParts(parts); }
+
+void TreeOutput::discardParts(std::vector<std::string> const& parts) { file_.discardParts(parts); }
 
 std::string TreeOutput::details() const { return fileDetails(file_, written_); }
 

@@ -33,6 +33,8 @@ class TreeOutput : public one::Output {
   void write(Event const& event) override;
   void endJob() override;
   void abandon() override;
+  void mergeParts(std::vector<std::string> const& parts) override;
+  void discardParts(std::vector<std::string> const& parts) override;
   std::string details() const override;
 
  private:

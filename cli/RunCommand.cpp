@@ -3,7 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <iostream>
 #include <thread>
 
@@ -16,6 +19,8 @@
 #include "lanes/monitor/ResourceUsage.h"
 #include "lanes/monitor/RunReport.h"
 #include "lanes/monitor/TraceRecorder.h"
+#include "lanes/monitor/AtomicFile.h"
+#include "lanes/node/MultiProcessJob.h"
 
 namespace lanes::cli {
 
@@ -99,12 +104,14 @@ void requireWritableDirectory(std::string const& path, char const* what) {
   }
 }
 
-int runJob(RunArguments const& arguments) {
-  requireWritableDirectory(arguments.report, "report");
-  requireWritableDirectory(arguments.trace, "trace");
-  SignalStop signalStop;  // before any thread starts
-  EventProcessor processor(makeJob(arguments));
-  signalStop.attach(processor);
+// One part of a job with the monitor attached: the whole job in a single
+// process, or a worker's share of a multi-process job. `signals` is the
+// process's SignalStop, or nullptr for a forked worker, which makes its own
+// (it has a single thread, as a SignalStop needs).
+RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArguments const& arguments, SignalStop* signals) {
+  std::optional<SignalStop> ownSignals;
+  if (!signals) signals = &ownSignals.emplace();
+  signals->attach(processor);
   ModuleStatistics statistics;
   processor.addObserver(&statistics);
   std::unique_ptr<TraceRecorder> trace;
@@ -112,24 +119,79 @@ int runJob(RunArguments const& arguments) {
     trace = std::make_unique<TraceRecorder>();
     processor.addObserver(trace.get());
   }
-  ProgressTicker ticker;  // silent unless stderr is a terminal
-  processor.addObserver(&ticker);
+  ProgressTicker ticker;  // silent unless stderr is a terminal, and for the workers of a multi-process job
+  if (!part) processor.addObserver(&ticker);
 
   auto const usageBefore = ResourceUsage::sample();
   auto const start = Clock::now();
-  auto const summary = processor.run();
+  auto const summary = part ? processor.process(*part) : processor.run();
   auto const wall = Clock::now() - start;
-  auto const report = RunReport::build(processor.info(), statistics, summary, wall, ResourceUsage::sample().since(usageBefore),
-                                       processor.moduleDetails());
+  auto report = RunReport::build(processor.info(), statistics, summary, wall, ResourceUsage::sample().since(usageBefore),
+                                 processor.moduleDetails());
+  report.stopRequested = report.stopRequested || signals->signalled();
+  if (trace) trace->write(partPath(arguments.trace, part ? part->name : ""));
+  processor.clearObservers();
+  return report;
+}
 
+int exitStatus(bool failed, int signal) { return failed ? 1 : signal ? 128 + signal : 0; }
+
+int runSingleProcess(RunArguments const& arguments) {
+  SignalStop signalStop;  // before any thread starts
+  EventProcessor processor(makeJob(arguments));
+  auto const report = runPart(processor, nullptr, arguments, &signalStop);
   report.printTable(std::cout);
   if (!arguments.report.empty()) report.writeJson(arguments.report);
-  if (trace) trace->write(arguments.trace);
-  if (summary.failed) {
-    std::cerr << "lanes: error: " << summary.error << "\n";
-    return 1;
+  if (report.failed) std::cerr << "lanes: error: " << report.error << "\n";
+  return exitStatus(report.failed, signalStop.signalled());
+}
+
+node::MultiProcessOptions multiProcessOptions(RunArguments const& arguments) {
+  node::MultiProcessOptions options;
+  options.processes = arguments.processes;
+  options.distribution = node::parseDistribution(arguments.distribution);
+  options.chunk = arguments.chunk;
+  options.eventsBeforeFork = arguments.eventsBeforeFork;
+  options.fork = !arguments.noFork;
+  options.retryLost = arguments.retryLost;
+  // The independent jobs of --no-fork run this very command line.
+  std::ifstream cmdline("/proc/self/cmdline");
+  for (std::string argument; std::getline(cmdline, argument, '\0');) options.commandLine.push_back(argument);
+  node::validate(options);
+  return options;
+}
+
+// A job started with exec by the parent of a --no-fork job.
+int runExecWorker(RunArguments const& arguments) {
+  SignalStop signalStop;  // before any thread starts
+  auto const role = node::WorkerRole::parse(arguments.workerRole);
+  auto const options = multiProcessOptions(arguments);
+  EventProcessor processor(makeJob(arguments));
+  return node::runWorkerProcess(processor, options, role, [&](EventProcessor& p, ProcessPart const& part) {
+    return runPart(p, &part, arguments, &signalStop).toJson();
+  });
+}
+
+int runMultiProcess(RunArguments const& arguments) {
+  auto const options = multiProcessOptions(arguments);
+  EventProcessor processor(makeJob(arguments));  // no SignalStop: its thread would be there at the fork
+  auto const report = node::runMultiProcess(processor, options, [&](EventProcessor& p, ProcessPart const& part) {
+    return runPart(p, &part, arguments, nullptr).toJson();
+  });
+  node::printMultiProcessReport(report, std::cout);
+  if (!arguments.report.empty()) {
+    writeAtomically(arguments.report, [&](std::ostream& out) { out << report.dump(2) << "\n"; });
   }
-  return signalStop.signalled() ? 128 + signalStop.signalled() : 0;
+  if (report["failed"].get<bool>()) std::cerr << "lanes: error: " << report["error"].get<std::string>() << "\n";
+  return exitStatus(report["failed"].get<bool>(), report["signal"].get<int>());
+}
+
+int runJob(RunArguments const& arguments) {
+  requireWritableDirectory(arguments.report, "report");
+  requireWritableDirectory(arguments.trace, "trace");
+  if (!arguments.workerRole.empty()) return runExecWorker(arguments);
+  if (arguments.processes) return runMultiProcess(arguments);
+  return runSingleProcess(arguments);
 }
 
 }  // namespace
@@ -160,6 +222,25 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   run->add_option("--trace", arguments->trace, "Write every call as a Chrome trace (Perfetto) to FILE");
   run->add_option("--on-error", arguments->onError, "stop: end the job at the first failure; skip: drop failed events")
       ->check(CLI::IsMember({"stop", "skip"}));
+  run->add_option("-p,--processes", arguments->processes,
+                  "Multi-process mode: initialise once, then fork P workers that share memory copy-on-write, "
+                  "each with -t threads and -l lanes; their outputs are merged")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--distribution", arguments->distribution,
+                  "How workers share events: queue (chunks as they become free) or round-robin (worker r: r, r+P, ...)")
+      ->check(CLI::IsMember({"queue", "round-robin"}));
+  run->add_option("--chunk", arguments->chunk, "Events a worker takes from the queue at a time (default: 10)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--events-before-fork", arguments->eventsBeforeFork,
+                  "Events the parent processes (one thread) before it forks; they are written too");
+  run->add_flag("--no-fork", arguments->noFork,
+                "With --processes: run P independent jobs instead (the multi-job baseline for memory)");
+  run->add_flag("--retry-lost", arguments->retryLost,
+                "With --processes: a worker that crashes has its events processed by a new worker");
+  run->add_option("--worker-role", arguments->workerRole)->group("");  // lanes' own, for --no-fork
+  for (auto const* name : {"--distribution", "--chunk", "--events-before-fork", "--no-fork", "--retry-lost"}) {
+    run->get_option(name)->needs("--processes");
+  }
   run->footer(
       "SPEC is name:key=value,key=value. Repeat a key for a list (file=a.root,file=b.root).\n"
       "`lanes plugins` lists the sources, modules, waiters and outputs with their options.");

@@ -21,6 +21,14 @@ struct RunArguments {
   std::string report;
   std::string trace;
   std::string onError = "stop";
+  // Multi-process mode (node/MultiProcessJob.h); processes == 0: one process.
+  unsigned processes = 0;
+  std::string distribution = "queue";
+  std::uint64_t chunk = 10;
+  std::uint64_t eventsBeforeFork = 0;
+  bool noFork = false;
+  bool retryLost = false;
+  std::string workerRole;  // set by the parent for the jobs it starts with exec
 };
 
 // The job the arguments describe; the built-in default job when they name no

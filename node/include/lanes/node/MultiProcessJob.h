@@ -1,0 +1,69 @@
+#pragma once
+// Multi-process event parallelism (the AthenaMP idea): the job is
+// initialised once (modules constructed, files opened, beginJob, optionally
+// the first events processed), then P workers are forked that share that
+// memory copy-on-write, each with its own oneTBB thread pool. Each worker
+// writes its own part of every output; the parent merges the parts. The
+// baseline without sharing, --no-fork, starts P independent jobs with exec.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lanes/core/EventProcessor.h"
+#include "lanes/node/EventDistribution.h"
+
+namespace lanes::node {
+
+struct MultiProcessOptions {
+  unsigned processes = 2;
+  Distribution distribution = Distribution::Queue;
+  std::uint64_t chunk = 10;             // events per queue chunk
+  std::uint64_t eventsBeforeFork = 0;   // processed by the parent, one thread
+  bool fork = true;                     // false: P independent jobs started with exec
+  bool retryLost = false;               // a crashed worker's events go to a replacement
+  // --no-fork: the command line of the independent jobs (this job's own);
+  // a worker's role is appended as `--worker-role ROLE`.
+  std::vector<std::string> commandLine;
+};
+
+// Checks the combination; throws lanes::Exception naming the option.
+void validate(MultiProcessOptions const& options);
+
+// Runs one part of the job in the calling process and returns its run
+// report as JSON (lanes::RunReport::toJson()). The command line supplies it,
+// with its observers and its signal handling.
+using PartRunner = std::function<nlohmann::json(EventProcessor&, ProcessPart const&)>;
+
+// Which worker a process started with exec is, and the descriptors it
+// inherited; formatted into, and parsed from, the --worker-role argument.
+struct WorkerRole {
+  unsigned index = 0;        // names its part of the outputs: worker-INDEX
+  unsigned residue = 0;      // round-robin: takes events first + residue + k * processes
+  bool replacement = false;  // takes over the events of a worker that died
+  int queueFd = -1;          // the SharedEventQueue (queue distribution), or -1
+  int doneFd = -1;           // the worker writes its index here when it has finished
+  int releaseFd = -1;        // ... and exits when this reads end-of-file
+  std::string directory;     // where it writes its report
+
+  std::string format() const;
+  static WorkerRole parse(std::string const& text);  // throws lanes::Exception
+};
+
+// The body of a worker started with exec: begins the job, runs the role's
+// part, reports, and returns the process's exit status.
+int runWorkerProcess(EventProcessor& processor, MultiProcessOptions const& options, WorkerRole const& role,
+                     PartRunner const& runner);
+
+// The parent. `processor` is constructed and nothing of it has run. Returns
+// the job's report: {mode, processes, distribution, chunk, ..., workers
+// [...], memory {...}, failed, error} (see MultiProcessReport.h).
+nlohmann::json runMultiProcess(EventProcessor& processor, MultiProcessOptions const& options, PartRunner const& runner);
+
+// Prints the report's headline figures and one line per worker.
+void printMultiProcessReport(nlohmann::json const& report, std::ostream& out);
+
+}  // namespace lanes::node

@@ -1,0 +1,576 @@
+#include "lanes/node/MultiProcessJob.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <memory>
+#include <optional>
+
+#include "lanes/core/Exception.h"
+#include "lanes/monitor/AtomicFile.h"
+#include "lanes/monitor/ProcessMemory.h"
+
+namespace lanes::node {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;  // CLOCK_MONOTONIC: one clock for every process
+
+std::int64_t monotonicNanoseconds() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+[[noreturn]] void systemError(std::string const& what) {
+  throw Exception("multi-process job: " + what + ": " + std::strerror(errno));
+}
+
+std::string partName(unsigned slot) { return "worker-" + std::to_string(slot); }
+
+std::string reportPath(std::string const& directory, unsigned slot) {
+  return directory + "/" + partName(slot) + ".json";
+}
+
+// Threads of this process now (oneTBB's workers, a plugin's, ...).
+unsigned threadsInProcess() {
+  unsigned n = 0;
+  for ([[maybe_unused]] auto const& task : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+// Reads until end-of-file: the parent closes its end to release the workers.
+void waitForRelease(int fd) {
+  char byte;
+  while (::read(fd, &byte, 1) != 0) {
+    if (errno != EINTR) break;
+  }
+}
+
+// The worker's part: its events, by the job's distribution.
+std::unique_ptr<EventDispenser> dispenserFor(MultiProcessOptions const& options, WorkerRole const& role,
+                                             SharedEventQueue* queue) {
+  if (queue) return std::make_unique<QueueDispenser>(*queue, role.index, queue->chunksOf(role.index));
+  return std::make_unique<RoundRobinDispenser>(options.eventsBeforeFork, role.residue, options.processes);
+}
+
+// Everything a worker does once it exists, forked or exec'd: runs its
+// part, reports, tells the parent, waits to be released (so that the
+// parent measures every worker's memory at the same moment), ends the job.
+int serveAsWorker(EventProcessor& processor, MultiProcessOptions const& options, WorkerRole const& role,
+                  SharedEventQueue* queue, PartRunner const& runner) {
+  auto dispenser = dispenserFor(options, role, queue);
+  auto const started = monotonicNanoseconds();
+  auto report = runner(processor, {partName(role.index), dispenser.get(), 0});
+  if (auto* chunks = dynamic_cast<QueueDispenser*>(dispenser.get()); chunks && chunks->exhausted()) {
+    report["failed"] = true;
+    report["error"] = "the event queue ran out of chunks before the source ended: raise --chunk";
+  }
+  report["pid"] = ::getpid();
+  report["started_ns"] = started;
+  report["finished_ns"] = monotonicNanoseconds();
+  writeAtomically(reportPath(role.directory, role.index), [&](std::ostream& out) { out << report.dump(); });
+  std::uint32_t const index = role.index;
+  if (::write(role.doneFd, &index, sizeof index) != sizeof index) return 1;
+  waitForRelease(role.releaseFd);
+  processor.endJob();
+  return report.value("failed", false) ? 1 : 0;
+}
+
+int pidfdOpen(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
+
+// One process the parent started.
+struct WorkerProcess {
+  WorkerRole role;
+  pid_t pid = -1;
+  int pidfd = -1;
+  bool done = false;    // wrote its report
+  bool exited = false;  // reaped
+  int status = 0;       // waitpid()'s
+  std::optional<int> replacedBy;  // the slot that took over its events
+  nlohmann::json report;          // its run report, once done
+  nlohmann::json memory;          // measured before its release
+};
+
+// The parent: starts the workers, watches them, measures, merges.
+class MultiProcessParent {
+ public:
+  MultiProcessParent(EventProcessor& processor, MultiProcessOptions const& options, PartRunner const& runner)
+      : processor_(processor), options_(options), runner_(runner) {}
+  ~MultiProcessParent();
+
+  nlohmann::json run();
+
+ private:
+  void runBeforeFork();
+  void prepareChannels();
+  void spawn(unsigned residue, std::optional<unsigned> replacing = std::nullopt);
+  [[noreturn]] void becomeWorker(WorkerRole const& role);
+  void watch();
+  void onDone();
+  void onExit(WorkerProcess& worker);
+  void onSignal();
+  void failJob(std::string error);
+  void killAll();
+  bool everyLiveWorkerDone() const;
+  void measureAndRelease();
+  void finishOutputs();
+  void describeMergedOutputs();
+  nlohmann::json report() const;
+
+  EventProcessor& processor_;
+  MultiProcessOptions const& options_;
+  PartRunner const& runner_;
+  std::string directory_;
+  std::unique_ptr<SharedEventQueue> queue_;
+  int done_[2] = {-1, -1};
+  int release_[2] = {-1, -1};
+  int signals_ = -1;
+  sigset_t previousMask_{};
+  std::vector<WorkerProcess> workers_;
+  bool released_ = false;
+  bool failed_ = false;
+  int stopSignal_ = 0;  // the first SIGINT or SIGTERM received
+  std::string error_;
+  unsigned threadsAtFork_ = 0;
+  nlohmann::json preFork_;
+  nlohmann::json parentMemory_;
+  nlohmann::json outputs_ = nlohmann::json::array();  // the merged files
+  std::int64_t started_ = 0, finished_ = 0;
+  double mergeSeconds_ = 0;
+};
+
+MultiProcessParent::~MultiProcessParent() {
+  for (int fd : {done_[0], done_[1], release_[0], release_[1], signals_}) {
+    if (fd >= 0) ::close(fd);
+  }
+  for (auto& worker : workers_) {
+    if (worker.pidfd >= 0) ::close(worker.pidfd);
+  }
+  if (signals_ >= 0) ::sigprocmask(SIG_SETMASK, &previousMask_, nullptr);
+  if (!directory_.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(directory_, ignored);
+  }
+}
+
+nlohmann::json MultiProcessParent::run() {
+  started_ = monotonicNanoseconds();
+  processor_.beginJob();
+  if (options_.eventsBeforeFork) runBeforeFork();
+  threadsAtFork_ = threadsInProcess();
+  if (threadsAtFork_ != 1) {
+    throw Exception("multi-process job: " + std::to_string(threadsAtFork_) +
+                    " threads are running before the fork; a worker would inherit none of them");
+  }
+  prepareChannels();
+  for (unsigned r = 0; r < options_.processes; ++r) spawn(r);
+  watch();
+  finished_ = monotonicNanoseconds();
+  finishOutputs();
+  processor_.endJob();
+  return report();
+}
+
+// The first events, in the parent, on the calling thread alone: a oneTBB
+// arena of one thread starts no worker thread, so the fork stays safe.
+void MultiProcessParent::runBeforeFork() {
+  RangeDispenser first(0, options_.eventsBeforeFork);
+  preFork_ = runner_(processor_, {"prefork", &first, 1});
+  if (preFork_.value("failed", false)) {
+    throw Exception("multi-process job: before the fork: " + preFork_.value("error", std::string("failed")));
+  }
+}
+
+void MultiProcessParent::prepareChannels() {
+  char pattern[] = "/tmp/lanes-workers-XXXXXX";
+  if (!::mkdtemp(pattern)) systemError("cannot create a directory for the workers' reports");
+  directory_ = pattern;
+  if (options_.distribution == Distribution::Queue) {
+    queue_ = std::make_unique<SharedEventQueue>(options_.eventsBeforeFork, options_.chunk);
+  }
+  if (::pipe2(done_, O_CLOEXEC) != 0 || ::pipe2(release_, O_CLOEXEC) != 0) systemError("cannot create pipes");
+  // SIGINT and SIGTERM are forwarded to the workers, which stop gracefully.
+  sigset_t stopSignals;
+  sigemptyset(&stopSignals);
+  sigaddset(&stopSignals, SIGINT);
+  sigaddset(&stopSignals, SIGTERM);
+  ::sigprocmask(SIG_BLOCK, &stopSignals, &previousMask_);
+  signals_ = ::signalfd(-1, &stopSignals, SFD_CLOEXEC);
+  if (signals_ < 0) systemError("cannot take signals");
+}
+
+void MultiProcessParent::spawn(unsigned residue, std::optional<unsigned> replacing) {
+  WorkerRole role;
+  role.index = static_cast<unsigned>(workers_.size());
+  role.residue = residue;
+  role.replacement = replacing.has_value();
+  role.queueFd = queue_ ? queue_->fd() : -1;
+  role.doneFd = done_[1];
+  role.releaseFd = release_[0];
+  role.directory = directory_;
+  if (replacing && queue_) queue_->reassign(*replacing, role.index);
+  std::fflush(nullptr);
+  pid_t const pid = ::fork();
+  if (pid < 0) systemError("cannot fork");
+  if (pid == 0) becomeWorker(role);
+  WorkerProcess worker;
+  worker.role = role;
+  worker.pid = pid;
+  worker.pidfd = pidfdOpen(pid);
+  if (worker.pidfd < 0) systemError("cannot watch worker " + std::to_string(pid));
+  workers_.push_back(std::move(worker));
+}
+
+[[noreturn]] void MultiProcessParent::becomeWorker(WorkerRole const& role) {
+  ::close(done_[0]);
+  ::close(release_[1]);
+  ::close(signals_);
+  for (auto const& sibling : workers_) ::close(sibling.pidfd);
+  if (!options_.fork) {
+    // An independent job: the same command, told its role. Its descriptors
+    // must survive the exec.
+    for (int fd : {role.queueFd, role.doneFd, role.releaseFd}) {
+      if (fd >= 0) ::fcntl(fd, F_SETFD, 0);
+    }
+    std::vector<std::string> arguments = options_.commandLine;
+    arguments.push_back("--worker-role");
+    arguments.push_back(role.format());
+    std::vector<char*> argv;
+    for (auto& argument : arguments) argv.push_back(argument.data());
+    argv.push_back(nullptr);
+    ::execv("/proc/self/exe", argv.data());
+    std::fprintf(stderr, "lanes: error: cannot start worker: %s\n", std::strerror(errno));
+    ::_exit(127);
+  }
+  int status = 1;
+  try {
+    status = serveAsWorker(processor_, options_, role, queue_.get(), runner_);
+  } catch (std::exception const& error) {
+    std::fprintf(stderr, "lanes: error: worker %u: %s\n", role.index, error.what());
+  }
+  std::fflush(nullptr);
+  ::_exit(status);  // the parent's objects are the parent's to destroy
+}
+
+// Until every worker has been reaped: their reports, their deaths, and the
+// signals to forward. Blocks in poll(); nothing here spins or sleeps.
+void MultiProcessParent::watch() {
+  while (true) {
+    std::vector<pollfd> fds{{done_[0], POLLIN, 0}, {signals_, POLLIN, 0}};
+    std::vector<WorkerProcess*> watched;
+    for (auto& worker : workers_) {
+      if (worker.exited) continue;
+      fds.push_back({worker.pidfd, POLLIN, 0});
+      watched.push_back(&worker);
+    }
+    if (watched.empty()) return;
+    if (!released_ && everyLiveWorkerDone()) measureAndRelease();
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      systemError("cannot watch the workers");
+    }
+    if (fds[0].revents & POLLIN) onDone();
+    if (fds[1].revents & POLLIN) onSignal();
+    for (std::size_t k = 0; k < watched.size(); ++k) {
+      if (fds[k + 2].revents) onExit(*watched[k]);
+    }
+  }
+}
+
+void MultiProcessParent::onDone() {
+  std::uint32_t indices[64];
+  auto const n = ::read(done_[0], indices, sizeof indices);
+  for (ssize_t k = 0; k < n / static_cast<ssize_t>(sizeof(std::uint32_t)); ++k) {
+    auto& worker = workers_.at(indices[k]);
+    worker.done = true;
+    std::ifstream in(reportPath(directory_, worker.role.index));
+    worker.report = nlohmann::json::parse(in, nullptr, false);
+    if (worker.report.is_discarded()) failJob(partName(worker.role.index) + " (pid " + std::to_string(worker.pid) + ") wrote no readable report");
+    else if (worker.report.value("failed", false)) failJob(worker.report.value("error", std::string("failed")));
+  }
+}
+
+void MultiProcessParent::onExit(WorkerProcess& worker) {
+  if (::waitpid(worker.pid, &worker.status, 0) != worker.pid) systemError("cannot reap worker " + std::to_string(worker.pid));
+  worker.exited = true;
+  if (worker.done) return;
+  // It died holding events: its part of the outputs is lost with them.
+  bool const crashed = WIFSIGNALED(worker.status);
+  std::string const what = crashed ? std::string("killed by signal ") + std::to_string(WTERMSIG(worker.status)) + " (" +
+                                         strsignal(WTERMSIG(worker.status)) + ")"
+                                   : "exited with status " + std::to_string(WEXITSTATUS(worker.status));
+  if (failed_ || stopSignal_) return;  // they were told to stop, or killed
+  if (crashed && options_.retryLost && !released_) {
+    std::fprintf(stderr, "lanes: %s (pid %d) %s; its events go to a new worker\n", partName(worker.role.index).c_str(),
+                 worker.pid, what.c_str());
+    worker.replacedBy = static_cast<int>(workers_.size());
+    auto const dead = worker.role;  // spawn() may move the workers
+    spawn(dead.residue, dead.index);
+    return;
+  }
+  failJob(partName(worker.role.index) + " (pid " + std::to_string(worker.pid) + ") " + what +
+          (options_.retryLost ? "" : "; rerun with --retry-lost to give its events to another worker"));
+}
+
+void MultiProcessParent::onSignal() {
+  signalfd_siginfo info{};
+  if (::read(signals_, &info, sizeof info) != sizeof info) return;
+  int const signal = static_cast<int>(info.ssi_signo);
+  if (stopSignal_) {
+    killAll();  // the second one: at once
+    return;
+  }
+  stopSignal_ = signal;
+  std::fprintf(stderr, "lanes: %s: the workers finish their events in flight (send it again to abort)\n", strsignal(signal));
+  for (auto const& worker : workers_) {
+    if (!worker.exited) ::kill(worker.pid, signal);
+  }
+}
+
+void MultiProcessParent::failJob(std::string error) {
+  if (!failed_) error_ = std::move(error);
+  failed_ = true;
+  killAll();
+}
+
+void MultiProcessParent::killAll() {
+  for (auto const& worker : workers_) {
+    if (!worker.exited) ::kill(worker.pid, SIGKILL);
+  }
+}
+
+bool MultiProcessParent::everyLiveWorkerDone() const {
+  for (auto const& worker : workers_) {
+    if (!worker.exited && !worker.done) return false;
+  }
+  return true;
+}
+
+// Every worker is alive and finished: the moment their memory is comparable
+// (a page's PSS share depends on how many processes still map it).
+void MultiProcessParent::measureAndRelease() {
+  if (options_.fork) {
+    if (auto memory = ProcessMemory::of(::getpid())) parentMemory_ = memory->toJson();
+  }
+  for (auto& worker : workers_) {
+    if (worker.exited) continue;
+    if (auto memory = ProcessMemory::of(worker.pid)) worker.memory = memory->toJson();
+  }
+  ::close(release_[1]);
+  release_[1] = -1;
+  released_ = true;
+}
+
+// The parts of the workers that finished are merged; those of the workers
+// that died (or of every worker, when the job failed) are removed.
+void MultiProcessParent::finishOutputs() {
+  std::vector<std::string> written, lost;
+  if (options_.eventsBeforeFork) written.push_back("prefork");
+  for (auto const& worker : workers_) (worker.done ? written : lost).push_back(partName(worker.role.index));
+  if (failed_) {
+    lost.insert(lost.end(), written.begin(), written.end());
+    processor_.discardOutputParts(lost);
+    return;
+  }
+  auto const begin = Clock::now();
+  processor_.discardOutputParts(lost);
+  processor_.mergeOutputParts(written);
+  mergeSeconds_ = std::chrono::duration<double>(Clock::now() - begin).count();
+  describeMergedOutputs();
+}
+
+// The merged files, with the events their parts hold (a module's index is
+// the same in every process: they run one job).
+void MultiProcessParent::describeMergedOutputs() {
+  auto const details = processor_.moduleDetails();
+  auto const& modules = processor_.info().modules;
+  for (std::size_t m = 0; m < details.size(); ++m) {
+    auto merged = nlohmann::json::parse(details[m].empty() ? "null" : details[m], nullptr, false);
+    if (!merged.is_object() || !merged.value("committed", false)) continue;
+    std::uint64_t events = 0;
+    auto const addPart = [&](nlohmann::json const& report) {
+      if (!report.is_object()) return;
+      events += report["modules"].at(m)["details"].value("events_written", 0ull);
+    };
+    addPart(preFork_);
+    for (auto const& worker : workers_) addPart(worker.report);
+    merged["events_written"] = events;
+    merged["label"] = modules[m].label;
+    outputs_.push_back(std::move(merged));
+  }
+}
+
+}  // namespace
+
+namespace {
+
+double secondsBetween(std::int64_t from, std::int64_t to) { return static_cast<double>(to - from) * 1e-9; }
+
+std::uint64_t eventsOf(nlohmann::json const& report) { return report.is_object() ? report.value("events", 0ull) : 0; }
+
+}  // namespace
+
+nlohmann::json MultiProcessParent::report() const {
+  nlohmann::json workers = nlohmann::json::array();
+  std::uint64_t events = eventsOf(preFork_);
+  nlohmann::json memory{{"parent", parentMemory_}};
+  std::uint64_t totalPss = parentMemory_.is_object() ? parentMemory_.value("pss_bytes", 0ull) : 0;
+  std::uint64_t totalRss = parentMemory_.is_object() ? parentMemory_.value("rss_bytes", 0ull) : 0;
+  std::optional<double> earliestFinish, latestFinish;
+  for (auto const& worker : workers_) {
+    nlohmann::json entry{{"index", worker.role.index}, {"pid", worker.pid}, {"part", partName(worker.role.index)},
+                         {"replacement", worker.role.replacement}, {"memory", worker.memory}};
+    if (WIFSIGNALED(worker.status)) entry["signal"] = WTERMSIG(worker.status);
+    else entry["exit_code"] = WEXITSTATUS(worker.status);
+    entry["status"] = worker.done ? (worker.report.value("failed", false) ? "failed" : "ok") : "died";
+    if (worker.replacedBy) entry["replaced_by"] = *worker.replacedBy;
+    if (!worker.done) {
+      // The events it held, lost with its part of the outputs.
+      if (queue_) {
+        auto const chunks = queue_->chunksOf(worker.replacedBy ? static_cast<unsigned>(*worker.replacedBy) : worker.role.index);
+        nlohmann::json ranges = nlohmann::json::array();
+        if (!worker.replacedBy) {
+          for (auto chunk : chunks) {
+            auto const first = queue_->first() + chunk * queue_->chunkSize();
+            ranges.push_back({first, first + queue_->chunkSize()});
+          }
+        }
+        entry["lost_event_ordinals"] = ranges;
+      } else {
+        entry["lost_event_ordinals"] = {{"first", options_.eventsBeforeFork + worker.role.residue},
+                                        {"every", options_.processes}};
+      }
+    }
+    if (worker.done) {
+      auto const workerEvents = eventsOf(worker.report);
+      events += workerEvents;
+      auto const started = secondsBetween(started_, worker.report.value("started_ns", started_));
+      auto const finished = secondsBetween(started_, worker.report.value("finished_ns", started_));
+      entry["events"] = workerEvents;
+      entry["started_s"] = started;
+      entry["finished_s"] = finished;
+      entry["events_per_s"] = finished > started ? static_cast<double>(workerEvents) / (finished - started) : 0.0;
+      earliestFinish = std::min(earliestFinish.value_or(finished), finished);
+      latestFinish = std::max(latestFinish.value_or(finished), finished);
+      entry["report"] = worker.report;
+    }
+    if (worker.memory.is_object()) {
+      totalPss += worker.memory.value("pss_bytes", 0ull);
+      totalRss += worker.memory.value("rss_bytes", 0ull);
+    }
+    workers.push_back(std::move(entry));
+  }
+  memory["total_pss_bytes"] = totalPss;
+  memory["total_rss_bytes"] = totalRss;
+  auto const wall = secondsBetween(started_, finished_);
+  return {{"mode", options_.fork ? "fork" : "no-fork"},
+          {"processes", options_.processes},
+          {"distribution", toString(options_.distribution)},
+          {"chunk", options_.chunk},
+          {"events_before_fork", options_.eventsBeforeFork},
+          {"threads_at_fork", threadsAtFork_},
+          {"events", events},
+          {"wall_s", wall},
+          {"events_per_s", wall > 0 ? static_cast<double>(events) / wall : 0.0},
+          {"finish_spread_s", latestFinish && earliestFinish ? *latestFinish - *earliestFinish : 0.0},
+          {"merge_s", mergeSeconds_},
+          {"prefork", preFork_},
+          {"workers", workers},
+          {"outputs", outputs_},
+          {"memory", memory},
+          {"failed", failed_},
+          {"error", error_},
+          {"stop_requested", stopSignal_ != 0},
+          {"signal", stopSignal_}};
+}
+
+// ---------------------------------------------------------------- public
+
+void validate(MultiProcessOptions const& options) {
+  if (options.processes < 1) throw Exception("--processes must be at least 1");
+  if (options.chunk < 1) throw Exception("--chunk must be at least 1");
+  if (!options.fork && options.eventsBeforeFork) {
+    throw Exception("--events-before-fork needs forked workers: with --no-fork there is no fork");
+  }
+}
+
+std::string WorkerRole::format() const {
+  return std::to_string(index) + ":" + std::to_string(residue) + ":" + (replacement ? "1" : "0") + ":" +
+         std::to_string(queueFd) + ":" + std::to_string(doneFd) + ":" + std::to_string(releaseFd) + ":" + directory;
+}
+
+WorkerRole WorkerRole::parse(std::string const& text) {
+  WorkerRole role;
+  int replacement = 0;
+  int consumed = 0;
+  if (std::sscanf(text.c_str(), "%u:%u:%d:%d:%d:%d:%n", &role.index, &role.residue, &replacement, &role.queueFd,
+                  &role.doneFd, &role.releaseFd, &consumed) != 6 ||
+      consumed == 0 || role.doneFd < 0 || role.releaseFd < 0) {
+    throw Exception("--worker-role '" + text + "' is not one this program wrote (it is for lanes' own use)");
+  }
+  role.replacement = replacement != 0;
+  role.directory = text.substr(static_cast<std::size_t>(consumed));
+  return role;
+}
+
+int runWorkerProcess(EventProcessor& processor, MultiProcessOptions const& options, WorkerRole const& role,
+                     PartRunner const& runner) {
+  std::unique_ptr<SharedEventQueue> queue;
+  if (role.queueFd >= 0) queue = std::make_unique<SharedEventQueue>(role.queueFd);
+  processor.beginJob();
+  return serveAsWorker(processor, options, role, queue.get(), runner);
+}
+
+nlohmann::json runMultiProcess(EventProcessor& processor, MultiProcessOptions const& options, PartRunner const& runner) {
+  validate(options);
+  MultiProcessParent supervisor(processor, options, runner);
+  return supervisor.run();
+}
+
+void printMultiProcessReport(nlohmann::json const& report, std::ostream& out) {
+  auto const megabytes = [](nlohmann::json const& memory, char const* key) {
+    return memory.is_object() ? static_cast<double>(memory.value(key, 0ull)) / (1 << 20) : 0.0;
+  };
+  char line[256];
+  std::snprintf(line, sizeof line, "%s, %u processes, %s distribution%s: %llu events in %.2f s = %.1f events/s\n",
+                report["mode"].get<std::string>().c_str(), report["processes"].get<unsigned>(),
+                report["distribution"].get<std::string>().c_str(),
+                report["distribution"] == "queue" ? (" (chunks of " + report["chunk"].dump() + ")").c_str() : "",
+                static_cast<unsigned long long>(report["events"].get<std::uint64_t>()), report["wall_s"].get<double>(),
+                report["events_per_s"].get<double>());
+  out << line;
+  std::snprintf(line, sizeof line, "finish times spread over %.3f s; merging the outputs took %.3f s\n",
+                report["finish_spread_s"].get<double>(), report["merge_s"].get<double>());
+  out << line;
+  auto const& memory = report["memory"];
+  std::snprintf(line, sizeof line, "memory: total PSS %.1f MiB, total RSS %.1f MiB (parent PSS %.1f MiB)\n\n",
+                megabytes(memory, "total_pss_bytes"), megabytes(memory, "total_rss_bytes"), megabytes(memory["parent"], "pss_bytes"));
+  out << line;
+  out << "  worker      pid  status    events   events/s  finished_s   RSS MiB   PSS MiB   USS MiB\n";
+  for (auto const& worker : report["workers"]) {
+    std::snprintf(line, sizeof line, "  %-8s %6d  %-7s %8llu %10.1f %11.3f %9.1f %9.1f %9.1f\n",
+                  worker["part"].get<std::string>().c_str(), worker["pid"].get<int>(),
+                  worker["status"].get<std::string>().c_str(),
+                  static_cast<unsigned long long>(worker.value("events", 0ull)), worker.value("events_per_s", 0.0),
+                  worker.value("finished_s", 0.0), megabytes(worker["memory"], "rss_bytes"),
+                  megabytes(worker["memory"], "pss_bytes"), megabytes(worker["memory"], "uss_bytes"));
+    out << line;
+  }
+  for (auto const& output : report["outputs"]) {
+    out << output.value("events_written", 0ull) << " events written to " << output["file"].get<std::string>()
+        << " (merged from the workers' parts)\n";
+  }
+  if (report.value("failed", false)) out << "FAILED: " << report["error"].get<std::string>() << "\n";
+}
+
+}  // namespace lanes::node

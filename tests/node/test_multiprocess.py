@@ -1,0 +1,138 @@
+"""`lanes run --processes P`: forked workers (or independent jobs with --no-fork) share the events of one
+job; every output is merged from the workers' parts. Every merged file is read back with uproot, an
+independent reader, and must hold every event exactly once.
+"""
+
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import uproot
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "files"
+# Events numbered 1..2421 (the file has no event id branches), two scalar branches kept.
+SOURCE = f"root:file={DATA / 'uproot-HZZ-objects.root'},tree=events,branches=NJet,branches=MET_px"
+EVENTS = 300
+
+
+def written_events(path, reader="root"):
+    """The `event` column of a file lanes wrote, as a Counter."""
+    if reader == "root":
+        return Counter(uproot.open(path)["Events"]["event"].array(library="np").tolist())
+    return Counter(uproot.open(path)["Events"].arrays(["event"], library="np")["event"].tolist())
+
+
+def multiprocess(lanes, *extra, processes=2, output="root:file=out.root"):
+    return lanes("run", "--processes", processes, "-t", 1, "--source", SOURCE, "-n", EVENTS, "--output", output, *extra)
+
+
+def assert_exactly_once(path, reader="root"):
+    counts = written_events(path, reader)
+    assert sorted(counts) == list(range(1, EVENTS + 1))
+    assert set(counts.values()) == {1}
+
+
+def no_leftovers(directory):
+    """Nothing but the merged files: no worker parts, no temporary names."""
+    return [p.name for p in Path(directory).iterdir() if ".worker-" in p.name or ".partial-" in p.name]
+
+
+@pytest.mark.parametrize("distribution", ["queue", "round-robin"])
+@pytest.mark.parametrize("mode", ["fork", "no-fork"])
+def test_every_event_is_written_exactly_once(lanes, tmp_path, distribution, mode):
+    extra = ["--distribution", distribution, "--chunk", 7] + (["--no-fork"] if mode == "no-fork" else [])
+    result = multiprocess(lanes, *extra)
+    assert result.returncode == 0, result.stderr
+    assert_exactly_once(tmp_path / "out.root")
+    report = result.report
+    assert report["mode"] == mode and report["distribution"] == distribution
+    assert report["events"] == EVENTS
+    assert [w["status"] for w in report["workers"]] == ["ok", "ok"]
+    assert sum(w["events"] for w in report["workers"]) == EVENTS
+    assert report["outputs"][0]["events_written"] == EVENTS
+    assert no_leftovers(tmp_path) == []
+
+
+def test_round_robin_gives_worker_r_every_pth_event(lanes, tmp_path):
+    result = multiprocess(lanes, "--distribution", "round-robin", processes=3)
+    assert result.returncode == 0, result.stderr
+    assert [w["events"] for w in result.report["workers"]] == [100, 100, 100]
+    for worker in result.report["workers"]:
+        part = worker["report"]["modules"][-1]["details"]["file"]
+        assert part.endswith(f"out.worker-{worker['index']}.root")
+
+
+def test_events_before_fork_are_processed_by_the_parent_and_written_once(lanes, tmp_path):
+    result = multiprocess(lanes, "--events-before-fork", 5, output="rntuple:file=out.root")
+    assert result.returncode == 0, result.stderr
+    assert result.report["prefork"]["events"] == 5
+    assert sum(w["events"] for w in result.report["workers"]) == EVENTS - 5
+    assert_exactly_once(tmp_path / "out.root", reader="rntuple")
+
+
+def test_several_outputs_are_each_merged(lanes, tmp_path):
+    result = multiprocess(lanes, "--output", "rntuple-parallel:file=out.rntuple.root", output="parallel-root:file=out.root")
+    assert result.returncode == 0, result.stderr
+    assert_exactly_once(tmp_path / "out.root")
+    assert_exactly_once(tmp_path / "out.rntuple.root", reader="rntuple")
+
+
+def test_no_threads_run_at_the_fork_and_memory_is_measured(lanes):
+    result = multiprocess(lanes)
+    assert result.returncode == 0, result.stderr
+    report = result.report
+    assert report["threads_at_fork"] == 1
+    memory = report["memory"]
+    assert memory["parent"]["pss_bytes"] > 0
+    for worker in report["workers"]:
+        assert 0 < worker["memory"]["uss_bytes"] <= worker["memory"]["pss_bytes"] <= worker["memory"]["rss_bytes"]
+    assert memory["total_pss_bytes"] == memory["parent"]["pss_bytes"] + sum(
+        w["memory"]["pss_bytes"] for w in report["workers"]
+    )
+
+
+def test_a_crashed_worker_fails_the_job_cleanly(lanes, tmp_path):
+    result = multiprocess(lanes, "--module", "fault:at=50,action=abort")
+    assert result.returncode == 1
+    assert "killed by signal 6" in result.stderr and "--retry-lost" in result.stderr
+    crashed = [w for w in result.report["workers"] if w.get("signal") == 6]
+    assert len(crashed) == 1 and crashed[0]["status"] == "died"
+    held = crashed[0]["lost_event_ordinals"]
+    assert any(first <= 49 < end for first, end in held)  # event 50 is ordinal 49
+    assert str(crashed[0]["pid"]) in result.stderr
+    assert not (tmp_path / "out.root").exists()
+    assert no_leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("distribution", ["queue", "round-robin"])
+def test_retry_lost_gives_a_crashed_workers_events_to_another(lanes, tmp_path, distribution):
+    once = tmp_path / "crashed-once"
+    result = multiprocess(
+        lanes, "--retry-lost", "--distribution", distribution, "--module", f"fault:at=50,action=abort,once={once}"
+    )
+    assert result.returncode == 0, result.stderr
+    assert once.exists()  # it did crash
+    workers = result.report["workers"]
+    assert [w["status"] for w in workers].count("died") == 1
+    assert any(w["replacement"] for w in workers)
+    assert_exactly_once(tmp_path / "out.root")
+    assert no_leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--processes", 2, "--distribution", "scatter"], "--distribution"),
+        (["--processes", 2, "--chunk", 0], "--chunk"),
+        (["--processes", 0], "--processes"),
+        (["--chunk", 5], "--chunk requires --processes"),
+        (["--processes", 2, "--no-fork", "--events-before-fork", 3], "--events-before-fork needs forked workers"),
+        (["--worker-role", "nonsense"], "--worker-role"),
+    ],
+)
+def test_bad_multiprocess_options_are_one_line_errors(lanes, args, message):
+    result = lanes("run", "-n", 10, *args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) <= 2

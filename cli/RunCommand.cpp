@@ -7,6 +7,7 @@
 #include <iostream>
 #include <thread>
 
+#include "AccelOptions.h"
 #include "Menu.h"
 #include "SignalStop.h"
 #include "lanes/core/EventProcessor.h"
@@ -160,6 +161,7 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   run->add_option("--trace", arguments->trace, "Write every call as a Chrome trace (Perfetto) to FILE");
   run->add_option("--on-error", arguments->onError, "stop: end the job at the first failure; skip: drop failed events")
       ->check(CLI::IsMember({"stop", "skip"}));
+  addAccelOptions(*run);
   run->footer(
       "SPEC is name:key=value,key=value. Repeat a key for a list (file=a.root,file=b.root).\n"
       "`lanes plugins` lists the sources, modules, waiters and outputs with their options.");

@@ -2,13 +2,13 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <thread>
 
 #include "accel/Digest.h"
 #include "lanes/core/Exception.h"
 #include "mimicry/BusyWork.h"
+#include "mimicry/WorkerPool.h"
 
 namespace lanes::accel {
 namespace {
@@ -70,21 +70,13 @@ class EmulatedMarker : public Marker {
   Failure failure_;
 };
 
-// Thread-safe: any thread enqueues; the queue's own thread runs the work in
-// order. The sticky failure is touched only by that thread. The destructor
-// finishes the work already enqueued (callbacks included), then joins.
+// Thread-safe: any thread enqueues; the queue's own thread (a one-thread
+// WorkerPool) runs the work in order. The sticky failure is touched only by
+// that thread. The destructor finishes the work already enqueued (callbacks
+// included), then joins.
 class EmulatedQueue : public Queue {
  public:
-  explicit EmulatedQueue(EmulatedDevice& device) : device_(device), thread_([this] { serve(); }) {}
-
-  ~EmulatedQueue() override {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_one();
-    thread_.join();
-  }
+  explicit EmulatedQueue(EmulatedDevice& device) : device_(device) {}
 
   void copyToDevice(std::shared_ptr<HostWord const> from, std::shared_ptr<DeviceBuffer> to) override {
     enqueue([this, from = std::move(from), to = std::move(to)] {
@@ -139,34 +131,12 @@ class EmulatedQueue : public Queue {
   // Work that runs whatever happened before (markers, waits, callbacks).
   void enqueueAlways(std::function<void()> work) {
     device_.launchOverhead();
-    {
-      std::lock_guard lock(mutex_);
-      work_.push_back(std::move(work));
-    }
-    wake_.notify_one();
-  }
-
-  void serve() {
-    for (;;) {
-      std::function<void()> next;
-      {
-        std::unique_lock lock(mutex_);
-        wake_.wait(lock, [this] { return stopping_ || !work_.empty(); });
-        if (work_.empty()) return;
-        next = std::move(work_.front());
-        work_.pop_front();
-      }
-      next();
-    }
+    thread_.submit(std::move(work));
   }
 
   EmulatedDevice& device_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<std::function<void()>> work_;
-  bool stopping_ = false;
-  Failure failure_;             // the queue thread's only
-  std::thread thread_;          // last: starts once the members above exist
+  Failure failure_;                   // the queue thread's only
+  mimicry::WorkerPool thread_{1};     // last: joined before the members above go
 };
 
 // Keeps `peak` at least `value`.

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <thread>
 
+#include "AccelOptions.h"
 #include "Menu.h"
 #include "SignalStop.h"
 #include "lanes/core/EventProcessor.h"
@@ -241,6 +242,7 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   for (auto const* name : {"--distribution", "--chunk", "--events-before-fork", "--no-fork", "--retry-lost"}) {
     run->get_option(name)->needs("--processes");
   }
+  addAccelOptions(*run);
   run->footer(
       "SPEC is name:key=value,key=value. Repeat a key for a list (file=a.root,file=b.root).\n"
       "`lanes plugins` lists the sources, modules, waiters and outputs with their options.");

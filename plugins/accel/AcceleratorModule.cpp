@@ -1,0 +1,190 @@
+#include "accel/AcceleratorModule.h"
+
+#include <nlohmann/json.hpp>
+
+#include "lanes/core/Event.h"
+#include "lanes/core/PluginRegistry.h"
+#include "mimicry/BusyWork.h"
+
+namespace lanes::accel {
+namespace {
+
+std::pair<std::string, std::size_t> theOneProduct(PluginOptions const& options) {
+  auto const products = options.sizes("produces.");
+  if (products.size() != 1) options.fail("produces", "give exactly one produces.<label>=BYTES");
+  return products.front();
+}
+
+std::optional<std::uint64_t> readFailAt(PluginOptions const& options) {
+  if (!options.raw().has("fail-at")) return std::nullopt;
+  return options.positive("fail-at", 1);
+}
+
+std::shared_ptr<Accelerator> acceleratorIfAny() {
+  return settings().backend == Backend::None ? nullptr : Accelerator::shared();
+}
+
+}  // namespace
+
+AcceleratorModule::AcceleratorModule(std::string label, Options const& options)
+    : AcceleratorModule(std::move(label), PluginOptions(options, "accel")) {}
+
+AcceleratorModule::AcceleratorModule(std::string label, PluginOptions const& options)
+    : ExternalProducer(std::move(label)),
+      time_(options.nonNegative("time", 0)),
+      scale_(options.nonNegative("scale", 0)),
+      speedup_(options.nonNegative("speedup", 10)),
+      toHost_(options.raw().getBool("to-host", false)),
+      failAt_(readFailAt(options)),
+      accelerator_(acceleratorIfAny()) {
+  if (speedup_ <= 0) options.fail("speedup", "must be > 0");
+  for (auto const& input : options.raw().getAll("consumes")) inputs_.push_back({input, consumesAny(input)});
+  std::tie(outputLabel_, outputBytes_) = theOneProduct(options);
+  // On the host (CPU, or copied back) the result is a Digest; left on the device, a DeviceProduct.
+  if (accelerator_ && !toHost_) {
+    deviceProduct_ = produces<DeviceProduct>(outputLabel_);
+  } else {
+    hostProduct_ = produces<Digest>(outputLabel_);
+  }
+}
+
+void AcceleratorModule::beginJob(JobContext const& context) { inFlight_.resize(context.lanes); }
+
+double AcceleratorModule::cpuSeconds(Event const& event) const {
+  std::size_t bytes = 0;
+  for (auto const& input : inputs_) bytes += event.size(input.token);
+  return time_ + scale_ * static_cast<double>(bytes);
+}
+
+// A host product's digest: its own if an accelerator module made it, else
+// one from its label and size (a mimicry product has no other content).
+std::uint64_t AcceleratorModule::hostDigest(Event const& event, Input const& input) const {
+  auto const& slot = event.slot(input.token.index());
+  if (slot.type() == typeid(Digest)) return static_cast<Digest const*>(slot.object())->value;
+  return mix(hashOf(input.label), slot.bytes());
+}
+
+std::uint64_t AcceleratorModule::seed(Event const& event) const { return mix(hashOf(label()), event.id().event); }
+
+std::uint64_t AcceleratorModule::runOnCpu(Event const& event) const {
+  mimicry::burnCpu(cpuSeconds(event));
+  std::uint64_t digest = seed(event);
+  for (auto const& input : inputs_) digest = mix(digest, hostDigest(event, input));
+  return digest;
+}
+
+AcceleratorModule::InFlight AcceleratorModule::enqueue(Event const& event) const {
+  auto& device = accelerator_->device();
+  std::vector<DeviceProduct const*> onDevice;
+  for (auto const& input : inputs_) {
+    auto const& slot = event.slot(input.token.index());
+    if (slot.type() == typeid(DeviceProduct)) onDevice.push_back(static_cast<DeviceProduct const*>(slot.object()));
+  }
+  auto placement = accelerator_->queues().place(onDevice);
+  auto& queue = *placement.queue;
+  for (auto& marker : placement.waits) queue.waitFor(std::move(marker));
+
+  Kernel kernel{label(), cpuSeconds(event) / speedup_, {}, device.allocate(outputBytes_), seed(event), std::nullopt};
+  for (auto const& input : inputs_) {
+    auto const& slot = event.slot(input.token.index());
+    if (slot.type() == typeid(DeviceProduct)) {
+      kernel.inputs.push_back(static_cast<DeviceProduct const*>(slot.object())->buffer());
+    } else {
+      auto buffer = device.allocate(slot.bytes());
+      queue.copyToDevice(std::make_shared<HostWord>(HostWord{hostDigest(event, input)}), buffer);
+      kernel.inputs.push_back(std::move(buffer));
+    }
+  }
+  if (failAt_ == event.id().event) {
+    kernel.fault = "device fault injected in the kernel of module '" + label() + "' at event " + event.id().str();
+  }
+  InFlight work{kernel.output, placement.queue, nullptr, nullptr};
+  queue.launch(std::move(kernel));
+  if (toHost_) {
+    work.hostResult = std::make_shared<HostWord>();
+    queue.copyToHost(work.output, work.hostResult);
+  }
+  work.marker = queue.record();
+  return work;
+}
+
+// The five strategies differ only here: how acquire() learns that the work is done.
+void AcceleratorModule::complete(InFlight const& work, Completion completion) const {
+  auto const signal = [completion](std::exception_ptr failure) {
+    if (failure) {
+      completion.fail(failure);
+    } else {
+      completion.done();
+    }
+  };
+  switch (accelerator_->strategy()) {
+    case Strategy::SyncSingle:
+    case Strategy::SyncMulti:
+      try {
+        work.marker->wait(HostWait::Spin);  // blocks this worker thread: the strategy's definition
+        signal(nullptr);
+      } catch (...) {
+        signal(std::current_exception());
+      }
+      return;
+    case Strategy::ExternalWorker:
+      work.queue->onDone(signal);
+      return;
+    case Strategy::ExternalWorkerD2H:
+      // Work that stays on the device needs no wait: its consumers queue behind it.
+      if (toHost_) return work.queue->onDone(signal);
+      return signal(nullptr);
+    case Strategy::WaitingPool:
+      if (toHost_) return accelerator_->whenReached(work.marker, signal);
+      return signal(nullptr);
+  }
+}
+
+void AcceleratorModule::acquire(Event const& event, Completion completion) const {
+  if (!accelerator_) return completion.done();  // the CPU implementation runs in produce()
+  auto& work = inFlight_[event.lane()];
+  work = enqueue(event);
+  complete(work, std::move(completion));
+}
+
+void AcceleratorModule::produce(Event& event) const {
+  if (!accelerator_) {
+    auto const digest = runOnCpu(event);
+    tally(digest);
+    return event.put(hostProduct_, Digest{digest}, outputBytes_);
+  }
+  auto work = std::move(inFlight_[event.lane()]);
+  inFlight_[event.lane()] = {};
+  if (toHost_) {
+    tally(work.hostResult->value);
+    return event.put(hostProduct_, Digest{work.hostResult->value}, outputBytes_);
+  }
+  event.put(deviceProduct_, DeviceProduct(std::move(work.output), std::move(work.queue), std::move(work.marker)), outputBytes_);
+}
+
+void AcceleratorModule::tally(std::uint64_t digest) const {
+  results_.fetch_add(1, std::memory_order_relaxed);
+  resultSum_.fetch_add(digest, std::memory_order_relaxed);
+}
+
+// Host results only (CPU runs, or to-host): their count and the sum of their
+// digests, which a job with the same events gives whatever the strategy.
+std::string AcceleratorModule::details() const {
+  nlohmann::json details = {{"backend", toString(accelerator_ ? accelerator_->backend() : Backend::None)}};
+  if (accelerator_) details["strategy"] = toString(accelerator_->strategy());
+  if (hostProduct_.valid()) {
+    details["results"] = results_.load();
+    details["result_sum"] = resultSum_.load();
+  }
+  return details.dump();
+}
+
+namespace {
+RegisterModule<AcceleratorModule> const registration(
+    "accel",
+    "an accelerator module (--accel selects the device, --accel-strategy how it completes): consumes=LABEL "
+    "(repeatable), produces.<label>=BYTES (one), time=SECONDS + scale=SECONDS/BYTE of CPU, speedup=10 (the kernel "
+    "takes 1/speedup of that), to-host=false (copy the result device->host), fail-at=K (the kernel of event K faults)");
+}
+
+}  // namespace lanes::accel

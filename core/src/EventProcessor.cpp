@@ -11,6 +11,8 @@ EventProcessor::~EventProcessor() = default;
 
 void EventProcessor::addObserver(ProcessingObserver* observer) { schedule_->observers.push_back(observer); }
 
+void EventProcessor::onThreadEntry(std::function<void()> hook) { schedule_->threadEntryHook = std::move(hook); }
+
 RunSummary EventProcessor::run() { return schedule_->run(); }
 
 void EventProcessor::requestStop() {

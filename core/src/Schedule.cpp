@@ -5,6 +5,7 @@
 #include <set>
 
 #include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
 
 #include "Lane.h"
 #include "lanes/core/Exception.h"
@@ -16,6 +17,23 @@ namespace lanes::detail {
 namespace {
 
 [[noreturn]] void invalid(std::string const& message) { throw Exception(message); }
+
+// Thread-safe: oneTBB calls on_scheduler_entry from each thread entering the
+// arena. Observes the one arena it is given from construction to destruction
+// (a default-constructed observer would see only the calling thread's
+// implicit arena, never the job's).
+class ThreadEntryObserver : public tbb::task_scheduler_observer {
+ public:
+  ThreadEntryObserver(tbb::task_arena& arena, std::function<void()> const& hook)
+      : tbb::task_scheduler_observer(arena), hook_(hook) {
+    observe(true);
+  }
+  ~ThreadEntryObserver() override { observe(false); }
+  void on_scheduler_entry(bool) override { hook_(); }
+
+ private:
+  std::function<void()> const& hook_;
+};
 
 }  // namespace
 
@@ -240,6 +258,8 @@ RunSummary Schedule::run() {
   // job that asks for more threads (oversubscription studies) gets them.
   tbb::global_control allowThreads(tbb::global_control::max_allowed_parallelism, config.threads);
   arena->initialize(static_cast<int>(config.threads));
+  std::optional<ThreadEntryObserver> threadEntry;  // attached after initialize(): attaching would initialize it
+  if (threadEntryHook) threadEntry.emplace(*arena, threadEntryHook);
   if (!replicatedSource) sourceQueue = std::make_unique<LimitedTaskQueue>(group, 1);
   runJobTransition(Transition::BeginJob, summary);
   if (!summary.failed) {

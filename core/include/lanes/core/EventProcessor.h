@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,13 @@ class EventProcessor {
   ~EventProcessor();
 
   void addObserver(ProcessingObserver* observer);
+
+  // Called on every thread that enters the job's task arena (the oneTBB
+  // workers and the thread that calls run()), before it runs any of the job's
+  // tasks, concurrently from several threads; node's thread pinning uses it.
+  // A thread that leaves the arena and comes back is announced again. Set
+  // before run().
+  void onThreadEntry(std::function<void()> hook);
 
   // Processes events until the source ends, maxEvents is reached, a failure
   // stops the job or a stop is requested. Runs beginJob/endJob around it.

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "Menu.h"
+#include "PinCommand.h"
 #include "SignalStop.h"
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/Exception.h"
@@ -105,6 +106,7 @@ int runJob(RunArguments const& arguments) {
   SignalStop signalStop;  // before any thread starts
   EventProcessor processor(makeJob(arguments));
   signalStop.attach(processor);
+  auto const pinner = pinJobThreads(arguments.pin, processor);
   ModuleStatistics statistics;
   processor.addObserver(&statistics);
   std::unique_ptr<TraceRecorder> trace;
@@ -119,8 +121,9 @@ int runJob(RunArguments const& arguments) {
   auto const start = Clock::now();
   auto const summary = processor.run();
   auto const wall = Clock::now() - start;
-  auto const report = RunReport::build(processor.info(), statistics, summary, wall, ResourceUsage::sample().since(usageBefore),
-                                       processor.moduleDetails());
+  auto report = RunReport::build(processor.info(), statistics, summary, wall, ResourceUsage::sample().since(usageBefore),
+                                 processor.moduleDetails());
+  if (pinner) report.sections["pinning"] = pinningReport(arguments.pin, *pinner);
 
   report.printTable(std::cout);
   if (!arguments.report.empty()) report.writeJson(arguments.report);
@@ -160,6 +163,9 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   run->add_option("--trace", arguments->trace, "Write every call as a Chrome trace (Perfetto) to FILE");
   run->add_option("--on-error", arguments->onError, "stop: end the job at the first failure; skip: drop failed events")
       ->check(CLI::IsMember({"stop", "skip"}));
+  run->add_option("--pin", arguments->pin,
+                  "Bind each thread to its own PU: numa-compact, numa-spread, smt-shared, random[:SEED] or none "
+                  "(see `lanes pin --help`)");
   run->footer(
       "SPEC is name:key=value,key=value. Repeat a key for a list (file=a.root,file=b.root).\n"
       "`lanes plugins` lists the sources, modules, waiters and outputs with their options.");

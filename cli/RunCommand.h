@@ -21,6 +21,7 @@ struct RunArguments {
   std::string report;
   std::string trace;
   std::string onError = "stop";
+  std::string pin;  // a pinning strategy; empty: threads not pinned
 };
 
 // The job the arguments describe; the built-in default job when they name no

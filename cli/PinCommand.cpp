@@ -38,8 +38,9 @@ int pinCommand(PinArguments const& arguments) {
               << " (not run: the topology is not this machine's)\n";
     return 0;
   }
+  auto const pid = node::spawnPinned(arguments.command, strategy.binds() ? pus : node::CpuSet{});
   std::cerr << "lanes pin: " << strategy.name() << ": PUs " << (strategy.binds() ? node::toString(pus) : "any") << "\n";
-  return waitFor(node::spawnPinned(arguments.command, strategy.binds() ? pus : node::CpuSet{}));
+  return waitFor(pid);
 }
 
 }  // namespace

@@ -129,8 +129,9 @@ void addSuperviseCommand(CLI::App& app, int& exitCode) {
                         "Seconds a job may use more than its cores before it is confined (default 5)")
       ->check(CLI::Range(0.0, 86400.0));
   supervise->add_option("--tolerance", arguments->tolerance,
-                        "How much more than its cores a job may use, as a fraction (default 0.2: 20%)")
-      ->check(CLI::Range(0.0, 100.0));
+                        "How much more than its cores a job may use, as a fraction (default 0.2: 20%); "
+                        "a negative one confines below the allocation (-0.9: above a tenth of it)")
+      ->check(CLI::Range(-0.95, 100.0));
   supervise->add_option("--confine", arguments->confine,
                         "overuse (default): bind a job to its PUs when it over-uses them; start: bind it from the start")
       ->check(CLI::IsMember({"overuse", "start"}));

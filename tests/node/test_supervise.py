@@ -22,13 +22,19 @@ def test_a_job_over_using_its_core_is_confined_with_every_thread_and_process(lan
     out.mkdir()
     job = f"cores=1 name=greedy {sys.executable} {write_busy_job(tmp_path)} {out} 3"
     log = tmp_path / "supervise.log"
-    result, report = supervise(lanes, tmp_path, [job], "--interval", "0.1", "--grace", "0.3", "--log", log)
+    # On a quiet machine its 3 busy processes use ~2 cores, well over the
+    # default limit of 1.2; on a loaded one (the suite on 2 cores, other
+    # builds) they may get less than that, so the limit here is a tenth of a
+    # core: what is tested is what confinement does, not the threshold
+    # (OveruseDetectorTest tests that).
+    result, report = supervise(lanes, tmp_path, [job], "--interval", "0.1", "--grace", "0.3", "--tolerance", "-0.9",
+                               "--log", log)
     assert result.returncode == 0, result.stderr
     [greedy] = report["jobs"]
     assert greedy["exit_code"] == 0
     assert greedy["confined"] is True
     assert greedy["confined_after_s"] > 0.3
-    assert greedy["peak_usage_cores"] > 1.2
+    assert greedy["peak_usage_cores"] > 0.1
     allocated = ",".join(map(str, greedy["pus"]))
     assert len(greedy["pus"]) == 1
     processes = sorted(out.glob("process-*"))

@@ -94,11 +94,13 @@ TEST(AllocateWorkersTest, EachWorkerGetsItsOwnDisjointSet) {
     EXPECT_EQ(set.size(), 8u);
     for (auto pu : set) EXPECT_TRUE(held.insert(pu).second);
   }
+  // Workers 4..7 get the other hardware thread of the first ones' cores.
+  EXPECT_EQ(allocateWorkers(topology.pus(), PinStrategy::parse("numa-compact"), 8, 8).size(), 8u);
   try {
-    allocateWorkers(topology.pus(), PinStrategy::parse("numa-compact"), 5, 8);
-    FAIL() << "5 x 8 separate cores on a 32-core machine";
+    allocateWorkers(topology.pus(), PinStrategy::parse("numa-compact"), 9, 8);
+    FAIL() << "9 x 8 PUs on a 64-PU machine";
   } catch (Exception const& error) {
-    EXPECT_NE(std::string(error.message()).find("5 workers of 8 PUs do not fit: worker 4"), std::string::npos)
+    EXPECT_NE(std::string(error.message()).find("9 workers of 8 PUs do not fit: worker 8"), std::string::npos)
         << error.message();
   }
 }

@@ -34,8 +34,10 @@ CAVEAT = (
     "the NUMA and cache effects the strategies are for (the ALICE study's) cannot appear. Under "
     "saturation the kernel's own load balancing is close to optimal, so expect differences of a few "
     "percent at most, mostly in system time (migrations, context switches), within run-to-run noise "
-    "unless --repeat is raised. The confinement itself, and that a confined job keeps within its cores, "
-    "it does show. Run it on a multi-socket node for the real question."
+    "unless --repeat is raised (on a machine shared with other work, the noise is larger than any "
+    "effect). Confinement on over-use rarely triggers here: two saturating jobs each get about one core, "
+    "under the 1.2-core limit; numa-compact/start shows what confinement costs. Run it on a multi-socket "
+    "node for the real question."
 )
 
 CONFIGS = {

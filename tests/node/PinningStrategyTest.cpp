@@ -68,29 +68,32 @@ TEST(CpuSetTest, PrintsRangesLikeProc) {
   EXPECT_EQ(toString({}), "");
 }
 
-TEST(ChoosePusTest, NumaCompactFillsOneNumaNodeOnSeparateCores) {
-  auto const topology = Topology::load(dualSocketSmt);
-  auto const set = choosePus(topology.pus(), PinStrategy::parse("numa-compact"), 64);
-  EXPECT_EQ(set.size(), 64u);
-  EXPECT_EQ(numaNodesOf(topology, set).size(), 1u);
+// A strategy that promises separate cores, and how many NUMA nodes its set spans.
+struct SeparateCoresCase {
+  char const* topology;
+  char const* strategy;
+  unsigned count;
+  std::size_t numaNodes;
+};
+
+class SeparateCoresTest : public ::testing::TestWithParam<SeparateCoresCase> {};
+
+TEST_P(SeparateCoresTest, GivesTheCountOnSeparateCoresSpanningTheExpectedNumaNodes) {
+  auto const [description, strategy, count, numaNodes] = GetParam();
+  auto const topology = Topology::load(description);
+  auto const set = choosePus(topology.pus(), PinStrategy::parse(strategy), count);
+  EXPECT_EQ(set.size(), count);
+  EXPECT_EQ(numaNodesOf(topology, set).size(), numaNodes);
   EXPECT_TRUE(separateCores(topology, set));
 }
 
-TEST(ChoosePusTest, NumaCompactSpillsOverOnlyWhenNoNodeFits) {
-  auto const topology = Topology::load(dualSocketSmt);
-  auto const set = choosePus(topology.pus(), PinStrategy::parse("numa-compact"), 65);
-  EXPECT_EQ(set.size(), 65u);
-  EXPECT_EQ(numaNodesOf(topology, set).size(), 2u);
-  EXPECT_TRUE(separateCores(topology, set));
-}
-
-TEST(ChoosePusTest, NumaSpreadSpansEveryNumaNodeOnSeparateCores) {
-  auto const topology = Topology::load(fourNuma);
-  auto const set = choosePus(topology.pus(), PinStrategy::parse("numa-spread"), 8);
-  EXPECT_EQ(set.size(), 8u);
-  EXPECT_EQ(numaNodesOf(topology, set).size(), 4u);
-  EXPECT_TRUE(separateCores(topology, set));
-}
+INSTANTIATE_TEST_SUITE_P(
+    Strategies, SeparateCoresTest,
+    ::testing::Values(SeparateCoresCase{dualSocketSmt, "numa-compact", 64, 1},  // one NUMA node while it fits
+                      SeparateCoresCase{dualSocketSmt, "numa-compact", 65, 2},  // spills over only when none fits
+                      SeparateCoresCase{fourNuma, "numa-compact", 3, 1},
+                      SeparateCoresCase{fourNuma, "numa-spread", 8, 4},  // round-robin over every NUMA node
+                      SeparateCoresCase{fourNuma, "numa-spread", 2, 2}));
 
 TEST(ChoosePusTest, SmtSharedTakesSiblingPairs) {
   auto const topology = Topology::load(dualSocketSmt);

@@ -84,7 +84,12 @@ pid_t spawnPinned(std::vector<std::string> const& argv, CpuSet const& pus) {
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0) throw Exception(std::string("cannot create a pipe: ") + std::strerror(errno));
   pid_t const pid = fork();
-  if (pid < 0) throw Exception(std::string("cannot fork: ") + std::strerror(errno));
+  if (pid < 0) {
+    auto const reason = std::string(std::strerror(errno));
+    close(report[0]);
+    close(report[1]);
+    throw Exception("cannot fork to run '" + argv[0] + "': " + reason);
+  }
   if (pid == 0) {
     // Async-signal-safe calls only between fork and exec.
     sigset_t none;

@@ -12,6 +12,7 @@
 
 #include "AccelOptions.h"
 #include "Menu.h"
+#include "PinCommand.h"
 #include "SignalStop.h"
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/Exception.h"
@@ -113,6 +114,7 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
   std::optional<SignalStop> ownSignals;
   if (!signals) signals = &ownSignals.emplace();
   signals->attach(processor);
+  auto const pinner = pinJobThreads(arguments.pin, processor, part ? part->seat : 0, part ? part->seats : 1);
   ModuleStatistics statistics;
   processor.addObserver(&statistics);
   std::unique_ptr<TraceRecorder> trace;
@@ -129,9 +131,11 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
   auto const wall = Clock::now() - start;
   auto report = RunReport::build(processor.info(), statistics, summary, wall, ResourceUsage::sample().since(usageBefore),
                                  processor.moduleDetails());
+  if (pinner) report.sections["pinning"] = pinningReport(arguments.pin, *pinner);
   report.stopRequested = report.stopRequested || signals->signalled();
   if (trace) trace->write(partPath(arguments.trace, part ? part->name : ""));
   processor.clearObservers();
+  processor.onThreadEntry({});  // the pinner goes now
   return report;
 }
 
@@ -223,6 +227,9 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   run->add_option("--trace", arguments->trace, "Write every call as a Chrome trace (Perfetto) to FILE");
   run->add_option("--on-error", arguments->onError, "stop: end the job at the first failure; skip: drop failed events")
       ->check(CLI::IsMember({"stop", "skip"}));
+  run->add_option("--pin", arguments->pin,
+                  "Bind each thread to its own PU: numa-compact, numa-spread, smt-shared, random[:SEED] or none "
+                  "(see `lanes pin --help`)");
   run->add_option("-p,--processes", arguments->processes,
                   "Multi-process mode: initialise once, then fork P workers that share memory copy-on-write, "
                   "each with -t threads and -l lanes; their outputs are merged")

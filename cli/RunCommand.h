@@ -29,6 +29,7 @@ struct RunArguments {
   bool noFork = false;
   bool retryLost = false;
   std::string workerRole;  // set by the parent for the jobs it starts with exec
+  std::string pin;  // a pinning strategy; empty: threads not pinned
 };
 
 // The job the arguments describe; the built-in default job when they name no

@@ -5,8 +5,11 @@
 #include <CLI/CLI.hpp>
 
 #include "InspectCommand.h"
+#include "PinCommand.h"
 #include "PluginsCommand.h"
 #include "RunCommand.h"
+#include "SuperviseCommand.h"
+#include "TopologyCommand.h"
 #include "lanes/core/Exception.h"
 
 int main(int argc, char** argv) {
@@ -16,6 +19,9 @@ int main(int argc, char** argv) {
   lanes::cli::addRunCommand(app, exitCode);
   lanes::cli::addPluginsCommand(app);
   lanes::cli::addInspectCommand(app);
+  lanes::cli::addTopologyCommand(app);
+  lanes::cli::addPinCommand(app, exitCode);
+  lanes::cli::addSuperviseCommand(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (CLI::ParseError const& error) {

@@ -13,6 +13,8 @@ void EventProcessor::addObserver(ProcessingObserver* observer) { schedule_->obse
 
 void EventProcessor::clearObservers() { schedule_->observers.clear(); }
 
+void EventProcessor::onThreadEntry(std::function<void()> hook) { schedule_->threadEntryHook = std::move(hook); }
+
 RunSummary EventProcessor::run() { return schedule_->run(); }
 
 void EventProcessor::beginJob() { schedule_->beginJob(); }

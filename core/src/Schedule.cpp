@@ -5,6 +5,7 @@
 #include <set>
 
 #include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
 
 #include "Lane.h"
 #include "lanes/core/Exception.h"
@@ -16,6 +17,23 @@ namespace lanes::detail {
 namespace {
 
 [[noreturn]] void invalid(std::string const& message) { throw Exception(message); }
+
+// Thread-safe: oneTBB calls on_scheduler_entry from each thread entering the
+// arena. Observes the one arena it is given from construction to destruction
+// (a default-constructed observer would see only the calling thread's
+// implicit arena, never the job's).
+class ThreadEntryObserver : public tbb::task_scheduler_observer {
+ public:
+  ThreadEntryObserver(tbb::task_arena& arena, std::function<void()> const& hook)
+      : tbb::task_scheduler_observer(arena), hook_(hook) {
+    observe(true);
+  }
+  ~ThreadEntryObserver() override { observe(false); }
+  void on_scheduler_entry(bool) override { hook_(); }
+
+ private:
+  std::function<void()> const& hook_;
+};
 
 }  // namespace
 
@@ -262,6 +280,8 @@ RunSummary Schedule::process(ProcessPart const& part) {
     // A part's own arena: a worker forked after an earlier part must not
     // inherit one whose threads it does not have.
     arena = std::make_shared<tbb::task_arena>(static_cast<int>(threads));
+    std::optional<ThreadEntryObserver> threadEntry;  // attaching initialises the arena
+    if (threadEntryHook) threadEntry.emplace(*arena, threadEntryHook);
     arena->execute([this] {
       for (auto& lane : lanes_) group.run([lane = lane.get()] { lane->run(); });
       group.wait();

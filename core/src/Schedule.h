@@ -4,6 +4,7 @@
 // paths, and the shared run-time state of the lanes.
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -61,6 +62,7 @@ class Schedule {
   std::vector<Path> paths;
   std::vector<OutputRoute> outputs;
   std::vector<ProcessingObserver*> observers;
+  std::function<void()> threadEntryHook;  // EventProcessor::onThreadEntry
 
   // Run-time state.
   // Shared with the continuations of external work: a foreign thread that

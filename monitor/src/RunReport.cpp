@@ -93,23 +93,25 @@ nlohmann::json RunReport::toJson() const {
                            {"total_s", module.totalSeconds}});
     if (!module.details.is_null()) modulesJson.back()["details"] = module.details;
   }
-  return {{"threads", threads},
-          {"lanes", lanes},
-          {"events", events},
-          {"events_skipped", eventsSkipped},
-          {"wall_s", wallSeconds},
-          {"events_per_s", eventsPerSecond},
-          {"cpu_user_s", cpuUserSeconds},
-          {"cpu_sys_s", cpuSystemSeconds},
-          {"cpu_efficiency", cpuEfficiency},
-          {"peak_rss_bytes", peakRssBytes},
-          {"modules", modulesJson},
-          {"source_s", sourceSeconds},
-          {"outputs_s", outputsSeconds},
-          {"failed", failed},
-          {"error", error},
-          {"stop_requested", stopRequested},
-          {"versions", {{"lanes", versions.lanes}, {"tbb", versions.tbb}, {"compiler", versions.compiler}}}};
+  nlohmann::json json = sections;
+  json.update(nlohmann::json{{"threads", threads},
+                             {"lanes", lanes},
+                             {"events", events},
+                             {"events_skipped", eventsSkipped},
+                             {"wall_s", wallSeconds},
+                             {"events_per_s", eventsPerSecond},
+                             {"cpu_user_s", cpuUserSeconds},
+                             {"cpu_sys_s", cpuSystemSeconds},
+                             {"cpu_efficiency", cpuEfficiency},
+                             {"peak_rss_bytes", peakRssBytes},
+                             {"modules", modulesJson},
+                             {"source_s", sourceSeconds},
+                             {"outputs_s", outputsSeconds},
+                             {"failed", failed},
+                             {"error", error},
+                             {"stop_requested", stopRequested},
+                             {"versions", {{"lanes", versions.lanes}, {"tbb", versions.tbb}, {"compiler", versions.compiler}}}});
+  return json;
 }
 
 void RunReport::writeJson(std::string const& path) const {

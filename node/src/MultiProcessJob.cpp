@@ -70,7 +70,7 @@ int serveAsWorker(EventProcessor& processor, MultiProcessOptions const& options,
                   SharedEventQueue* queue, PartRunner const& runner) {
   auto dispenser = dispenserFor(options, role, queue);
   auto const started = monotonicNanoseconds();
-  auto report = runner(processor, {partName(role.index), dispenser.get(), 0});
+  auto report = runner(processor, {partName(role.index), dispenser.get(), 0, role.residue, options.processes});
   if (auto* chunks = dynamic_cast<QueueDispenser*>(dispenser.get()); chunks && chunks->exhausted()) {
     report["failed"] = true;
     report["error"] = "the event queue ran out of chunks before the source ended: raise --chunk";
@@ -185,7 +185,7 @@ nlohmann::json MultiProcessParent::run() {
 // arena of one thread starts no worker thread, so the fork stays safe.
 void MultiProcessParent::runBeforeFork() {
   RangeDispenser first(0, options_.eventsBeforeFork);
-  preFork_ = runner_(processor_, {"prefork", &first, 1});
+  preFork_ = runner_(processor_, {"prefork", &first, 1, 0, 0});
   if (preFork_.value("failed", false)) {
     throw Exception("multi-process job: before the fork: " + preFork_.value("error", std::string("failed")));
   }

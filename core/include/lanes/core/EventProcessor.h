@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,11 @@ struct ProcessPart {
   std::string name;                  // the outputs write at partPath(file, name)
   EventDispenser* events = nullptr;  // which events; nullptr: all (up to maxEvents)
   unsigned threads = 0;              // 0: the job's
+  // Which of how many workers runs it (a replacement takes the seat of the
+  // worker it replaces), e.g. to give each its own CPUs; seats == 0 for a
+  // part that is no worker's (the parent's events before the fork).
+  unsigned seat = 0;
+  unsigned seats = 1;
 };
 
 namespace detail {
@@ -47,6 +53,13 @@ class EventProcessor {
   // Observers are not owned: remove them before they are destroyed.
   void addObserver(ProcessingObserver* observer);
   void clearObservers();
+
+  // Called on every thread that enters the job's task arena (the oneTBB
+  // workers and the thread that calls run()), before it runs any of the job's
+  // tasks, concurrently from several threads; node's thread pinning uses it.
+  // A thread that leaves the arena and comes back is announced again. Set
+  // before run().
+  void onThreadEntry(std::function<void()> hook);
 
   // Processes events until the source ends, maxEvents is reached, a failure
   // stops the job or a stop is requested. Runs beginJob/endJob around it.

@@ -7,7 +7,7 @@
 // wall_s, events_per_s, cpu_user_s, cpu_sys_s, cpu_efficiency,
 // peak_rss_bytes, modules [{label, plugin, kind, concurrency, calls,
 // total_s}], source_s, outputs_s, failed, error, stop_requested,
-// versions {lanes, tbb, compiler}.
+// versions {lanes, tbb, compiler}, and any of `sections` (see there).
 
 #include <cstddef>
 #include <cstdint>
@@ -62,6 +62,10 @@ struct RunReport {
   std::string error;
   bool stopRequested = false;
   VersionReport versions;
+  // What layers above the monitor add about the job, each a top-level key of
+  // the JSON (node's `pinning`: {strategy, pus, threads_pinned}); toJson()'s
+  // own keys win over a section of the same name.
+  nlohmann::json::object_t sections;
 
   // `usage` is the job's share of the process's resources, e.g.
   // ResourceUsage::sample().since(before).

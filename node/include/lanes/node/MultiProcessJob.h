@@ -42,7 +42,7 @@ using PartRunner = std::function<nlohmann::json(EventProcessor&, ProcessPart con
 // inherited; formatted into, and parsed from, the --worker-role argument.
 struct WorkerRole {
   unsigned index = 0;        // names its part of the outputs: worker-INDEX
-  unsigned residue = 0;      // round-robin: takes events first + residue + k * processes
+  unsigned residue = 0;      // its seat: round-robin, it takes events first + residue + k * processes
   bool replacement = false;  // takes over the events of a worker that died
   int queueFd = -1;          // the SharedEventQueue (queue distribution), or -1
   int doneFd = -1;           // the worker writes its index here when it has finished

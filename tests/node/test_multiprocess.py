@@ -136,3 +136,12 @@ def test_bad_multiprocess_options_are_one_line_errors(lanes, args, message):
     assert result.returncode == 2
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) <= 2
+
+
+def test_pinned_workers_get_disjoint_pus(lanes):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two PUs")
+    result = multiprocess(lanes, "--pin", "numa-compact")
+    assert result.returncode == 0, result.stderr
+    pus = [tuple(w["report"]["pinning"]["pus"]) for w in result.report["workers"]]
+    assert all(len(p) == 1 for p in pus) and len(set(pus)) == 2

@@ -35,15 +35,25 @@ std::optional<std::uint64_t> RoundRobinDispenser::next() {
 
 // ---------------------------------------------------------------- queue
 
+// Plain integers accessed through std::atomic_ref: the memfd's pages start
+// zeroed, and constructing atomics would write (so make resident) every page
+// of the sparse owner table.
 struct SharedEventQueue::Block {
   std::uint64_t first;
   std::uint64_t chunkSize;
-  std::atomic<std::uint64_t> nextChunk;
+  std::uint64_t nextChunk;
   // Who took chunk c: worker index + 1; 0 while nobody has.
-  std::atomic<std::uint32_t> owner[kMaxChunks];
+  std::uint32_t owner[kMaxChunks];
 };
-static_assert(std::atomic<std::uint64_t>::is_always_lock_free && std::atomic<std::uint32_t>::is_always_lock_free,
+static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free && std::atomic_ref<std::uint32_t>::is_always_lock_free,
               "shared between processes, the atomics must be lock-free");
+
+namespace {
+
+std::atomic_ref<std::uint64_t> atomically(std::uint64_t& value) { return std::atomic_ref<std::uint64_t>(value); }
+std::atomic_ref<std::uint32_t> atomically(std::uint32_t& value) { return std::atomic_ref<std::uint32_t>(value); }
+
+}  // namespace
 
 namespace {
 
@@ -65,10 +75,9 @@ SharedEventQueue::SharedEventQueue(std::uint64_t first, std::uint64_t chunkSize)
   if (fd_ < 0) systemError("cannot create the shared event queue");
   // The owner table is sparse: only the pages of chunks handed out are touched.
   if (::ftruncate(fd_, sizeof(Block)) != 0) systemError("cannot size the shared event queue");
-  block_ = new (mapShared(fd_, sizeof(Block))) Block;  // zero-filled pages: owners 0
+  block_ = static_cast<Block*>(mapShared(fd_, sizeof(Block)));  // zero-filled pages: owners 0
   block_->first = first;
   block_->chunkSize = chunkSize;
-  block_->nextChunk.store(0);
 }
 
 SharedEventQueue::SharedEventQueue(int fd) : fd_(fd), block_(static_cast<Block*>(mapShared(fd, sizeof(Block)))) {}
@@ -82,28 +91,28 @@ std::uint64_t SharedEventQueue::first() const { return block_->first; }
 std::uint64_t SharedEventQueue::chunkSize() const { return block_->chunkSize; }
 
 std::optional<std::uint64_t> SharedEventQueue::claimChunk(unsigned worker) {
-  auto const chunk = block_->nextChunk.fetch_add(1, std::memory_order_relaxed);
+  auto const chunk = atomically(block_->nextChunk).fetch_add(1, std::memory_order_relaxed);
   if (chunk >= kMaxChunks) return std::nullopt;
-  block_->owner[chunk].store(worker + 1, std::memory_order_release);
+  atomically(block_->owner[chunk]).store(worker + 1, std::memory_order_release);
   return chunk;
 }
 
 std::vector<std::uint64_t> SharedEventQueue::reassign(unsigned from, unsigned to) {
   auto chunks = chunksOf(from);
-  for (auto chunk : chunks) block_->owner[chunk].store(to + 1, std::memory_order_release);
+  for (auto chunk : chunks) atomically(block_->owner[chunk]).store(to + 1, std::memory_order_release);
   return chunks;
 }
 
 std::vector<std::uint64_t> SharedEventQueue::chunksOf(unsigned worker) const {
   std::vector<std::uint64_t> chunks;
   for (std::uint64_t chunk = 0, n = chunksClaimed(); chunk < n; ++chunk) {
-    if (block_->owner[chunk].load(std::memory_order_acquire) == worker + 1) chunks.push_back(chunk);
+    if (atomically(block_->owner[chunk]).load(std::memory_order_acquire) == worker + 1) chunks.push_back(chunk);
   }
   return chunks;
 }
 
 std::uint64_t SharedEventQueue::chunksClaimed() const {
-  return std::min(block_->nextChunk.load(std::memory_order_acquire), kMaxChunks);
+  return std::min(atomically(block_->nextChunk).load(std::memory_order_acquire), kMaxChunks);
 }
 
 QueueDispenser::QueueDispenser(SharedEventQueue& queue, unsigned worker, std::vector<std::uint64_t> inherited)

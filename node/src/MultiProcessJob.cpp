@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -99,7 +100,11 @@ struct WorkerProcess {
   std::optional<int> replacedBy;  // the slot that took over its events
   nlohmann::json report;          // its run report, once done
   nlohmann::json memory;          // measured before its release
+  std::uint64_t peakPss = 0;      // the most seen while it ran
 };
+
+// How often the parent samples every process's memory while the workers run.
+constexpr int kMemorySampleMilliseconds = 500;
 
 // The parent: starts the workers, watches them, measures, merges.
 class MultiProcessParent {
@@ -123,6 +128,7 @@ class MultiProcessParent {
   void killAll();
   bool everyLiveWorkerDone() const;
   void measureAndRelease();
+  void sampleMemory();
   void finishOutputs();
   void describeMergedOutputs();
   nlohmann::json report() const;
@@ -145,6 +151,7 @@ class MultiProcessParent {
   nlohmann::json preFork_;
   nlohmann::json parentMemory_;
   nlohmann::json outputs_ = nlohmann::json::array();  // the merged files
+  std::uint64_t peakTotalPss_ = 0;  // the most the job held at once (sampled)
   std::int64_t started_ = 0, finished_ = 0;
   double mergeSeconds_ = 0;
 };
@@ -263,7 +270,8 @@ void MultiProcessParent::spawn(unsigned residue, std::optional<unsigned> replaci
 }
 
 // Until every worker has been reaped: their reports, their deaths, and the
-// signals to forward. Blocks in poll(); nothing here spins or sleeps.
+// signals to forward. Blocks in poll(), waking up only to sample the
+// memory of every process now and then.
 void MultiProcessParent::watch() {
   while (true) {
     std::vector<pollfd> fds{{done_[0], POLLIN, 0}, {signals_, POLLIN, 0}};
@@ -275,10 +283,12 @@ void MultiProcessParent::watch() {
     }
     if (watched.empty()) return;
     if (!released_ && everyLiveWorkerDone()) measureAndRelease();
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
+    auto const ready = ::poll(fds.data(), fds.size(), kMemorySampleMilliseconds);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       systemError("cannot watch the workers");
     }
+    if (ready == 0) sampleMemory();
     if (fds[0].revents & POLLIN) onDone();
     if (fds[1].revents & POLLIN) onSignal();
     for (std::size_t k = 0; k < watched.size(); ++k) {
@@ -359,6 +369,7 @@ bool MultiProcessParent::everyLiveWorkerDone() const {
 // Every worker is alive and finished: the moment their memory is comparable
 // (a page's PSS share depends on how many processes still map it).
 void MultiProcessParent::measureAndRelease() {
+  sampleMemory();
   if (options_.fork) {
     if (auto memory = ProcessMemory::of(::getpid())) parentMemory_ = memory->toJson();
   }
@@ -373,6 +384,23 @@ void MultiProcessParent::measureAndRelease() {
 
 // The parts of the workers that finished are merged; those of the workers
 // that died (or of every worker, when the job failed) are removed.
+// The total PSS of the job now: the parent (which holds the shared state;
+// not for --no-fork, where it is only a launcher) and every live worker.
+void MultiProcessParent::sampleMemory() {
+  std::uint64_t total = 0;
+  if (options_.fork) {
+    if (auto memory = ProcessMemory::of(::getpid())) total += memory->pssBytes;
+  }
+  for (auto& worker : workers_) {
+    if (worker.exited) continue;
+    if (auto memory = ProcessMemory::of(worker.pid)) {
+      total += memory->pssBytes;
+      worker.peakPss = std::max(worker.peakPss, memory->pssBytes);
+    }
+  }
+  peakTotalPss_ = std::max(peakTotalPss_, total);
+}
+
 void MultiProcessParent::finishOutputs() {
   std::vector<std::string> written, lost;
   if (options_.eventsBeforeFork) written.push_back("prefork");
@@ -429,7 +457,8 @@ nlohmann::json MultiProcessParent::report() const {
   std::optional<double> earliestFinish, latestFinish;
   for (auto const& worker : workers_) {
     nlohmann::json entry{{"index", worker.role.index}, {"pid", worker.pid}, {"part", partName(worker.role.index)},
-                         {"replacement", worker.role.replacement}, {"memory", worker.memory}};
+                         {"replacement", worker.role.replacement}, {"memory", worker.memory},
+                         {"peak_pss_bytes", worker.peakPss}};
     if (WIFSIGNALED(worker.status)) entry["signal"] = WTERMSIG(worker.status);
     else entry["exit_code"] = WEXITSTATUS(worker.status);
     entry["status"] = worker.done ? (worker.report.value("failed", false) ? "failed" : "ok") : "died";
@@ -472,6 +501,7 @@ nlohmann::json MultiProcessParent::report() const {
   }
   memory["total_pss_bytes"] = totalPss;
   memory["total_rss_bytes"] = totalRss;
+  memory["peak_total_pss_bytes"] = peakTotalPss_;
   auto const wall = secondsBetween(started_, finished_);
   return {{"mode", options_.fork ? "fork" : "no-fork"},
           {"processes", options_.processes},
@@ -553,8 +583,10 @@ void printMultiProcessReport(nlohmann::json const& report, std::ostream& out) {
                 report["finish_spread_s"].get<double>(), report["merge_s"].get<double>());
   out << line;
   auto const& memory = report["memory"];
-  std::snprintf(line, sizeof line, "memory: total PSS %.1f MiB, total RSS %.1f MiB (parent PSS %.1f MiB)\n\n",
-                megabytes(memory, "total_pss_bytes"), megabytes(memory, "total_rss_bytes"), megabytes(memory["parent"], "pss_bytes"));
+  std::snprintf(line, sizeof line,
+                "memory at the end: total PSS %.1f MiB, total RSS %.1f MiB (parent PSS %.1f MiB); peak total PSS %.1f MiB\n\n",
+                megabytes(memory, "total_pss_bytes"), megabytes(memory, "total_rss_bytes"), megabytes(memory["parent"], "pss_bytes"),
+                megabytes(memory, "peak_total_pss_bytes"));
   out << line;
   out << "  worker      pid  status    events   events/s  finished_s   RSS MiB   PSS MiB   USS MiB\n";
   for (auto const& worker : report["workers"]) {

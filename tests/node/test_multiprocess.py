@@ -85,6 +85,7 @@ def test_no_threads_run_at_the_fork_and_memory_is_measured(lanes):
     assert report["threads_at_fork"] == 1
     memory = report["memory"]
     assert memory["parent"]["pss_bytes"] > 0
+    assert memory["peak_total_pss_bytes"] >= memory["total_pss_bytes"]  # the end is one of the samples
     for worker in report["workers"]:
         assert 0 < worker["memory"]["uss_bytes"] <= worker["memory"]["pss_bytes"] <= worker["memory"]["rss_bytes"]
     assert memory["total_pss_bytes"] == memory["parent"]["pss_bytes"] + sum(

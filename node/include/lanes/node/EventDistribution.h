@@ -49,8 +49,8 @@ class RoundRobinDispenser : public EventDispenser {
 
 // The state the processes of one job share: a page-aligned block in a memfd,
 // mapped by every process (inherited by a fork, passed by descriptor across
-// an exec). Lock-free: its fields are atomics, lock-free and address-free,
-// so they work across processes.
+// an exec). Lock-free: its fields are accessed only atomically (lock-free
+// atomics are address-free, so they work across processes).
 class SharedEventQueue {
  public:
   static constexpr std::uint64_t kMaxChunks = std::uint64_t{1} << 20;

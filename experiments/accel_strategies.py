@@ -36,29 +36,30 @@ STUDY = {  # the study's published findings, for the comparison
 }
 
 
-def has_processes_option(binary):
-    help_text = subprocess.run([binary, "run", "--help"], capture_output=True, text=True).stdout
-    return "--processes" in help_text
+def cpu_seconds(report):
+    """CPU time of a job: its own, or its workers' in a multi-process report (lanes run --processes)."""
+    if "workers" in report:
+        return sum(cpu_seconds(w["report"]) for w in report["workers"] if "report" in w)
+    return report["cpu_user_s"] + report["cpu_sys_s"]
 
 
-def run_processes(binary, processes, threads, events, accel, strategy, native):
+def run_processes(binary, processes, threads, events, accel, strategy):
     """Runs the job as `processes` processes of `threads` threads; returns the summed figures."""
     lanes = max(1, (3 * threads) // 4)
     common = ["run", "--menu", str(MENU), "-t", str(threads), "-l", str(lanes), "--accel", accel]
     if strategy:
         common += ["--accel-strategy", strategy]
     with tempfile.TemporaryDirectory() as scratch:
-        if native or processes == 1:
-            extra = ["--processes", str(processes)] if processes > 1 else []
-            commands = [[binary, *common, *extra, "-n", str(events * processes), "--report", f"{scratch}/r0.json"]]
-        else:  # P independent processes at once, their rates summed
-            commands = [[binary, *common, "-n", str(events), "--report", f"{scratch}/r{i}.json"] for i in range(processes)]
+        # Forked workers (lanes run --processes), each with its own emulated device.
+        extra = ["--processes", str(processes)] if processes > 1 else []
+        commands = [[binary, *common, *extra, "-n", str(events * processes), "--report", f"{scratch}/r0.json"]]
         running = [subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for c in commands]
         for process, command in zip(running, commands):
             _, stderr = process.communicate()
             if process.returncode != 0:
                 sys.exit(f"accel_strategies: {' '.join(command)} failed: {stderr.strip()}")
         reports = [json.loads(Path(f"{scratch}/r{i}.json").read_text()) for i in range(len(commands))]
+    cpu = [cpu_seconds(r) for r in reports]
     return {
         "processes": processes,
         "threads": threads,
@@ -67,25 +68,25 @@ def run_processes(binary, processes, threads, events, accel, strategy, native):
         "strategy": strategy or "cpu-only",
         "events": sum(r["events"] for r in reports),
         "events_per_s": sum(r["events_per_s"] for r in reports),
-        "cpu_s": sum(r["cpu_user_s"] + r["cpu_sys_s"] for r in reports),
+        "cpu_s": sum(cpu),
         "wall_s": max(r["wall_s"] for r in reports),
     }
 
 
 def events_for(binary, seconds, cores):
     """Events that the CPU-only menu processes in about `seconds` on one process of all cores."""
-    probe = run_processes(binary, 1, cores, 40, "none", None, True)
+    probe = run_processes(binary, 1, cores, 40, "none", None)
     return max(40, int(probe["events_per_s"] * seconds))
 
 
-def throughput_scan(binary, cores, events, native):
+def throughput_scan(binary, cores, events):
     scan = []
     for threads in sorted(t for t in range(1, cores + 1) if cores % t == 0):
         processes = cores // threads
-        baseline = run_processes(binary, processes, threads, events // processes, "none", None, native)
+        baseline = run_processes(binary, processes, threads, events // processes, "none", None)
         runs = [baseline]
         for strategy in STRATEGIES:
-            run = run_processes(binary, processes, threads, events // processes, "emulated", strategy, native)
+            run = run_processes(binary, processes, threads, events // processes, "emulated", strategy)
             run["relative"] = run["events_per_s"] / baseline["events_per_s"]
             runs.append(run)
         scan.append({"processes": processes, "threads": threads, "runs": runs})
@@ -95,7 +96,7 @@ def throughput_scan(binary, cores, events, native):
 def device_bound(binary, cores, events):
     runs = []
     for strategy in STRATEGIES:
-        run = run_processes(binary, 1, cores, events, DEVICE_BOUND, strategy, True)
+        run = run_processes(binary, 1, cores, events, DEVICE_BOUND, strategy)
         run["cpu_ms_per_event"] = 1e3 * run["cpu_s"] / run["events"]
         runs.append(run)
     return runs
@@ -150,14 +151,13 @@ def main():
     parser.add_argument("--cores", type=int, default=os.cpu_count(), help="processes x threads (default: the machine's cores)")
     arguments = parser.parse_args()
 
-    native = has_processes_option(arguments.binary)
     events = events_for(arguments.binary, arguments.seconds, arguments.cores)
-    scan = throughput_scan(arguments.binary, arguments.cores, events, native)
+    scan = throughput_scan(arguments.binary, arguments.cores, events)
     bound = device_bound(arguments.binary, arguments.cores, max(40, events // 4))
     result = {
         "menu": str(MENU.relative_to(REPO)),
         "cores": arguments.cores,
-        "multi_process": "lanes run --processes" if native else "independent lanes run processes, rates summed",
+        "multi_process": "lanes run --processes: forked workers, each with its own emulated device",
         "scan": scan,
         "device_bound": {"accel": DEVICE_BOUND, "runs": bound},
         "comparison": comparisons(scan, bound),

@@ -42,6 +42,15 @@ class FileSequence {
   std::vector<std::string> const& files() const { return files_; }
   std::uint64_t entries() const { return firstEntry_.back(); }
 
+  // Moves the cursor `next` past `count` entries without reading them (the
+  // other processes of a multi-process job read them); false, at the end,
+  // if there were fewer.
+  bool skip(std::uint64_t& next, std::uint64_t count) const {
+    bool const enough = count <= entries() - std::min(next, entries());
+    next = enough ? next + count : entries();
+    return enough;
+  }
+
   // The file holding global entry `entry` (< entries()), and the entry within it.
   std::pair<std::size_t, std::uint64_t> locate(std::uint64_t entry) const {
     auto const file = static_cast<std::size_t>(std::upper_bound(firstEntry_.begin(), firstEntry_.end(), entry) -

@@ -184,6 +184,8 @@ std::unique_ptr<Source> NTupleSource::replicate() const {
 
 bool NTupleSource::next(SourceEvent& event) { return position(nextEntry_++, event); }
 
+bool NTupleSource::skip(std::uint64_t count) { return layout_->sequence.skip(nextEntry_, count); }
+
 bool NTupleSource::at(std::uint64_t ordinal, SourceEvent& event) { return position(ordinal, event); }
 
 bool NTupleSource::position(std::uint64_t entry, SourceEvent& event) {

@@ -27,6 +27,7 @@ class NTupleSource : public Source {
   ~NTupleSource() override;
 
   bool next(SourceEvent& event) override;
+  bool skip(std::uint64_t count) override;
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
   std::unique_ptr<Source> replicate() const override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;

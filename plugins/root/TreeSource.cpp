@@ -234,6 +234,8 @@ std::unique_ptr<Source> TreeSource::replicate() const {
 
 bool TreeSource::next(SourceEvent& event) { return position(nextEntry_++, event); }
 
+bool TreeSource::skip(std::uint64_t count) { return layout_->sequence.skip(nextEntry_, count); }
+
 bool TreeSource::at(std::uint64_t ordinal, SourceEvent& event) { return position(ordinal, event); }
 
 std::string TreeSource::origin() const { return layout_->sequence.files()[originFile_]; }

@@ -42,6 +42,7 @@ class TreeSource : public Source {
   ~TreeSource() override;
 
   bool next(SourceEvent& event) override;
+  bool skip(std::uint64_t count) override;
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
   std::unique_ptr<Source> replicate() const override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;

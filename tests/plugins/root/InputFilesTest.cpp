@@ -20,6 +20,23 @@ TEST(FileSequenceTest, LocatesGlobalEntriesAcrossFilesIncludingEmptyOnes) {
   EXPECT_EQ(sequence.locate(4), (std::pair<std::size_t, std::uint64_t>{2, 1}));
 }
 
+TEST(FileSequenceTest, SkipsEntriesWithoutGoingPastTheEnd) {
+  FileSequence sequence({"a", "b"});
+  sequence.addEntries(3);
+  sequence.addEntries(2);
+  std::uint64_t next = 1;
+  EXPECT_TRUE(sequence.skip(next, 3));
+  EXPECT_EQ(next, 4u);
+  EXPECT_TRUE(sequence.skip(next, 1));
+  EXPECT_EQ(next, 5u);
+  EXPECT_TRUE(sequence.skip(next, 0));
+  EXPECT_FALSE(sequence.skip(next, 1));
+  EXPECT_EQ(next, 5u);
+  next = 2;
+  EXPECT_FALSE(sequence.skip(next, 10)) << "fewer entries than asked";
+  EXPECT_EQ(next, 5u);
+}
+
 TEST(RecentlyOpenedTest, KeepsTheMostRecentFilesAndReopensOthers) {
   RecentlyOpened<std::size_t> files;
   std::vector<std::size_t> opened;

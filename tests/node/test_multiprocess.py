@@ -3,12 +3,18 @@ job; every output is merged from the workers' parts. Every merged file is read b
 independent reader, and must hold every event exactly once.
 """
 
+import json
 import os
+import signal
+import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 import uproot
+
+from conftest import BINARY
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "files"
 # Events numbered 1..2421 (the file has no event id branches), two scalar branches kept.
@@ -146,3 +152,29 @@ def test_pinned_workers_get_disjoint_pus(lanes):
     assert result.returncode == 0, result.stderr
     pus = [tuple(w["report"]["pinning"]["pus"]) for w in result.report["workers"]]
     assert all(len(p) == 1 for p in pus) and len(set(pus)) == 2
+
+
+def test_ctrl_c_stops_the_workers_and_their_parts_are_merged(tmp_path):
+    """SIGINT to the parent reaches the workers: they finish their events in flight, and the merged file holds
+    every event written exactly once."""
+    report = tmp_path / "report.json"
+    job = subprocess.Popen(
+        [str(BINARY), "run", "--processes", "2", "-t", "1", "--source", f"{SOURCE},repeat=50", "-n", "0",
+         "--waiter", "busy:scale=1e-6", "--output", "root:file=out.root", "--report", str(report)],
+        cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.glob("out.worker-*.root.partial-*"))) < 2:  # both workers are writing
+            assert job.poll() is None and time.monotonic() < deadline, "the workers never started writing"
+            time.sleep(0.05)
+        job.send_signal(signal.SIGINT)
+        _, stderr = job.communicate(timeout=60)
+    finally:
+        job.kill()
+    assert job.returncode == 128 + signal.SIGINT, stderr
+    result = json.loads(report.read_text())
+    assert result["stop_requested"] and result["events"] > 0
+    counts = written_events(tmp_path / "out.root")
+    assert sum(counts.values()) == result["events"] == result["outputs"][0]["events_written"]
+    assert no_leftovers(tmp_path) == []

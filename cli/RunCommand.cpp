@@ -159,6 +159,7 @@ node::MultiProcessOptions multiProcessOptions(RunArguments const& arguments) {
   options.eventsBeforeFork = arguments.eventsBeforeFork;
   options.fork = !arguments.noFork;
   options.retryLost = arguments.retryLost;
+  options.outputMode = node::parseOutputMode(arguments.outputMode);
   // The independent jobs of --no-fork run this very command line.
   std::ifstream cmdline("/proc/self/cmdline");
   for (std::string argument; std::getline(cmdline, argument, '\0');) options.commandLine.push_back(argument);
@@ -180,6 +181,7 @@ int runExecWorker(RunArguments const& arguments) {
 int runMultiProcess(RunArguments const& arguments) {
   auto const options = multiProcessOptions(arguments);
   EventProcessor processor(makeJob(arguments));  // no SignalStop: its thread would be there at the fork
+  node::validate(options, processor);            // before anything runs
   auto const report = node::runMultiProcess(processor, options, [&](EventProcessor& p, ProcessPart const& part) {
     return runPart(p, &part, arguments, nullptr).toJson();
   });
@@ -245,8 +247,14 @@ void addRunCommand(CLI::App& app, int& exitCode) {
                 "With --processes: run P independent jobs instead (the multi-job baseline for memory)");
   run->add_flag("--retry-lost", arguments->retryLost,
                 "With --processes: a worker that crashes has its events processed by a new worker");
+  run->add_option("--output-mode", arguments->outputMode,
+                  "With --processes: merge (each worker writes its part, merged at the end) or shared-writer "
+                  "(workers ship batches through shared memory to the parent, which writes them as they come; "
+                  "root and parallel-root outputs)")
+      ->check(CLI::IsMember({"merge", "shared-writer"}));
   run->add_option("--worker-role", arguments->workerRole)->group("");  // lanes' own, for --no-fork
-  for (auto const* name : {"--distribution", "--chunk", "--events-before-fork", "--no-fork", "--retry-lost"}) {
+  for (auto const* name :
+       {"--distribution", "--chunk", "--events-before-fork", "--no-fork", "--retry-lost", "--output-mode"}) {
     run->get_option(name)->needs("--processes");
   }
   addAccelOptions(*run);

@@ -28,6 +28,7 @@ struct RunArguments {
   std::uint64_t eventsBeforeFork = 0;
   bool noFork = false;
   bool retryLost = false;
+  std::string outputMode = "merge";
   std::string workerRole;  // set by the parent for the jobs it starts with exec
   std::string pin;  // a pinning strategy; empty: threads not pinned
 };

@@ -1,6 +1,7 @@
 #include "lanes/core/EventProcessor.h"
 
 #include "Schedule.h"
+#include "lanes/core/Exception.h"
 
 namespace lanes {
 
@@ -32,6 +33,44 @@ void EventProcessor::mergeOutputParts(std::vector<std::string> const& parts) {
 void EventProcessor::discardOutputParts(std::vector<std::string> const& parts) {
   for (auto const& worker : schedule_->workers) {
     if (auto* output = worker->output()) output->discardParts(parts);
+  }
+}
+
+std::vector<std::string> EventProcessor::sharedWriterRefusals() const {
+  std::vector<std::string> refusals;
+  for (std::size_t m = 0; m < schedule_->workers.size(); ++m) {
+    auto* output = schedule_->workers[m]->output();
+    if (output && !output->sharesWriter()) {
+      refusals.push_back(schedule_->info.modules[m].label + " (" + schedule_->info.modules[m].plugin + ")");
+    }
+  }
+  return refusals;
+}
+
+void EventProcessor::openSharedOutputs() {
+  for (auto const& worker : schedule_->workers) {
+    if (auto* output = worker->output()) output->openShared();
+  }
+}
+
+void EventProcessor::mergeOutputBatch(unsigned output, void const* bytes, std::size_t size) {
+  unsigned n = 0;
+  for (auto const& worker : schedule_->workers) {
+    if (!worker->output()) continue;
+    if (n++ == output) return worker->output()->mergeBatch(bytes, size);
+  }
+  throw Exception("a batch for output " + std::to_string(output) + ", but the job has " + std::to_string(n) + " outputs");
+}
+
+void EventProcessor::commitSharedOutputs() {
+  for (auto const& worker : schedule_->workers) {
+    if (auto* output = worker->output()) output->commitShared();
+  }
+}
+
+void EventProcessor::abandonSharedOutputs() {
+  for (auto const& worker : schedule_->workers) {
+    if (auto* output = worker->output()) output->abandonShared();
   }
 }
 

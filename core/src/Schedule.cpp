@@ -271,7 +271,7 @@ RunSummary Schedule::process(ProcessPart const& part) {
   RunSummary summary;
   for (auto* observer : observers) observer->jobStarted(info);
   startPart(part);
-  if (!jobFailed_) runJobTransition(Transition::BeginJob, Modules::Outputs, part.name);
+  if (!jobFailed_) runJobTransition(Transition::BeginJob, Modules::Outputs, part.name, part.sink);
   if (!jobFailed_) {
     // oneTBB caps its workers at the machine's cores unless told otherwise; a
     // job that asks for more threads (oversubscription studies) gets them.
@@ -312,10 +312,18 @@ void Schedule::startPart(ProcessPart const& part) {
   if (!replicatedSource && !sourceQueue) sourceQueue = std::make_unique<LimitedTaskQueue>(group, 1);
 }
 
-void Schedule::runJobTransition(Transition transition, Modules which, std::string const& part) {
-  JobContext const context{registry, lanes, config.threads, part};
+void Schedule::runJobTransition(Transition transition, Modules which, std::string const& part, BatchSink* sink) {
+  JobContext context{registry, lanes, config.threads, part};
+  unsigned outputNumber = 0;
   for (auto& worker : workers) {
     if ((worker->output() != nullptr) != (which == Modules::Outputs)) continue;
+    if (sink && worker->output()) {
+      context.shipBatch = [sink, output = outputNumber](void const* bytes, std::size_t size) {
+        sink->ship(output, bytes, size);
+      };
+      context.maxBatchBytes = sink->maxBatchBytes();
+    }
+    if (worker->output()) ++outputNumber;
     for (auto& instance : worker->instances()) {
       try {
         if (transition == Transition::BeginJob) {

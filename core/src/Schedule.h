@@ -100,7 +100,7 @@ class Schedule {
   void buildPaths();
   void checkNoCycle() const;
   enum class Modules { AllButOutputs, Outputs };
-  void runJobTransition(Transition transition, Modules which, std::string const& part);
+  void runJobTransition(Transition transition, Modules which, std::string const& part, BatchSink* sink = nullptr);
   void startPart(ProcessPart const& part);
   // A failure of a job transition, or the first error of a part: the job
   // stays failed. Job-thread only.

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -21,6 +22,7 @@
 #include "lanes/core/Exception.h"
 #include "lanes/monitor/AtomicFile.h"
 #include "lanes/monitor/ProcessMemory.h"
+#include "lanes/node/BatchRing.h"
 
 namespace lanes::node {
 
@@ -68,10 +70,10 @@ std::unique_ptr<EventDispenser> dispenserFor(MultiProcessOptions const& options,
 // part, reports, tells the parent, waits to be released (so that the
 // parent measures every worker's memory at the same moment), ends the job.
 int serveAsWorker(EventProcessor& processor, MultiProcessOptions const& options, WorkerRole const& role,
-                  SharedEventQueue* queue, PartRunner const& runner) {
+                  SharedEventQueue* queue, BatchRing* ring, PartRunner const& runner) {
   auto dispenser = dispenserFor(options, role, queue);
   auto const started = monotonicNanoseconds();
-  auto report = runner(processor, {partName(role.index), dispenser.get(), 0, role.residue, options.processes});
+  auto report = runner(processor, {partName(role.index), dispenser.get(), 0, role.residue, options.processes, ring});
   if (auto* chunks = dynamic_cast<QueueDispenser*>(dispenser.get()); chunks && chunks->exhausted()) {
     report["failed"] = true;
     report["error"] = "the event queue ran out of chunks before the source ended: raise --chunk";
@@ -106,7 +108,26 @@ struct WorkerProcess {
 // How often the parent samples every process's memory while the workers run.
 constexpr int kMemorySampleMilliseconds = 500;
 
-// The parent: starts the workers, watches them, measures, merges.
+// The parent's own events before the fork, in a shared-writer job: their
+// batches go straight to the outputs' shared files. Confined to the
+// parent's thread (the part before the fork runs one thread).
+class ParentSink : public BatchSink {
+ public:
+  explicit ParentSink(EventProcessor& processor) : processor_(processor) {}
+  std::size_t maxBatchBytes() const override { return BatchRing::kDefaultSlotBytes; }
+  void ship(unsigned output, void const* bytes, std::size_t size) override {
+    processor_.mergeOutputBatch(output, bytes, size);
+    ++shippedBatches;
+    shippedBytes += size;
+  }
+  std::uint64_t shippedBatches = 0, shippedBytes = 0;
+
+ private:
+  EventProcessor& processor_;
+};
+
+// The parent: starts the workers, watches them, measures, merges (or, as
+// the shared writer, writes the batches the workers ship as they come).
 class MultiProcessParent {
  public:
   MultiProcessParent(EventProcessor& processor, MultiProcessOptions const& options, PartRunner const& runner)
@@ -122,6 +143,7 @@ class MultiProcessParent {
   [[noreturn]] void becomeWorker(WorkerRole const& role);
   void watch();
   void onDone();
+  void onBatches();
   void onExit(WorkerProcess& worker);
   void onSignal();
   void failJob(std::string error);
@@ -138,6 +160,8 @@ class MultiProcessParent {
   PartRunner const& runner_;
   std::string directory_;
   std::unique_ptr<SharedEventQueue> queue_;
+  std::unique_ptr<BatchRing> ring_;  // the shared writer's
+  std::uint64_t batchesReceived_ = 0, bytesReceived_ = 0;
   int done_[2] = {-1, -1};
   int release_[2] = {-1, -1};
   int signals_ = -1;
@@ -173,6 +197,7 @@ MultiProcessParent::~MultiProcessParent() {
 nlohmann::json MultiProcessParent::run() {
   started_ = monotonicNanoseconds();
   processor_.beginJob();
+  if (options_.outputMode == OutputMode::SharedWriter) processor_.openSharedOutputs();
   if (options_.eventsBeforeFork) runBeforeFork();
   threadsAtFork_ = threadsInProcess();
   if (threadsAtFork_ != 1) {
@@ -192,7 +217,11 @@ nlohmann::json MultiProcessParent::run() {
 // arena of one thread starts no worker thread, so the fork stays safe.
 void MultiProcessParent::runBeforeFork() {
   RangeDispenser first(0, options_.eventsBeforeFork);
-  preFork_ = runner_(processor_, {"prefork", &first, 1, 0, 0});
+  ParentSink sink(processor_);
+  bool const shared = options_.outputMode == OutputMode::SharedWriter;
+  preFork_ = runner_(processor_, {"prefork", &first, 1, 0, 0, shared ? &sink : nullptr});
+  batchesReceived_ += sink.shippedBatches;
+  bytesReceived_ += sink.shippedBytes;
   if (preFork_.value("failed", false)) {
     throw Exception("multi-process job: before the fork: " + preFork_.value("error", std::string("failed")));
   }
@@ -204,6 +233,10 @@ void MultiProcessParent::prepareChannels() {
   directory_ = pattern;
   if (options_.distribution == Distribution::Queue) {
     queue_ = std::make_unique<SharedEventQueue>(options_.eventsBeforeFork, options_.chunk);
+  }
+  // Two slots per worker: one it fills while the writer merges the other.
+  if (options_.outputMode == OutputMode::SharedWriter) {
+    ring_ = std::make_unique<BatchRing>(std::min(2 * options_.processes, BatchRing::kMaxSlots), BatchRing::kDefaultSlotBytes);
   }
   if (::pipe2(done_, O_CLOEXEC) != 0 || ::pipe2(release_, O_CLOEXEC) != 0) systemError("cannot create pipes");
   // SIGINT and SIGTERM are forwarded to the workers, which stop gracefully.
@@ -224,6 +257,8 @@ void MultiProcessParent::spawn(unsigned residue, std::optional<unsigned> replaci
   role.queueFd = queue_ ? queue_->fd() : -1;
   role.doneFd = done_[1];
   role.releaseFd = release_[0];
+  role.ringFd = ring_ ? ring_->memoryFd() : -1;
+  role.readyFd = ring_ ? ring_->readyWriteFd() : -1;
   role.directory = directory_;
   if (replacing && queue_) queue_->reassign(*replacing, role.index);
   std::fflush(nullptr);
@@ -243,10 +278,12 @@ void MultiProcessParent::spawn(unsigned residue, std::optional<unsigned> replaci
   ::close(release_[1]);
   ::close(signals_);
   for (auto const& sibling : workers_) ::close(sibling.pidfd);
+  // Without its writer a worker would wait for a free slot forever.
+  if (ring_) ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (!options_.fork) {
     // An independent job: the same command, told its role. Its descriptors
     // must survive the exec.
-    for (int fd : {role.queueFd, role.doneFd, role.releaseFd}) {
+    for (int fd : {role.queueFd, role.doneFd, role.releaseFd, role.ringFd, role.readyFd}) {
       if (fd >= 0) ::fcntl(fd, F_SETFD, 0);
     }
     std::vector<std::string> arguments = options_.commandLine;
@@ -261,7 +298,7 @@ void MultiProcessParent::spawn(unsigned residue, std::optional<unsigned> replaci
   }
   int status = 1;
   try {
-    status = serveAsWorker(processor_, options_, role, queue_.get(), runner_);
+    status = serveAsWorker(processor_, options_, role, queue_.get(), ring_.get(), runner_);
   } catch (std::exception const& error) {
     std::fprintf(stderr, "lanes: error: worker %u: %s\n", role.index, error.what());
   }
@@ -269,19 +306,22 @@ void MultiProcessParent::spawn(unsigned residue, std::optional<unsigned> replaci
   ::_exit(status);  // the parent's objects are the parent's to destroy
 }
 
-// Until every worker has been reaped: their reports, their deaths, and the
-// signals to forward. Blocks in poll(), waking up only to sample the
-// memory of every process now and then.
+// Until every worker has been reaped: their reports, their deaths, the
+// signals to forward, and the batches to write. Blocks in poll(), waking up
+// only to sample the memory of every process now and then.
 void MultiProcessParent::watch() {
   while (true) {
-    std::vector<pollfd> fds{{done_[0], POLLIN, 0}, {signals_, POLLIN, 0}};
+    std::vector<pollfd> fds{{done_[0], POLLIN, 0}, {signals_, POLLIN, 0}, {ring_ ? ring_->readyReadFd() : -1, POLLIN, 0}};
     std::vector<WorkerProcess*> watched;
     for (auto& worker : workers_) {
       if (worker.exited) continue;
       fds.push_back({worker.pidfd, POLLIN, 0});
       watched.push_back(&worker);
     }
-    if (watched.empty()) return;
+    if (watched.empty()) {
+      if (ring_) onBatches();  // announced by workers that have ended since the last poll
+      return;
+    }
     if (!released_ && everyLiveWorkerDone()) measureAndRelease();
     auto const ready = ::poll(fds.data(), fds.size(), kMemorySampleMilliseconds);
     if (ready < 0) {
@@ -289,10 +329,12 @@ void MultiProcessParent::watch() {
       systemError("cannot watch the workers");
     }
     if (ready == 0) sampleMemory();
+    // Batches first: a worker announces its last batch before it is done.
+    if (fds[2].revents & POLLIN) onBatches();
     if (fds[0].revents & POLLIN) onDone();
     if (fds[1].revents & POLLIN) onSignal();
     for (std::size_t k = 0; k < watched.size(); ++k) {
-      if (fds[k + 2].revents) onExit(*watched[k]);
+      if (fds[k + 3].revents) onExit(*watched[k]);
     }
   }
 }
@@ -307,6 +349,23 @@ void MultiProcessParent::onDone() {
     worker.report = nlohmann::json::parse(in, nullptr, false);
     if (worker.report.is_discarded()) failJob(partName(worker.role.index) + " (pid " + std::to_string(worker.pid) + ") wrote no readable report");
     else if (worker.report.value("failed", false)) failJob(worker.report.value("error", std::string("failed")));
+  }
+}
+
+// The shared writer's work: each batch is merged into its output at once and
+// its slot freed. Once the job has failed, batches are only freed.
+void MultiProcessParent::onBatches() {
+  for (auto const& batch : ring_->takeReady()) {
+    if (!failed_) {
+      try {
+        processor_.mergeOutputBatch(batch.output, batch.bytes, batch.size);
+        ++batchesReceived_;
+        bytesReceived_ += batch.size;
+      } catch (std::exception const& error) {
+        failJob("a batch from pid " + std::to_string(batch.sender) + ": " + error.what());
+      }
+    }
+    ring_->release(batch.slot);
   }
 }
 
@@ -402,6 +461,14 @@ void MultiProcessParent::sampleMemory() {
 }
 
 void MultiProcessParent::finishOutputs() {
+  if (options_.outputMode == OutputMode::SharedWriter) {
+    // The batches are in the files already: what is left is to close them.
+    if (failed_) return processor_.abandonSharedOutputs();
+    auto const begin = Clock::now();
+    processor_.commitSharedOutputs();
+    mergeSeconds_ = std::chrono::duration<double>(Clock::now() - begin).count();
+    return describeMergedOutputs();
+  }
   std::vector<std::string> written, lost;
   if (options_.eventsBeforeFork) written.push_back("prefork");
   for (auto const& worker : workers_) (worker.done ? written : lost).push_back(partName(worker.role.index));
@@ -503,7 +570,14 @@ nlohmann::json MultiProcessParent::report() const {
   memory["total_rss_bytes"] = totalRss;
   memory["peak_total_pss_bytes"] = peakTotalPss_;
   auto const wall = secondsBetween(started_, finished_);
+  nlohmann::json writer;  // null unless shared
+  if (ring_) {
+    writer = {{"batches", batchesReceived_}, {"bytes", bytesReceived_}, {"slots", ring_->slots()},
+              {"slot_bytes", ring_->maxBatchBytes()}};
+  }
   return {{"mode", options_.fork ? "fork" : "no-fork"},
+          {"output_mode", toString(options_.outputMode)},
+          {"writer", writer},
           {"processes", options_.processes},
           {"distribution", toString(options_.distribution)},
           {"chunk", options_.chunk},
@@ -526,26 +600,52 @@ nlohmann::json MultiProcessParent::report() const {
 
 // ---------------------------------------------------------------- public
 
+OutputMode parseOutputMode(std::string const& name) {
+  if (name == "merge") return OutputMode::Merge;
+  if (name == "shared-writer") return OutputMode::SharedWriter;
+  throw Exception("--output-mode must be 'merge' or 'shared-writer', not '" + name + "'");
+}
+
+char const* toString(OutputMode mode) { return mode == OutputMode::Merge ? "merge" : "shared-writer"; }
+
 void validate(MultiProcessOptions const& options) {
   if (options.processes < 1) throw Exception("--processes must be at least 1");
+  if (options.outputMode == OutputMode::SharedWriter && options.retryLost) {
+    // The batches a crashed worker shipped are in the output already; its
+    // replacement would write those events again.
+    throw Exception("--output-mode shared-writer cannot take --retry-lost: a crashed worker's batches are already "
+                    "written, and its replacement would write them twice");
+  }
   if (options.chunk < 1) throw Exception("--chunk must be at least 1");
   if (!options.fork && options.eventsBeforeFork) {
     throw Exception("--events-before-fork needs forked workers: with --no-fork there is no fork");
   }
 }
 
+void validate(MultiProcessOptions const& options, EventProcessor const& processor) {
+  validate(options);
+  if (options.outputMode != OutputMode::SharedWriter) return;
+  auto const refusals = processor.sharedWriterRefusals();
+  if (refusals.empty()) return;
+  std::string names;
+  for (auto const& refusal : refusals) names += (names.empty() ? "" : ", ") + refusal;
+  throw Exception("--output-mode shared-writer: output " + names +
+                  " cannot ship batches to a shared writer (the root and parallel-root outputs can); use --output-mode merge");
+}
+
 std::string WorkerRole::format() const {
   return std::to_string(index) + ":" + std::to_string(residue) + ":" + (replacement ? "1" : "0") + ":" +
-         std::to_string(queueFd) + ":" + std::to_string(doneFd) + ":" + std::to_string(releaseFd) + ":" + directory;
+         std::to_string(queueFd) + ":" + std::to_string(doneFd) + ":" + std::to_string(releaseFd) + ":" +
+         std::to_string(ringFd) + ":" + std::to_string(readyFd) + ":" + directory;
 }
 
 WorkerRole WorkerRole::parse(std::string const& text) {
   WorkerRole role;
   int replacement = 0;
   int consumed = 0;
-  if (std::sscanf(text.c_str(), "%u:%u:%d:%d:%d:%d:%n", &role.index, &role.residue, &replacement, &role.queueFd,
-                  &role.doneFd, &role.releaseFd, &consumed) != 6 ||
-      consumed == 0 || role.doneFd < 0 || role.releaseFd < 0) {
+  if (std::sscanf(text.c_str(), "%u:%u:%d:%d:%d:%d:%d:%d:%n", &role.index, &role.residue, &replacement, &role.queueFd,
+                  &role.doneFd, &role.releaseFd, &role.ringFd, &role.readyFd, &consumed) != 8 ||
+      consumed == 0 || role.doneFd < 0 || role.releaseFd < 0 || (role.ringFd < 0) != (role.readyFd < 0)) {
     throw Exception("--worker-role '" + text + "' is not one this program wrote (it is for lanes' own use)");
   }
   role.replacement = replacement != 0;
@@ -557,12 +657,14 @@ int runWorkerProcess(EventProcessor& processor, MultiProcessOptions const& optio
                      PartRunner const& runner) {
   std::unique_ptr<SharedEventQueue> queue;
   if (role.queueFd >= 0) queue = std::make_unique<SharedEventQueue>(role.queueFd);
+  std::unique_ptr<BatchRing> ring;
+  if (role.ringFd >= 0) ring = std::make_unique<BatchRing>(BatchRing::Descriptors{role.ringFd, role.readyFd});
   processor.beginJob();
-  return serveAsWorker(processor, options, role, queue.get(), runner);
+  return serveAsWorker(processor, options, role, queue.get(), ring.get(), runner);
 }
 
 nlohmann::json runMultiProcess(EventProcessor& processor, MultiProcessOptions const& options, PartRunner const& runner) {
-  validate(options);
+  validate(options, processor);
   MultiProcessParent supervisor(processor, options, runner);
   return supervisor.run();
 }
@@ -579,8 +681,18 @@ void printMultiProcessReport(nlohmann::json const& report, std::ostream& out) {
                 static_cast<unsigned long long>(report["events"].get<std::uint64_t>()), report["wall_s"].get<double>(),
                 report["events_per_s"].get<double>());
   out << line;
-  std::snprintf(line, sizeof line, "finish times spread over %.3f s; merging the outputs took %.3f s\n",
-                report["finish_spread_s"].get<double>(), report["merge_s"].get<double>());
+  bool const shared = report["output_mode"] == "shared-writer";
+  if (shared) {
+    auto const& writer = report["writer"];
+    std::snprintf(line, sizeof line,
+                  "finish times spread over %.3f s; the shared writer merged %llu batches (%.1f MiB) as they came, "
+                  "closing the outputs took %.3f s\n",
+                  report["finish_spread_s"].get<double>(), static_cast<unsigned long long>(writer["batches"].get<std::uint64_t>()),
+                  static_cast<double>(writer["bytes"].get<std::uint64_t>()) / (1 << 20), report["merge_s"].get<double>());
+  } else {
+    std::snprintf(line, sizeof line, "finish times spread over %.3f s; merging the outputs took %.3f s\n",
+                  report["finish_spread_s"].get<double>(), report["merge_s"].get<double>());
+  }
   out << line;
   auto const& memory = report["memory"];
   std::snprintf(line, sizeof line,
@@ -600,7 +712,7 @@ void printMultiProcessReport(nlohmann::json const& report, std::ostream& out) {
   }
   for (auto const& output : report["outputs"]) {
     out << output.value("events_written", 0ull) << " events written to " << output["file"].get<std::string>()
-        << " (merged from the workers' parts)\n";
+        << (shared ? " (by the shared writer)\n" : " (merged from the workers' parts)\n");
   }
   if (report.value("failed", false)) out << "FAILED: " << report["error"].get<std::string>() << "\n";
 }

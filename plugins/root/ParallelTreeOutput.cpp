@@ -1,6 +1,7 @@
 #include "root/ParallelTreeOutput.h"
 
 #include <ROOT/TBufferMerger.hxx>
+#include <TMemFile.h>
 #include <TTree.h>
 
 #include <nlohmann/json.hpp>
@@ -10,17 +11,24 @@
 
 namespace lanes::rootio {
 
+// One of two kinds: a TBufferMergerFile merged into the output by
+// TBufferMerger, or, for a worker of a shared-writer job, a BatchFile shipped
+// to the writer.
 struct ParallelTreeOutput::Buffer {
-  std::shared_ptr<ROOT::TBufferMergerFile> file;
-  TTree* tree = nullptr;  // owned by file
+  std::shared_ptr<ROOT::TBufferMergerFile> mergerFile;
+  std::unique_ptr<BatchFile> batch;
+  TTree* tree = nullptr;  // owned by the file
   std::unique_ptr<TreeFiller> filler;
   std::uint64_t held = 0;  // events filled since the last merge
 
-  // Merges what the buffer holds into the output; throws if ROOT fails.
-  void merge(std::string const& path) {
-    takeRootMessage();
-    if (file->Write() < 0) throw Exception("cannot merge a buffer into '" + path + "': " + takeRootMessage());
+  // Merges what the buffer holds into the output, or ships it; returns the
+  // bytes shipped. Throws if ROOT fails.
+  std::size_t merge(std::string const& path) {
     held = 0;
+    if (batch) return batch->ship();
+    takeRootMessage();
+    if (mergerFile->Write() < 0) throw Exception("cannot merge a buffer into '" + path + "': " + takeRootMessage());
+    return 0;
   }
 };
 
@@ -44,16 +52,27 @@ ParallelTreeOutput::~ParallelTreeOutput() { close(); }
 
 void ParallelTreeOutput::beginJob(JobContext const& context) {
   columns_ = columnsOf(*this, context.registry);
-  file_.begin(context.part);
   written_.store(0);
   merges_.store(0);
-  takeRootMessage();
-  merger_ = std::make_unique<ROOT::TBufferMerger>(file_.temporaryPath().c_str(), "RECREATE", compression_);
+  bytesShipped_.store(0);
+  shipping_ = static_cast<bool>(context.shipBatch);
+  if (!shipping_) {
+    file_.begin(context.part);
+    takeRootMessage();
+    merger_ = std::make_unique<ROOT::TBufferMerger>(file_.temporaryPath().c_str(), "RECREATE", compression_);
+  }
   for (unsigned i = 0; i < concurrencyLimit(); ++i) {
     auto buffer = std::make_unique<Buffer>();
-    buffer->file = merger_->GetFile();
+    TDirectory* directory = nullptr;
+    if (shipping_) {
+      buffer->batch = std::make_unique<BatchFile>(file_.path(), compression_, flushEvents_, context);
+      directory = &buffer->batch->file();
+    } else {
+      buffer->mergerFile = merger_->GetFile();
+      directory = buffer->mergerFile.get();
+    }
     buffer->tree = new TTree(treeName_.c_str(), treeName_.c_str());
-    buffer->tree->SetDirectory(buffer->file.get());
+    buffer->tree->SetDirectory(directory);
     buffer->tree->SetAutoFlush(0);  // a buffer's merge is the cluster boundary
     buffer->filler = std::make_unique<TreeFiller>(*buffer->tree, columns_, settings_);
     free_.push(buffer.get());
@@ -66,11 +85,9 @@ void ParallelTreeOutput::write(Event const& event) const {
   // The framework runs at most concurrencyLimit() calls at once, one buffer each.
   if (!free_.try_pop(buffer)) throw Exception("parallel-root: no free buffer (more concurrent calls than buffers)");
   try {
-    buffer->filler->fill(event);
-    if (++buffer->held >= flushEvents_) {
-      buffer->merge(file_.path());
-      merges_.fetch_add(1, std::memory_order_relaxed);
-    }
+    auto const bytes = buffer->filler->fill(event);
+    ++buffer->held;
+    if (buffer->batch ? buffer->batch->add(bytes) : buffer->held >= flushEvents_) merge(*buffer);
   } catch (...) {
     free_.push(buffer);
     throw;
@@ -79,24 +96,29 @@ void ParallelTreeOutput::write(Event const& event) const {
   written_.fetch_add(1, std::memory_order_relaxed);
 }
 
+void ParallelTreeOutput::merge(Buffer& buffer) const {
+  bytesShipped_.fetch_add(buffer.merge(file_.path()), std::memory_order_relaxed);
+  merges_.fetch_add(1, std::memory_order_relaxed);
+}
+
 void ParallelTreeOutput::endJob() {
   for (auto& buffer : buffers_) {
-    if (buffer->held > 0) buffer->merge(file_.path());
+    if (buffer->held > 0) merge(*buffer);
   }
   close();
-  file_.commit();
+  if (!shipping_) file_.commit();
 }
 
 void ParallelTreeOutput::abandon() {
   close();
-  file_.discard();
+  if (!shipping_) file_.discard();  // a worker that ships has no file, and leaves the writer's alone
 }
 
 void ParallelTreeOutput::close() {
   // Buffers go before the merger, which then writes and closes the output.
   free_.clear();
   for (auto& buffer : buffers_) buffer->filler.reset();
-  buffers_.clear();
+  buffers_.clear();  // a BatchFile deletes the tree it holds
   merger_.reset();
 }
 
@@ -104,7 +126,17 @@ void ParallelTreeOutput::mergeParts(std::vector<std::string> const& parts) { fil
 
 void ParallelTreeOutput::discardParts(std::vector<std::string> const& parts) { file_.discardParts(parts); }
 
+void ParallelTreeOutput::openShared() { shared_ = std::make_unique<SharedFile>(file_, compression_); }
+
+void ParallelTreeOutput::mergeBatch(void const* bytes, std::size_t size) { shared_->merge(bytes, size); }
+
+void ParallelTreeOutput::commitShared() { shared_->commit(); }
+
+void ParallelTreeOutput::abandonShared() { shared_.reset(); }
+
 std::string ParallelTreeOutput::details() const {
+  if (shared_ && shared_->committed()) return shared_->details(fileDetails(file_, 0));
+  if (shipping_) return shippedDetails(file_, written_.load(), merges_.load(), bytesShipped_.load());
   auto details = nlohmann::json::parse(fileDetails(file_, written_.load()));
   details["buffers"] = concurrencyLimit();
   details["merges"] = merges_.load();
@@ -115,7 +147,7 @@ namespace {
 RegisterOutput<ParallelTreeOutput> const registration(
     "parallel-root",
     "writes a TTree through TBufferMerger from up to N events at once (a limited(N) module): file=PATH, "
-    "concurrency=N, flush=EVENTS, tree=NAME, compression=, level=, basket=, split=, keep=GLOB");
+    "concurrency=N, flush=EVENTS (a buffer's merge, or a shared-writer job's batch), tree=NAME, compression=, level=, basket=, split=, keep=GLOB");
 }
 
 }  // namespace lanes::rootio

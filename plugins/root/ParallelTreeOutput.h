@@ -14,6 +14,7 @@
 #include "lanes/core/ModuleTypes.h"
 #include "lanes/core/Options.h"
 #include "root/OutputSupport.h"
+#include "root/SharedWriter.h"
 #include "root/TreeFiller.h"
 
 namespace ROOT {
@@ -30,6 +31,10 @@ namespace lanes::rootio {
 // happen. A full buffer is merged into the output by the call that filled
 // it, inside the framework's task (TBufferMerger starts no threads).
 // beginJob, endJob and abandon run on the job's thread, with no write().
+// In a shared-writer multi-process job a worker's buffers are BatchFiles,
+// each shipped to the writer by the call that filled it (which blocks only
+// while the writer is behind); the parent's output, the writer, merges the
+// batches into a SharedFile on the parent's thread.
 class ParallelTreeOutput : public limited::Output {
  public:
   // Options: file=PATH (required), concurrency=N (default 2), flush=EVENTS
@@ -46,6 +51,11 @@ class ParallelTreeOutput : public limited::Output {
   void abandon() override;
   void mergeParts(std::vector<std::string> const& parts) override;
   void discardParts(std::vector<std::string> const& parts) override;
+  bool sharesWriter() const override { return true; }
+  void openShared() override;
+  void mergeBatch(void const* bytes, std::size_t size) override;
+  void commitShared() override;
+  void abandonShared() override;
   std::string details() const override;
 
  private:
@@ -56,6 +66,7 @@ class ParallelTreeOutput : public limited::Output {
 
   ParallelTreeOutput(std::string label, Options const& options, PluginOptions const& checked);
   void close();
+  void merge(Buffer& buffer) const;
 
   OutputFile file_;
   std::string treeName_;
@@ -67,7 +78,10 @@ class ParallelTreeOutput : public limited::Output {
   std::vector<std::unique_ptr<Buffer>> buffers_;
   mutable tbb::concurrent_priority_queue<Buffer*, FullestFirst> free_;
   mutable std::atomic<std::uint64_t> written_{0};
-  mutable std::atomic<std::uint64_t> merges_{0};
+  mutable std::atomic<std::uint64_t> merges_{0};  // or batches shipped
+  mutable std::atomic<std::uint64_t> bytesShipped_{0};
+  bool shipping_ = false;               // this part ships batches
+  std::unique_ptr<SharedFile> shared_;  // the shared writer's (the parent's)
 };
 
 }  // namespace lanes::rootio

@@ -41,7 +41,7 @@ TreeFiller::~TreeFiller() {
   for (auto [cls, object] : ownObjects_) cls->Destructor(object);
 }
 
-void TreeFiller::fill(Event const& event) {
+std::size_t TreeFiller::fill(Event const& event) {
   run_ = event.id().run;
   luminosityBlock_ = event.id().luminosityBlock;
   event_ = event.id().event;
@@ -56,10 +56,12 @@ void TreeFiller::fill(Event const& event) {
     }
   }
   takeRootMessage();
-  if (tree_.Fill() < 0) {
+  auto const bytes = tree_.Fill();
+  if (bytes < 0) {
     throw Exception("cannot write event " + event.id().str() + " to tree '" + tree_.GetName() + "': " +
                     takeRootMessage());
   }
+  return static_cast<std::size_t>(bytes);
 }
 
 }  // namespace lanes::rootio

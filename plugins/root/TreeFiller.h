@@ -33,8 +33,9 @@ class TreeFiller {
   TreeFiller& operator=(TreeFiller const&) = delete;
   ~TreeFiller();
 
-  // Fills one entry; throws lanes::Exception if ROOT fails to write it.
-  void fill(Event const& event);
+  // Fills one entry and returns its bytes, uncompressed; throws
+  // lanes::Exception if ROOT fails to write it.
+  std::size_t fill(Event const& event);
 
  private:
   TTree& tree_;

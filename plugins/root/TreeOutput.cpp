@@ -1,6 +1,7 @@
 #include "root/TreeOutput.h"
 
 #include <TFile.h>
+#include <TMemFile.h>
 #include <TROOT.h>
 #include <TTree.h>
 
@@ -21,6 +22,7 @@ TreeOutput::TreeOutput(std::string label, Options const& options, PluginOptions 
       compression_(compressionOption(checked)),
       settings_{static_cast<int>(checked.positive("basket", 32000)), static_cast<int>(checked.count("split", 99))},
       autoFlush_(options.getInt("autoflush", -30000000)),
+      flushEvents_(checked.positive("flush", 5000)),
       imt_(options.getBool("imt", false)) {
   initialiseRoot();
   keep(options.getAll("keep"));
@@ -30,30 +32,55 @@ TreeOutput::~TreeOutput() { close(); }
 
 void TreeOutput::beginJob(JobContext const& context) {
   columns_ = columnsOf(*this, context.registry);
-  file_.begin(context.part);
-  written_ = 0;
+  written_ = batchesShipped_ = bytesShipped_ = 0;
+  shipping_ = static_cast<bool>(context.shipBatch);
   if (imt_) ROOT::EnableImplicitMT(context.threads);
-  takeRootMessage();
-  rootFile_.reset(TFile::Open(file_.temporaryPath().c_str(), "RECREATE", "", compression_));
-  if (!rootFile_ || rootFile_->IsZombie()) {
-    throw Exception("cannot create '" + file_.temporaryPath() + "': " + takeRootMessage());
+  TDirectory* directory = nullptr;
+  if (shipping_) {
+    // A worker of a shared-writer job: batches in memory, a cluster each.
+    batch_ = std::make_unique<BatchFile>(file_.path(), compression_, flushEvents_, context);
+    directory = &batch_->file();
+  } else {
+    file_.begin(context.part);
+    takeRootMessage();
+    rootFile_.reset(TFile::Open(file_.temporaryPath().c_str(), "RECREATE", "", compression_));
+    if (!rootFile_ || rootFile_->IsZombie()) {
+      throw Exception("cannot create '" + file_.temporaryPath() + "': " + takeRootMessage());
+    }
+    directory = rootFile_.get();
   }
   tree_ = new TTree(treeName_.c_str(), treeName_.c_str());
-  tree_->SetDirectory(rootFile_.get());
-  tree_->SetAutoFlush(autoFlush_);
+  tree_->SetDirectory(directory);
+  tree_->SetAutoFlush(batch_ ? 0 : autoFlush_);
   filler_ = std::make_unique<TreeFiller>(*tree_, columns_, settings_);
 }
 
 void TreeOutput::write(Event const& event) {
+  auto const fill = [&] {
+    auto const bytes = filler_->fill(event);
+    if (batch_ && batch_->add(bytes)) ship();
+  };
   if (imt_) {
-    tbb::this_task_arena::isolate([&] { filler_->fill(event); });
+    tbb::this_task_arena::isolate(fill);
   } else {
-    filler_->fill(event);
+    fill();
   }
   ++written_;
 }
 
+void TreeOutput::ship() {
+  if (auto const bytes = batch_->ship()) {
+    ++batchesShipped_;
+    bytesShipped_ += bytes;
+  }
+}
+
 void TreeOutput::endJob() {
+  if (batch_) {
+    ship();
+    close();
+    return;
+  }
   rootFile_->cd();
   takeRootMessage();
   if (tree_->Write() <= 0) throw Exception("cannot write tree to '" + file_.temporaryPath() + "': " + takeRootMessage());
@@ -63,13 +90,14 @@ void TreeOutput::endJob() {
 
 void TreeOutput::abandon() {
   close();
-  file_.discard();
+  if (!shipping_) file_.discard();  // a worker that ships has no file, and leaves the writer's alone
 }
 
 void TreeOutput::close() {
   filler_.reset();
   if (rootFile_) rootFile_->Close();
   rootFile_.reset();
+  batch_.reset();  // deletes the tree it holds
   tree_ = nullptr;
 }
 
@@ -77,13 +105,26 @@ void TreeOutput::mergeParts(std::vector<std::string> const& parts) { file_.merge
 
 void TreeOutput::discardParts(std::vector<std::string> const& parts) { file_.discardParts(parts); }
 
-std::string TreeOutput::details() const { return fileDetails(file_, written_); }
+void TreeOutput::openShared() { shared_ = std::make_unique<SharedFile>(file_, compression_); }
+
+void TreeOutput::mergeBatch(void const* bytes, std::size_t size) { shared_->merge(bytes, size); }
+
+void TreeOutput::commitShared() { shared_->commit(); }
+
+void TreeOutput::abandonShared() { shared_.reset(); }
+
+std::string TreeOutput::details() const {
+  if (shared_ && shared_->committed()) return shared_->details(fileDetails(file_, 0));
+  if (shipping_) return shippedDetails(file_, written_, batchesShipped_, bytesShipped_);
+  return fileDetails(file_, written_);
+}
 
 namespace {
 RegisterOutput<TreeOutput> const registration(
     "root",
     "writes a TTree, a branch per product (a one module): file=PATH, tree=NAME, compression=zlib|lz4|zstd|lzma, "
-    "level=0..9, basket=BYTES, split=LEVEL, autoflush=N, imt=true|false, keep=GLOB");
+    "level=0..9, basket=BYTES, split=LEVEL, autoflush=N, imt=true|false, flush=EVENTS (a batch of a shared-writer "
+    "job), keep=GLOB");
 }
 
 }  // namespace lanes::rootio

@@ -10,6 +10,7 @@
 #include "lanes/core/ModuleTypes.h"
 #include "lanes/core/Options.h"
 #include "root/OutputSupport.h"
+#include "root/SharedWriter.h"
 #include "root/TreeFiller.h"
 
 class TFile;
@@ -21,11 +22,16 @@ namespace lanes::rootio {
 // abandon run on the job's thread. With imt=true ROOT compresses baskets in
 // parallel inside write(), under this_task_arena::isolate so that the thread
 // waiting in Fill() never picks up a long framework task meanwhile.
+// In a shared-writer multi-process job a worker's output fills a BatchFile
+// and ships it every flush= events from write() (blocking there only while
+// the writer is behind); the parent's, the writer, merges the batches into
+// a SharedFile on the parent's thread.
 class TreeOutput : public one::Output {
  public:
   // Options: file=PATH (required), tree=NAME (Events), compression=zlib|lz4|zstd|lzma,
   // level=0..9, basket=BYTES, split=LEVEL, autoflush=N (entries per cluster;
-  // negative: bytes, as ROOT's SetAutoFlush), imt=true|false, keep=GLOB.
+  // negative: bytes, as ROOT's SetAutoFlush), imt=true|false, keep=GLOB,
+  // flush=EVENTS (events per batch in a shared-writer job; default 5000).
   TreeOutput(std::string label, Options const& options);
   ~TreeOutput() override;
 
@@ -35,23 +41,34 @@ class TreeOutput : public one::Output {
   void abandon() override;
   void mergeParts(std::vector<std::string> const& parts) override;
   void discardParts(std::vector<std::string> const& parts) override;
+  bool sharesWriter() const override { return true; }
+  void openShared() override;
+  void mergeBatch(void const* bytes, std::size_t size) override;
+  void commitShared() override;
+  void abandonShared() override;
   std::string details() const override;
 
  private:
   TreeOutput(std::string label, Options const& options, PluginOptions const& checked);
   void close();
+  void ship();
 
   OutputFile file_;
   std::string treeName_;
   int compression_;
   TreeSettings settings_;
   long long autoFlush_;
+  std::uint64_t flushEvents_;
   bool imt_;
   std::vector<Column> columns_;
   std::unique_ptr<TFile> rootFile_;
   TTree* tree_ = nullptr;  // owned by rootFile_
   std::unique_ptr<TreeFiller> filler_;
+  std::unique_ptr<BatchFile> batch_;    // a shared-writer worker's, instead of rootFile_
+  std::unique_ptr<SharedFile> shared_;  // the shared writer's (the parent's)
   std::uint64_t written_ = 0;
+  bool shipping_ = false;  // this part ships batches
+  std::uint64_t batchesShipped_ = 0, bytesShipped_ = 0;
 };
 
 }  // namespace lanes::rootio

@@ -1,6 +1,7 @@
 """`lanes run --processes P`: forked workers (or independent jobs with --no-fork) share the events of one
-job; every output is merged from the workers' parts. Every merged file is read back with uproot, an
-independent reader, and must hold every event exactly once.
+job; every output is merged from the workers' parts at the end, or (--output-mode shared-writer) written
+by the parent from the batches the workers ship as they go. Every output file is read back with uproot,
+an independent reader, and must hold every event exactly once.
 """
 
 import json
@@ -44,19 +45,61 @@ def no_leftovers(directory):
     return [p.name for p in Path(directory).iterdir() if ".worker-" in p.name or ".partial-" in p.name]
 
 
+def shipped(worker, output=-1):
+    """What a worker's output shipped to the shared writer (its details in the worker's report)."""
+    return worker["report"]["modules"][output]["details"]
+
+
+@pytest.mark.parametrize("output_mode", ["merge", "shared-writer"])
 @pytest.mark.parametrize("distribution", ["queue", "round-robin"])
 @pytest.mark.parametrize("mode", ["fork", "no-fork"])
-def test_every_event_is_written_exactly_once(lanes, tmp_path, distribution, mode):
-    extra = ["--distribution", distribution, "--chunk", 7] + (["--no-fork"] if mode == "no-fork" else [])
-    result = multiprocess(lanes, *extra)
+def test_every_event_is_written_exactly_once(lanes, tmp_path, distribution, mode, output_mode):
+    extra = ["--distribution", distribution, "--chunk", 7, "--output-mode", output_mode]
+    extra += ["--no-fork"] if mode == "no-fork" else []
+    result = multiprocess(lanes, *extra, output="root:file=out.root,flush=20")
     assert result.returncode == 0, result.stderr
     assert_exactly_once(tmp_path / "out.root")
     report = result.report
     assert report["mode"] == mode and report["distribution"] == distribution
+    assert report["output_mode"] == output_mode
     assert report["events"] == EVENTS
     assert [w["status"] for w in report["workers"]] == ["ok", "ok"]
     assert sum(w["events"] for w in report["workers"]) == EVENTS
     assert report["outputs"][0]["events_written"] == EVENTS
+    if output_mode == "shared-writer":
+        writer = report["writer"]
+        assert writer["batches"] == sum(shipped(w)["batches_shipped"] for w in report["workers"])
+        assert writer["batches"] >= EVENTS // 20  # flush=20: a batch at most every 20 events of a worker
+        assert writer["bytes"] == sum(shipped(w)["bytes_shipped"] for w in report["workers"])
+        assert report["outputs"][0]["batches_received"] == writer["batches"]
+        assert not any(shipped(w)["committed"] for w in report["workers"])  # no worker wrote a file
+    else:
+        assert report["writer"] is None
+    assert no_leftovers(tmp_path) == []
+
+
+def test_a_shared_writer_takes_several_outputs_and_the_events_before_the_fork(lanes, tmp_path):
+    result = multiprocess(
+        lanes, "--output-mode", "shared-writer", "--events-before-fork", 5,
+        "--output", "parallel-root:file=out2.root,concurrency=2,flush=15", processes=3,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.report["prefork"]["events"] == 5
+    assert_exactly_once(tmp_path / "out.root")
+    assert_exactly_once(tmp_path / "out2.root")
+    received = [o["batches_received"] for o in result.report["outputs"]]
+    assert sum(received) == result.report["writer"]["batches"] and min(received) > 0
+    assert no_leftovers(tmp_path) == []
+
+
+def test_a_crashed_worker_fails_a_shared_writer_job_and_leaves_no_file(lanes, tmp_path):
+    # Round-robin: the worker of the odd ordinals ships 7 batches before its 75th event, event 150, aborts it.
+    result = multiprocess(lanes, "--output-mode", "shared-writer", "--distribution", "round-robin",
+                          "--module", "fault:at=150,action=abort", output="root:file=out.root,flush=10")
+    assert result.returncode == 1
+    assert "killed by signal 6" in result.stderr
+    assert result.report["writer"]["batches"] > 0  # batches were written before the crash ...
+    assert not (tmp_path / "out.root").exists()  # ... and went with the file
     assert no_leftovers(tmp_path) == []
 
 
@@ -136,6 +179,11 @@ def test_retry_lost_gives_a_crashed_workers_events_to_another(lanes, tmp_path, d
         (["--chunk", 5], "--chunk requires --processes"),
         (["--processes", 2, "--no-fork", "--events-before-fork", 3], "--events-before-fork needs forked workers"),
         (["--worker-role", "nonsense"], "--worker-role"),
+        (["--processes", 2, "--output-mode", "shared"], "--output-mode"),
+        (["--output-mode", "merge"], "--output-mode requires --processes"),
+        (["--processes", 2, "--output-mode", "shared-writer", "--retry-lost"], "cannot take --retry-lost"),
+        (["--processes", 2, "--output-mode", "shared-writer", "--output", "rntuple:file=x.root"], "rntuple (rntuple)"),
+        (["--processes", 2, "--output-mode", "shared-writer"], "out (dummy)"),
     ],
 )
 def test_bad_multiprocess_options_are_one_line_errors(lanes, args, message):

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lanes/core/BatchSink.h"
 #include "lanes/core/EventDispenser.h"
 #include "lanes/core/JobConfig.h"
 #include "lanes/core/PluginRegistry.h"
@@ -34,6 +35,9 @@ struct ProcessPart {
   // part that is no worker's (the parent's events before the fork).
   unsigned seat = 0;
   unsigned seats = 1;
+  // A shared-writer job: the outputs ship their events here instead of
+  // writing the part's files (JobContext::shipBatch). Not owned.
+  BatchSink* sink = nullptr;
 };
 
 namespace detail {
@@ -79,6 +83,17 @@ class EventProcessor {
   // of a multi-process job once its workers have ended.
   void mergeOutputParts(std::vector<std::string> const& parts);
   void discardOutputParts(std::vector<std::string> const& parts);
+
+  // A shared-writer multi-process job, in the parent (the writer): the
+  // outputs' OutputModule::openShared(), mergeBatch() of output number
+  // `output` (as BatchSink::ship() numbers them), commitShared() and
+  // abandonShared(). sharedWriterRefusals() names each output that cannot
+  // share a writer, as "LABEL (PLUGIN)".
+  std::vector<std::string> sharedWriterRefusals() const;
+  void openSharedOutputs();
+  void mergeOutputBatch(unsigned output, void const* bytes, std::size_t size);
+  void commitSharedOutputs();
+  void abandonSharedOutputs();
 
   // In-flight events finish; no new event starts.
   void requestStop();

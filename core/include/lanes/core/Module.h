@@ -5,7 +5,9 @@
 // ModuleTypes.h). Consumed and produced products are declared in the
 // constructor, so the dependency graph is known before the first event.
 
+#include <cstddef>
 #include <deque>
+#include <functional>
 #include <string>
 #include <typeindex>
 #include <vector>
@@ -37,6 +39,14 @@ struct JobContext {
   // The part of a multi-process job this process writes ("worker-2"), or
   // empty in a single process. Outputs write their file at partPath().
   std::string part = {};
+  // Set for the outputs of a shared-writer multi-process job (empty
+  // otherwise): instead of writing a file, an output ships its events in
+  // serialised batches of at most maxBatchBytes to the one writer process,
+  // which merges them into the output (OutputModule::mergeBatch()). Thread-
+  // safe; blocks while the writer is behind (I/O back-pressure, the only
+  // wait of a worker thread it allows); throws lanes::Exception.
+  std::function<void(void const* bytes, std::size_t size)> shipBatch = {};
+  std::size_t maxBatchBytes = 0;
 };
 
 // Where the `part` of a multi-process job writes the output that a single

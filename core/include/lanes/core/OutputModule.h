@@ -3,6 +3,7 @@
 // class: which products it keeps, the per-product "ready" call, and what
 // happens to its file when the job fails.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,20 @@ class OutputModule : public Module {
   // no file have nothing to do. Throw lanes::Exception naming the file.
   virtual void mergeParts(std::vector<std::string> const& parts) {}
   virtual void discardParts(std::vector<std::string> const& parts) {}
+
+  // A shared-writer multi-process job: the workers' outputs ship batches
+  // (JobContext::shipBatch) and the parent, the writer, merges each as it
+  // arrives into the one output file: openShared() before the first batch,
+  // mergeBatch() for each, then commitShared(), or abandonShared() when the
+  // job failed (no file is left). Called on the parent's one thread; the
+  // worker-side calls of the same object (beginJob ... endJob of a part) do
+  // not touch the shared file. An output that returns false from
+  // sharesWriter() cannot take part, and the job refuses to start.
+  virtual bool sharesWriter() const { return false; }
+  virtual void openShared() {}
+  virtual void mergeBatch(void const* bytes, std::size_t size) {}
+  virtual void commitShared() {}
+  virtual void abandonShared() {}
 
  protected:
   using Module::Module;

@@ -3,8 +3,11 @@
 // initialised once (modules constructed, files opened, beginJob, optionally
 // the first events processed), then P workers are forked that share that
 // memory copy-on-write, each with its own oneTBB thread pool. Each worker
-// writes its own part of every output; the parent merges the parts. The
-// baseline without sharing, --no-fork, starts P independent jobs with exec.
+// writes its own part of every output and the parent merges the parts at the
+// end (OutputMode::Merge), or every worker ships its events in batches to
+// the parent, which merges them into the outputs as they arrive
+// (OutputMode::SharedWriter, through a BatchRing). The baseline without
+// sharing, --no-fork, starts P independent jobs with exec.
 
 #include <cstdint>
 #include <functional>
@@ -18,6 +21,14 @@
 
 namespace lanes::node {
 
+enum class OutputMode {
+  Merge,         // each worker writes its part; the parent merges the parts at the end
+  SharedWriter,  // workers ship batches through shared memory; the parent writes them as they come
+};
+
+OutputMode parseOutputMode(std::string const& name);  // throws lanes::Exception
+char const* toString(OutputMode mode);
+
 struct MultiProcessOptions {
   unsigned processes = 2;
   Distribution distribution = Distribution::Queue;
@@ -25,6 +36,7 @@ struct MultiProcessOptions {
   std::uint64_t eventsBeforeFork = 0;   // processed by the parent, one thread
   bool fork = true;                     // false: P independent jobs started with exec
   bool retryLost = false;               // a crashed worker's events go to a replacement
+  OutputMode outputMode = OutputMode::Merge;
   // --no-fork: the command line of the independent jobs (this job's own);
   // a worker's role is appended as `--worker-role ROLE`.
   std::vector<std::string> commandLine;
@@ -32,6 +44,9 @@ struct MultiProcessOptions {
 
 // Checks the combination; throws lanes::Exception naming the option.
 void validate(MultiProcessOptions const& options);
+// ... and that every output of the job can take part in it (a shared
+// writer needs outputs that ship batches).
+void validate(MultiProcessOptions const& options, EventProcessor const& processor);
 
 // Runs one part of the job in the calling process and returns its run
 // report as JSON (lanes::RunReport::toJson()). The command line supplies it,
@@ -47,6 +62,8 @@ struct WorkerRole {
   int queueFd = -1;          // the SharedEventQueue (queue distribution), or -1
   int doneFd = -1;           // the worker writes its index here when it has finished
   int releaseFd = -1;        // ... and exits when this reads end-of-file
+  int ringFd = -1;           // shared writer: the BatchRing's memory, or -1
+  int readyFd = -1;          // ... and the write end of its pipe
   std::string directory;     // where it writes its report
 
   std::string format() const;

@@ -1,0 +1,107 @@
+#include "root/SharedWriter.h"
+
+#include <TMemFile.h>
+#include <TROOT.h>
+
+#include <nlohmann/json.hpp>
+
+#include "lanes/core/Exception.h"
+
+namespace lanes::rootio {
+
+BatchFile::BatchFile(std::string const& path, int compression, std::uint64_t flushEvents, JobContext const& context)
+    : path_(path),
+      shipBatch_(context.shipBatch),
+      maxBytes_(context.maxBatchBytes),
+      flushEvents_(flushEvents) {
+  takeRootMessage();
+  file_ = std::make_unique<TMemFile>(path_.c_str(), "RECREATE", "", compression);
+  if (file_->IsZombie()) throw Exception("cannot create a batch of '" + path_ + "' in memory: " + takeRootMessage());
+  // Out of ROOT's list of files: no other thread's file operation walks it
+  // while this one's call fills it (TBufferMerger::GetFile() does the same).
+  gROOT->GetListOfFiles()->Remove(file_.get());
+}
+
+BatchFile::~BatchFile() = default;
+
+bool BatchFile::add(std::size_t bytes) {
+  ++events_;
+  bytes_ += bytes;
+  return events_ >= flushEvents_ || bytes_ >= maxBytes_ / 2;
+}
+
+std::size_t BatchFile::ship() {
+  if (events_ == 0) return 0;
+  takeRootMessage();
+  file_->WriteStreamerInfo();
+  if (file_->Write() < 0) throw Exception("cannot write a batch of '" + path_ + "': " + takeRootMessage());
+  auto const size = static_cast<std::size_t>(file_->GetEND());
+  if (size > maxBytes_) {
+    throw Exception("a batch of '" + path_ + "' (" + std::to_string(events_) + " events) takes " + std::to_string(size) +
+                    " bytes, more than a shared-writer slot's " + std::to_string(maxBytes_) + ": lower flush=");
+  }
+  buffer_.resize(size);
+  file_->CopyTo(buffer_.data(), static_cast<Long64_t>(size));
+  shipBatch_(buffer_.data(), size);
+  file_->ResetAfterMerge(nullptr);
+  events_ = 0;
+  bytes_ = 0;
+  return size;
+}
+
+SharedFile::SharedFile(OutputFile& file, int compression) : file_(file) {
+  file_.begin("");
+  merger_.SetPrintLevel(0);
+  takeRootMessage();
+  if (!merger_.OutputFile(file_.temporaryPath().c_str(), "RECREATE", compression)) {
+    throw Exception("cannot create '" + file_.temporaryPath() + "': " + takeRootMessage());
+  }
+}
+
+SharedFile::~SharedFile() {
+  if (!committed_) merger_.CloseOutputFile();
+}
+
+void SharedFile::merge(void const* bytes, std::size_t size) {
+  takeRootMessage();
+  // Read in place: the batch's slot stays valid until the merger lets go of
+  // the file (Reset() deletes it).
+  auto* batch = new TMemFile(file_.path().c_str(), TMemFile::ZeroCopyView_t(static_cast<char const*>(bytes), size));
+  if (batch->IsZombie() || !merger_.AddAdoptFile(batch, false)) {
+    throw Exception("cannot read a batch for '" + file_.path() + "': " + takeRootMessage());
+  }
+  bool const merged = merger_.PartialMerge(TFileMerger::kAllIncremental | TFileMerger::kDelayWrite |
+                                           TFileMerger::kKeepCompression);
+  merger_.Reset();
+  if (!merged) throw Exception("cannot merge a batch into '" + file_.temporaryPath() + "': " + takeRootMessage());
+  ++batches_;
+  bytes_ += size;
+}
+
+void SharedFile::commit() {
+  takeRootMessage();
+  if (merger_.GetOutputFile()->Write(nullptr, TObject::kOverwrite) < 0) {
+    throw Exception("cannot write '" + file_.temporaryPath() + "': " + takeRootMessage());
+  }
+  merger_.CloseOutputFile();
+  file_.commit();
+  committed_ = true;
+}
+
+std::string SharedFile::details(std::string const& fileDetails) const {
+  auto details = nlohmann::json::parse(fileDetails);
+  details["batches_received"] = batches_;
+  details["bytes_received"] = bytes_;
+  return details.dump();
+}
+
+std::string shippedDetails(OutputFile const& file, std::uint64_t events, std::uint64_t batches, std::uint64_t bytes) {
+  return nlohmann::json{{"file", file.path()},
+                        {"committed", false},
+                        {"events_written", events},
+                        {"batches_shipped", batches},
+                        {"bytes_shipped", bytes}}
+      .dump();
+}
+
+}  // namespace lanes::rootio

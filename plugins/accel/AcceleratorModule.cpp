@@ -91,7 +91,9 @@ AcceleratorModule::InFlight AcceleratorModule::enqueue(Event const& event) const
       kernel.inputs.push_back(static_cast<DeviceProduct const*>(slot.object())->buffer());
     } else {
       auto buffer = device.allocate(slot.bytes());
-      queue.copyToDevice(std::make_shared<HostWord>(HostWord{hostDigest(event, input)}), buffer);
+      auto word = device.makeHostWord();
+      word->value = hostDigest(event, input);
+      queue.copyToDevice(std::move(word), buffer);
       kernel.inputs.push_back(std::move(buffer));
     }
   }
@@ -101,7 +103,7 @@ AcceleratorModule::InFlight AcceleratorModule::enqueue(Event const& event) const
   InFlight work{kernel.output, placement.queue, nullptr, nullptr};
   queue.launch(std::move(kernel));
   if (toHost_) {
-    work.hostResult = std::make_shared<HostWord>();
+    work.hostResult = device.makeHostWord();
     queue.copyToHost(work.output, work.hostResult);
   }
   work.marker = queue.record();

@@ -7,7 +7,8 @@
 //
 //   auto queue = device.makeQueue();
 //   auto input = device.allocate(bytes);
-//   queue->copyToDevice(hostWord, input);               // h2d
+//   auto word = device.makeHostWord();
+//   queue->copyToDevice(word, input);                   // h2d
 //   queue->launch({"tracks", 1e-3, {input}, output, seed});
 //   auto marker = queue->record();                      // another queue may waitFor(marker)
 //   queue->onDone([completion](std::exception_ptr e) { ... });  // host callback
@@ -30,7 +31,9 @@ namespace lanes::accel {
 enum class HostWait { Spin, Block };
 
 // Host memory that copies read from and write to: the 64-bit digest that
-// stands for the data's content (Digest.h). Externally synchronised by the
+// stands for the data's content (Digest.h). Make it with
+// Device::makeHostWord(), so that a CUDA copy reads or writes pinned memory
+// and stays asynchronous. Externally synchronised by the
 // queue order: the host writes it before enqueuing the copy that reads it,
 // and reads it only after the marker or callback behind the copy that wrote it.
 struct HostWord {
@@ -102,6 +105,8 @@ class Device {
   virtual ~Device() = default;
   virtual std::unique_ptr<Queue> makeQueue() = 0;
   virtual std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) = 0;
+  // Host memory for copies (pinned where the backend needs it), holding 0.
+  virtual std::shared_ptr<HostWord> makeHostWord() = 0;
 };
 
 }  // namespace lanes::accel

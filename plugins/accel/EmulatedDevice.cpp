@@ -171,6 +171,8 @@ std::shared_ptr<DeviceBuffer> EmulatedDevice::allocate(std::size_t bytes) {
   return std::make_shared<EmulatedBuffer>(bytes);
 }
 
+std::shared_ptr<HostWord> EmulatedDevice::makeHostWord() { return std::make_shared<HostWord>(); }
+
 EmulatedStatistics EmulatedDevice::statistics() const {
   return {kernels_.load(), maxConcurrentKernels_.load(), queues_.load()};
 }

@@ -46,6 +46,7 @@ class EmulatedDevice : public Device {
 
   std::unique_ptr<Queue> makeQueue() override;
   std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) override;
+  std::shared_ptr<HostWord> makeHostWord() override;
 
   EmulatedStatistics statistics() const;
   EmulatedConfig const& config() const { return config_; }

@@ -33,5 +33,14 @@ TEST(AccelSettingsTest, RejectsBadInput) {
   if (!cudaBuilt()) expectMentions(errorOf([] { Settings::parse("cuda", "sync-single"); }), {"'cuda' is not in this build"});
 }
 
+// Only parsing: a CUDA build may run where there is no GPU.
+TEST(AccelSettingsTest, TakesCudaWhereBuilt) {
+  if (!cudaBuilt()) GTEST_SKIP() << "no CUDA backend in this build";
+  auto const settings = Settings::parse("cuda:queues=2", "external-worker");
+  EXPECT_EQ(settings.backend, Backend::Cuda);
+  EXPECT_EQ(settings.maxQueues, 2u);
+  expectMentions(errorOf([] { Settings::parse("cuda:slots=2", "sync-single"); }), {"unknown option 'slots'"});
+}
+
 }  // namespace
 }  // namespace lanes::accel

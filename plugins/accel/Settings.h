@@ -18,6 +18,13 @@ enum class Backend {
   Cuda,      // CudaDevice, where built
 };
 
+// In ExternalWorkerD2H and WaitingPool a device fault reaches the framework
+// through the first module after it that waits: a module on the same queue
+// (faults stick to their queue) or on another that waits on its marker, up to
+// the module that copies device->host. A chain must therefore end with a copy
+// to the host (every chain of examples/hlt-like.toml does); a device product
+// that only an output keeps is never waited for, so a fault in it would go
+// unseen, as it would in CMSSW.
 enum class Strategy {
   SyncSingle,         // one queue for the whole job; each module blocks until it drains
   SyncMulti,          // a queue per module chain; each module blocks until its work is done

@@ -90,7 +90,7 @@ NTupleOutput::NTupleOutput(std::string label, Options const& options)
 }
 
 void NTupleLayout::mergeParts(std::vector<std::string> const& parts) {
-  file_.mergeParts(parts, [&](std::string const& file) {
+  file_.mergeParts(parts, compression_, [&](std::string const& file) {
     return rethrowingRoot("cannot read '" + file + "'", [&] { return ROOT::RNTupleReader::Open(name_, file)->GetNEntries(); }) == 0;
   });
 }

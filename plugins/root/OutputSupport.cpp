@@ -46,7 +46,8 @@ void OutputFile::begin(std::string const& part) {
   done_ = committed_ = false;
 }
 
-void OutputFile::mergeParts(std::vector<std::string> const& parts, std::function<bool(std::string const&)> const& isEmpty) {
+void OutputFile::mergeParts(std::vector<std::string> const& parts, int compression,
+                            std::function<bool(std::string const&)> const& isEmpty) {
   begin("");
   std::vector<std::string> files;
   for (auto const& part : parts) {
@@ -57,7 +58,9 @@ void OutputFile::mergeParts(std::vector<std::string> const& parts, std::function
   TFileMerger merger(false, false);
   merger.SetPrintLevel(0);
   takeRootMessage();
-  if (!merger.OutputFile(temporary_.c_str(), "RECREATE")) {
+  // The parts' own compression: only then are their baskets copied as they
+  // are rather than unzipped and compressed again.
+  if (!merger.OutputFile(temporary_.c_str(), "RECREATE", compression)) {
     throw Exception("cannot create '" + temporary_ + "': " + takeRootMessage());
   }
   for (auto const& file : files) {

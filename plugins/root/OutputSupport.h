@@ -45,7 +45,9 @@ class OutputFile {
   // processes left under temporary names. Throw lanes::Exception naming the file.
   // Parts for which `isEmpty` is true are left out of the merge (ROOT's
   // RNTuple merger cannot take an RNTuple without clusters).
-  void mergeParts(std::vector<std::string> const& parts, std::function<bool(std::string const&)> const& isEmpty = {});
+  // `compression` is the parts' (ROOT's integer setting).
+  void mergeParts(std::vector<std::string> const& parts, int compression,
+                  std::function<bool(std::string const&)> const& isEmpty = {});
   void discardParts(std::vector<std::string> const& parts);
 
   std::string const& path() const { return path_; }

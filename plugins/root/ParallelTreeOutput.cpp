@@ -122,7 +122,7 @@ void ParallelTreeOutput::close() {
   merger_.reset();
 }
 
-void ParallelTreeOutput::mergeParts(std::vector<std::string> const& parts) { file_.mergeParts(parts); }
+void ParallelTreeOutput::mergeParts(std::vector<std::string> const& parts) { file_.mergeParts(parts, compression_); }
 
 void ParallelTreeOutput::discardParts(std::vector<std::string> const& parts) { file_.discardParts(parts); }
 

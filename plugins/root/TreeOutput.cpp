@@ -101,7 +101,7 @@ void TreeOutput::close() {
   tree_ = nullptr;
 }
 
-void TreeOutput::mergeParts(std::vector<std::string> const& parts) { file_.mergeParts(parts); }
+void TreeOutput::mergeParts(std::vector<std::string> const& parts) { file_.mergeParts(parts, compression_); }
 
 void TreeOutput::discardParts(std::vector<std::string> const& parts) { file_.discardParts(parts); }
 

@@ -48,12 +48,21 @@ bool selectedName(std::string const& name, std::vector<std::string> const& inclu
   return included && std::none_of(exclude.begin(), exclude.end(), matches);
 }
 
-std::unique_ptr<TFile> openInputFile(std::string const& path) {
-  initialiseRoot();
+void requireReadable(std::string const& path) {
   std::error_code error;
   if (!std::filesystem::exists(path, error)) throw Exception("file '" + path + "' does not exist");
   if (std::filesystem::is_directory(path, error)) throw Exception("'" + path + "' is a directory, not a ROOT file");
-  if (!std::ifstream(path)) throw Exception("cannot read file '" + path + "' (permission denied?)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Exception("cannot read file '" + path + "' (permission denied?)");
+  char magic[4] = {};
+  if (!in.read(magic, sizeof magic) || std::string(magic, sizeof magic) != "root") {
+    throw Exception("'" + path + "' is not a readable ROOT file (it does not start with \"root\")");
+  }
+}
+
+std::unique_ptr<TFile> openInputFile(std::string const& path) {
+  initialiseRoot();
+  requireReadable(path);
   takeRootMessage();
   std::unique_ptr<TFile> file(TFile::Open(path.c_str(), "READ"));
   if (!file || file->IsZombie()) {

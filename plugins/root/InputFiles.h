@@ -27,6 +27,10 @@ std::vector<std::string> inputFiles(PluginOptions const& options);
 bool selectedName(std::string const& name, std::vector<std::string> const& include,
                   std::vector<std::string> const& exclude);
 
+// Checks, without opening it with ROOT, that `path` is a readable file that
+// starts as a ROOT file does. Throws lanes::Exception naming the file.
+void requireReadable(std::string const& path);
+
 // Opens `path` for reading. Throws lanes::Exception naming the file if it is
 // missing, unreadable, not a ROOT file, or truncated (a file ROOT had to
 // recover was never closed properly: its last entries are lost).
@@ -38,8 +42,12 @@ class FileSequence {
  public:
   explicit FileSequence(std::vector<std::string> files) : files_(std::move(files)) {}
 
+  // Files are counted in order, all up front or each as it is first read.
   void addEntries(std::uint64_t entries) { firstEntry_.push_back(firstEntry_.back() + entries); }
   std::vector<std::string> const& files() const { return files_; }
+  std::size_t filesCounted() const { return firstEntry_.size() - 1; }
+  bool counted() const { return filesCounted() == files_.size(); }
+  // The entries of the files counted so far.
   std::uint64_t entries() const { return firstEntry_.back(); }
 
   // Moves the cursor `next` past `count` entries without reading them (the

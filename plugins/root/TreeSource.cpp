@@ -192,13 +192,21 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
     TTreeCacheUnzip::SetParallelUnzip(TTreeCacheUnzip::kEnable);
   }
 
-  // Every file is opened once up front, so that a bad one fails the job at
-  // start-up rather than hours in, and its entries are counted.
+  // The first file gives the layout. With handles=lane every file is opened
+  // and counted up front (a lane addresses any entry); a shared source
+  // counts each file when it first reads it, and checks now only that the
+  // others can be read (opening a NanoAOD file costs ~30 ms, most of a
+  // thousand-file job's start-up), so a bad one fails when it is reached.
   auto const dictionaries = options.getString("dictionaries");
-  for (auto const& path : layout->sequence.files()) {
+  auto const& files = layout->sequence.files();
+  for (auto const& path : files) {
+    if (!perLane && &path != &files.front()) {
+      requireReadable(path);
+      continue;
+    }
     auto file = openInputFile(path);
     auto* tree = findTree(*file, layout->tree);
-    if (&path == &layout->sequence.files().front()) {
+    if (&path == &files.front()) {
       auto const emulated = emulatedClasses(*tree, include, exclude);
       if (dictionaries && !emulated.empty()) {
         loadDictionaries(*file, emulated, *dictionaries);
@@ -218,10 +226,12 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   // Per-lane copies read every lanes-th entry: reading ahead would read for others.
   readAhead_ = perLane ? 1 : static_cast<std::size_t>(checked.positive("readahead", 16));
   for (auto const& branch : layout->branches) declare(descriptionOf(branch));
+  sequence_ = layout->sequence;
   layout_ = std::move(layout);
 }
 
-TreeSource::TreeSource(std::shared_ptr<TreeLayout const> layout) : layout_(std::move(layout)), perLane_(true) {
+TreeSource::TreeSource(std::shared_ptr<TreeLayout const> layout)
+    : layout_(std::move(layout)), sequence_(layout_->sequence), perLane_(true) {
   for (auto const& branch : layout_->branches) declare(descriptionOf(branch));
 }
 
@@ -234,14 +244,29 @@ std::unique_ptr<Source> TreeSource::replicate() const {
 
 bool TreeSource::next(SourceEvent& event) { return position(nextEntry_++, event); }
 
-bool TreeSource::skip(std::uint64_t count) { return layout_->sequence.skip(nextEntry_, count); }
+bool TreeSource::skip(std::uint64_t count) {
+  while (sequence_.entries() - std::min(nextEntry_, sequence_.entries()) < count && countNextFile()) {
+  }
+  return sequence_.skip(nextEntry_, count);
+}
+
+bool TreeSource::countNextFile() {
+  if (sequence_.counted()) return false;
+  auto const index = sequence_.filesCounted();
+  originFile_ = index;
+  auto& file = open_.get(index, [this](std::size_t i) { return open(i); });
+  sequence_.addEntries(static_cast<std::uint64_t>(file.tree->GetEntries()));
+  return true;
+}
 
 bool TreeSource::at(std::uint64_t ordinal, SourceEvent& event) { return position(ordinal, event); }
 
-std::string TreeSource::origin() const { return layout_->sequence.files()[originFile_]; }
+std::string TreeSource::origin() const { return sequence_.files()[originFile_]; }
 
 bool TreeSource::position(std::uint64_t entry, SourceEvent& event) {
-  if (entry >= layout_->sequence.entries()) return false;
+  while (entry >= sequence_.entries()) {
+    if (!countNextFile()) return false;
+  }
   event.entry = entry;
   if (!layout_->hasIds) {
     event.id = {1, 1, entry + 1};
@@ -349,7 +374,7 @@ void TreeSource::drop(BranchLayout const& layout, Pending& pending) {
 }
 
 std::pair<TreeSource::OpenFile&, long long> TreeSource::fileOf(std::uint64_t entry) {
-  auto const [index, local] = layout_->sequence.locate(entry);
+  auto const [index, local] = sequence_.locate(entry);
   originFile_ = index;
   auto& file = open_.get(index, [this](std::size_t i) { return open(i); });
   return {file, static_cast<long long>(local)};
@@ -358,7 +383,7 @@ std::pair<TreeSource::OpenFile&, long long> TreeSource::fileOf(std::uint64_t ent
 std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const {
   auto file = std::make_unique<OpenFile>();
   file->layout = layout_;
-  auto const& path = layout_->sequence.files()[index];
+  auto const& path = sequence_.files()[index];
   file->file = openInputFile(path);
   file->tree = findTree(*file->file, layout_->tree);
   if (layout_->cacheBytes >= 0) file->tree->SetCacheSize(layout_->cacheBytes);

@@ -68,6 +68,9 @@ class TreeSource : public Source {
   explicit TreeSource(std::shared_ptr<TreeLayout const> layout);
 
   bool position(std::uint64_t entry, SourceEvent& event);
+  // Counts the entries of the next file not yet counted (opening it, for
+  // good: it is read next); false if every file is counted.
+  bool countNextFile();
   // The open file holding global `entry`, and the entry within it.
   std::pair<OpenFile&, long long> fileOf(std::uint64_t entry);
   std::unique_ptr<OpenFile> open(std::size_t file) const;
@@ -79,6 +82,7 @@ class TreeSource : public Source {
   static void drop(BranchLayout const& layout, Pending& pending);
 
   std::shared_ptr<TreeLayout const> layout_;
+  FileSequence sequence_{{}};  // this copy's: a shared source counts files as it reaches them
   RecentlyOpened<OpenFile> open_;
   bool perLane_ = false;
   std::size_t readAhead_ = 1;

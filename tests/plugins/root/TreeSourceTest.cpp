@@ -185,5 +185,45 @@ TEST(TreeSourceTest, BadInputNamesTheFile) {
                  {"cannot build dictionaries", kHzz.c_str(), "/proc/lanes-dictionaries"});
 }
 
+// A shared source counts each later file when it reaches it: at start-up it
+// only checks that the file can be read and starts as a ROOT file does.
+TEST(TreeSourceTest, ALaterBadFileFailsAtStartUpOrWhenReached) {
+  ScratchDirectory scratch;
+  std::ofstream(scratch.path("text.root")) << "not a ROOT file\n";
+  {
+    std::ifstream in(dataFile(kNanoAod), std::ios::binary);
+    std::string head(100000, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    std::ofstream(scratch.path("truncated.root"), std::ios::binary) << head;
+  }
+  auto const good = "file=" + dataFile(kNanoAod) + ",branches=nJet,file=";
+  auto error = [](std::string const& options) { return errorOf([&] { TreeSource source(optionsOf(options)); }); };
+  expectMentions(error(good + scratch.path("missing.root")), {"missing.root", "does not exist"});
+  expectMentions(error(good + scratch.path("text.root")), {"text.root", "not a readable ROOT file"});
+
+  TreeSource source(optionsOf(good + scratch.path("truncated.root")));
+  SourceEvent event;
+  std::uint64_t events = 0;
+  auto const reachEnd = [&] {
+    while (source.next(event)) ++events;
+  };
+  expectMentions(errorOf(reachEnd), {"truncated.root"});
+  EXPECT_EQ(events, 200u) << "every event of the good file came first";
+}
+
+TEST(TreeSourceTest, ASharedSourceSkipsAcrossFilesItHasNotCountedYet) {
+  auto const file = dataFile(kNanoAod);
+  TreeSource source(optionsOf("file=" + file + ",file=" + file + ",file=" + file + ",branches=nJet"));
+  EXPECT_TRUE(source.skip(350));
+  SourceEvent event;
+  ASSERT_TRUE(source.next(event));
+  EXPECT_EQ(event.entry, 350u);
+  EXPECT_TRUE(source.skip(248));
+  ASSERT_TRUE(source.next(event));
+  EXPECT_EQ(event.entry, 599u);
+  EXPECT_FALSE(source.skip(1)) << "600 entries in all";
+  EXPECT_FALSE(source.next(event));
+}
+
 }  // namespace
 }  // namespace lanes::rootio::test

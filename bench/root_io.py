@@ -105,9 +105,8 @@ def read_comparison(repeats, scratch):
     listing.write_text("\n".join(files) + "\n")
     events = 200 * len(files)
     rows = []
-    for threads in (1, 2):
+    for threads, handles in ((1, "shared"), (2, "shared"), (2, "lane")):
         def lanes_read():
-            handles = "shared" if threads == 1 else "lane"
             report, wall = run_lanes(["--source", f"root:files={listing},handles={handles}", "-n", "0",
                                       "-t", str(threads), "--output", "dummy"], scratch)
             return {"tool": f"lanes (handles={handles})", "threads": threads, "events": report["events"],
@@ -127,7 +126,7 @@ def read_comparison(repeats, scratch):
         theirs = max((r[1] for r in runs), key=lambda r: r["events_per_s"])
         ours["ratio_to_rootreadspeed"] = ours["events_per_s"] / theirs["events_per_s"]
         rows += [ours, theirs]
-        print(f"  read t={threads}: lanes {ours['events_per_s']:.0f} ev/s, rootreadspeed {theirs['events_per_s']:.0f} "
+        print(f"  read t={threads} handles={handles}: lanes {ours['events_per_s']:.0f} ev/s, rootreadspeed {theirs['events_per_s']:.0f} "
               f"ev/s ({ours['ratio_to_rootreadspeed']:.2f})", file=sys.stderr)
     return rows
 

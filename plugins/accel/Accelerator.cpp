@@ -8,9 +8,8 @@ Accelerator::Accelerator(Settings const& settings)
     : backend_(settings.backend),
       strategy_(settings.strategy),
       device_(makeDevice(settings)),
-      queues_(device_, settings.strategy == Strategy::SyncSingle ? 1 : settings.maxQueues) {
-  if (strategy_ == Strategy::WaitingPool) waiting_ = std::make_unique<mimicry::WorkerPool>(settings.waitingThreads);
-}
+      queues_(device_, settings.strategy == Strategy::SyncSingle ? 1 : settings.maxQueues),
+      waitingThreads_(settings.waitingThreads) {}
 
 std::shared_ptr<Accelerator> Accelerator::shared() {
   static std::mutex mutex;
@@ -25,6 +24,10 @@ std::shared_ptr<Accelerator> Accelerator::shared() {
 }
 
 void Accelerator::whenReached(std::shared_ptr<Marker const> marker, std::function<void(std::exception_ptr)> then) {
+  // Started at the first wait, not with the job: a multi-process job forks
+  // after its modules are built, and a thread started before the fork would
+  // not exist in the workers.
+  std::call_once(waitingStarted_, [this] { waiting_ = std::make_unique<mimicry::WorkerPool>(waitingThreads_); });
   waiting_->submit([marker = std::move(marker), then = std::move(then)] {
     std::exception_ptr failure;
     try {

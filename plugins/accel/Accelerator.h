@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 
 #include "accel/QueueCache.h"
 #include "accel/Settings.h"
@@ -38,6 +39,8 @@ class Accelerator {
   Strategy strategy_;
   std::shared_ptr<Device> device_;
   QueueCache queues_;
+  unsigned waitingThreads_;
+  std::once_flag waitingStarted_;
   std::unique_ptr<mimicry::WorkerPool> waiting_;  // last: joined before the queues go
 };
 

@@ -226,3 +226,16 @@ def test_ctrl_c_stops_the_workers_and_their_parts_are_merged(tmp_path):
     counts = written_events(tmp_path / "out.root")
     assert sum(counts.values()) == result["events"] == result["outputs"][0]["events_written"]
     assert no_leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "strategy", ["sync-single", "sync-multi", "external-worker", "external-worker-d2h", "waiting-pool"]
+)
+def test_accelerator_strategies_run_in_forked_workers(lanes, strategy):
+    """No strategy starts a thread before the fork (the waiting pool starts at its first wait)."""
+    menu = Path(__file__).resolve().parents[2] / "examples" / "hlt-like.toml"
+    result = lanes("run", "--menu", menu, "--accel", "emulated", "--accel-strategy", strategy,
+                   "--processes", 2, "-t", 1, "-n", 40)
+    assert result.returncode == 0, result.stderr
+    assert result.report["threads_at_fork"] == 1
+    assert sum(w["events"] for w in result.report["workers"]) == 40

@@ -163,15 +163,18 @@ TEST(TreeSourceDeathTest, DictionariesMakeEmulatedClassesReal) {
   EXPECT_EXIT(buildAndCheck(), ::testing::ExitedWithCode(0), "");
 }
 
+// text.root (not a ROOT file) and truncated.root (the first 100 kB of a real one).
+void writeBrokenFiles(ScratchDirectory const& scratch) {
+  std::ofstream(scratch.path("text.root")) << "not a ROOT file\n";
+  std::ifstream in(dataFile(kNanoAod), std::ios::binary);
+  std::string head(100000, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  std::ofstream(scratch.path("truncated.root"), std::ios::binary) << head;
+}
+
 TEST(TreeSourceTest, BadInputNamesTheFile) {
   ScratchDirectory scratch;
-  std::ofstream(scratch.path("text.root")) << "not a ROOT file\n";
-  {
-    std::ifstream in(dataFile(kNanoAod), std::ios::binary);
-    std::string head(100000, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    std::ofstream(scratch.path("truncated.root"), std::ios::binary) << head;
-  }
+  writeBrokenFiles(scratch);
   auto error = [](std::string const& options) { return errorOf([&] { TreeSource source(optionsOf(options)); }); };
   expectMentions(error("file=" + scratch.path("missing.root")), {"missing.root", "does not exist"});
   expectMentions(error("file=" + scratch.path("text.root")), {"text.root", "not a readable ROOT file"});
@@ -189,13 +192,7 @@ TEST(TreeSourceTest, BadInputNamesTheFile) {
 // only checks that the file can be read and starts as a ROOT file does.
 TEST(TreeSourceTest, ALaterBadFileFailsAtStartUpOrWhenReached) {
   ScratchDirectory scratch;
-  std::ofstream(scratch.path("text.root")) << "not a ROOT file\n";
-  {
-    std::ifstream in(dataFile(kNanoAod), std::ios::binary);
-    std::string head(100000, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    std::ofstream(scratch.path("truncated.root"), std::ios::binary) << head;
-  }
+  writeBrokenFiles(scratch);
   auto const good = "file=" + dataFile(kNanoAod) + ",branches=nJet,file=";
   auto error = [](std::string const& options) { return errorOf([&] { TreeSource source(optionsOf(options)); }); };
   expectMentions(error(good + scratch.path("missing.root")), {"missing.root", "does not exist"});

@@ -239,3 +239,13 @@ def test_accelerator_strategies_run_in_forked_workers(lanes, strategy):
     assert result.returncode == 0, result.stderr
     assert result.report["threads_at_fork"] == 1
     assert sum(w["events"] for w in result.report["workers"]) == 40
+
+
+def test_a_job_that_starts_threads_before_the_fork_is_refused(lanes, tmp_path):
+    """The offload module starts its pool of plain threads when it is built, before the fork: a worker would
+    inherit none of them, so the job refuses to fork, and writes nothing."""
+    result = multiprocess(lanes, "--module", "offload:produces.x=10,threads=2")
+    assert result.returncode == 2
+    assert "threads are running before the fork" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out.root").exists() and no_leftovers(tmp_path) == []

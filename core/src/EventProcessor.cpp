@@ -76,6 +76,7 @@ void EventProcessor::abandonSharedOutputs() {
 
 void EventProcessor::requestStop() {
   schedule_->stopRequested.store(true, std::memory_order_release);
+  schedule_->cancelled.store(true, std::memory_order_release);
   schedule_->halted.store(true, std::memory_order_release);
 }
 

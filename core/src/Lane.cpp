@@ -30,12 +30,29 @@ Lane::Lane(Schedule& schedule, unsigned index)
 
 // ---------------------------------------------------------------- events
 
+void Lane::start() {
+  claimed_ = {};
+  run();
+}
+
 void Lane::run() {
   timing_ = schedule_.timing();
   if (!schedule_.replicatedSource) return fetchSharedAndProcess();
-  while (auto ordinal = schedule_.claimOrdinal()) {
+  while (auto ordinal = nextOrdinal()) {
     if (!advanceSource(*ordinal) || !processEvent()) return;
   }
+}
+
+std::optional<std::uint64_t> Lane::nextOrdinal() {
+  // The rest of a claimed run goes on when another lane found the input's
+  // end (its ordinals lie beyond this run); a stop or a failure ends it.
+  if (schedule_.cancelled.load(std::memory_order_acquire)) return std::nullopt;
+  if (claimed_.next == claimed_.end) {
+    auto run = schedule_.claimOrdinals(schedule_.replicaChunk);
+    if (!run) return std::nullopt;
+    claimed_ = *run;
+  }
+  return claimed_.next++;
 }
 
 void Lane::fetchSharedAndProcess() {
@@ -43,8 +60,8 @@ void Lane::fetchSharedAndProcess() {
   // processed after the queue's slot is released.
   schedule_.sourceQueue->push(
       [this] {
-        auto ordinal = schedule_.claimOrdinal();
-        fetched_ = ordinal && advanceSource(*ordinal);
+        auto run = schedule_.claimOrdinals(1);
+        fetched_ = run && advanceSource(run->next);
       },
       [this] {
         if (fetched_ && processEvent()) run();

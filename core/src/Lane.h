@@ -7,6 +7,7 @@
 #include <atomic>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "Schedule.h"
@@ -21,6 +22,8 @@ class Lane {
  public:
   Lane(Schedule& schedule, unsigned index);
 
+  // Starts processing a part: run() with nothing claimed yet.
+  void start();
   // Processes events until the job halts. Returns early when an event goes
   // asynchronous; its completion calls run() again.
   void run();
@@ -63,6 +66,8 @@ class Lane {
   };
 
   void fetchSharedAndProcess();
+  // The next ordinal for a replica: from the lane's claimed run, or a new run.
+  std::optional<std::uint64_t> nextOrdinal();
   // Positions the lane on the event of `ordinal` (a replica) or on the shared
   // source's next event; false at the end of the input or on a source error,
   // both of which halt the job.
@@ -111,6 +116,7 @@ class Lane {
   SourceEvent sourceEvent_;
   bool fetched_ = false;  // written in the source queue's task, read right after it in the same task
   std::unique_ptr<Source> replica_;
+  Schedule::OrdinalRun claimed_;  // a replica's: ordinals claimed and not yet started
   std::unique_ptr<ModuleState[]> modules_;
   std::unique_ptr<SourceProductState[]> sourceProducts_;
   std::vector<PathState> paths_;

@@ -72,6 +72,7 @@ void Schedule::buildSource(PluginRegistry const& plugins) {
   info.source = config.source.name;
   spareReplica_ = source->replicate();
   replicatedSource = spareReplica_ != nullptr;
+  if (replicatedSource) replicaChunk = std::max<std::uint64_t>(1, spareReplica_->replicaChunk());
   inlineSourceReads = replicatedSource || source->concurrentReads();
   for (auto const& description : source->products()) registry.add(description, kSourceProducer, "the source");
   sourceProducts = registry.size();
@@ -283,7 +284,7 @@ RunSummary Schedule::process(ProcessPart const& part) {
     std::optional<ThreadEntryObserver> threadEntry;  // attaching initialises the arena
     if (threadEntryHook) threadEntry.emplace(*arena, threadEntryHook);
     arena->execute([this] {
-      for (auto& lane : lanes_) group.run([lane = lane.get()] { lane->run(); });
+      for (auto& lane : lanes_) group.run([lane = lane.get()] { lane->start(); });
       group.wait();
     });
   }
@@ -308,7 +309,10 @@ void Schedule::startPart(ProcessPart const& part) {
   dispenser_ = part.events;
   eventsProcessed.store(0);
   eventsSkipped.store(0);
-  if (!stopRequested.load()) halted.store(jobFailed_);
+  if (!stopRequested.load()) {
+    cancelled.store(jobFailed_);
+    halted.store(jobFailed_);
+  }
   if (!replicatedSource && !sourceQueue) sourceQueue = std::make_unique<LimitedTaskQueue>(group, 1);
 }
 
@@ -347,17 +351,21 @@ void Schedule::failJob(std::string error) {
 
 void Schedule::fail(std::exception_ptr error) {
   std::call_once(failOnce_, [&] { firstError_ = error; });
+  cancelled.store(true, std::memory_order_release);
   halted.store(true, std::memory_order_release);
 }
 
-std::optional<std::uint64_t> Schedule::claimOrdinal() {
+std::optional<Schedule::OrdinalRun> Schedule::claimOrdinals(std::uint64_t count) {
   if (halted.load(std::memory_order_acquire)) return std::nullopt;
-  auto const ordinal = dispenser_ ? dispenser_->next() : nextOrdinal.fetch_add(1, std::memory_order_relaxed);
-  if (!ordinal || (config.maxEvents && *ordinal >= config.maxEvents)) {
+  if (dispenser_) count = 1;
+  auto const first = dispenser_ ? dispenser_->next() : nextOrdinal.fetch_add(count, std::memory_order_relaxed);
+  if (!first || (config.maxEvents && *first >= config.maxEvents)) {
     halted.store(true, std::memory_order_release);
     return std::nullopt;
   }
-  return ordinal;
+  auto end = *first + count;
+  if (config.maxEvents) end = std::min(end, config.maxEvents);
+  return OrdinalRun{*first, end};
 }
 
 }  // namespace lanes::detail

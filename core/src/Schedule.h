@@ -71,8 +71,10 @@ class Schedule {
   std::shared_ptr<tbb::task_arena> arena;
   tbb::task_group group;
   std::unique_ptr<LimitedTaskQueue> sourceQueue;
-  std::atomic<bool> halted{false};         // no new event may start (stop, failure, end of input)
+  std::atomic<bool> halted{false};     // no new event may be claimed (stop, failure, end of input)
+  std::atomic<bool> cancelled{false};  // not even one already claimed may start (stop, failure)
   std::atomic<bool> stopRequested{false};  // by requestStop()
+  std::uint64_t replicaChunk = 1;          // ordinals a lane claims at a time (a replicated source's)
   std::atomic<std::uint64_t> nextOrdinal{0};  // without a dispenser
   // Events the shared source has moved past (next() and skip()); only
   // touched under the source's serial queue.
@@ -86,9 +88,15 @@ class Schedule {
   }
   // The first error that stops the job; later ones are dropped.
   void fail(std::exception_ptr error);
-  // The ordinal of the next event a lane may start, or nothing once the job
-  // is halted or maxEvents have been claimed.
-  std::optional<std::uint64_t> claimOrdinal();
+  // Consecutive ordinals [next, end) that a lane claimed, to start in order.
+  struct OrdinalRun {
+    std::uint64_t next = 0;
+    std::uint64_t end = 0;
+  };
+  // Up to `count` consecutive ordinals of events a lane may start (a
+  // dispenser gives one at a time), or nothing once the job is halted or
+  // maxEvents have been claimed.
+  std::optional<OrdinalRun> claimOrdinals(std::uint64_t count);
 
  private:
   void buildSource(PluginRegistry const& plugins);

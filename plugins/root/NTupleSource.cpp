@@ -88,6 +88,7 @@ struct NTupleSource::Layout {
   std::vector<FieldLayout> fields;  // in product order
   std::vector<FieldLayout> ids;     // run, luminosityBlock, event if all are integers; else none
   ROOT::RNTupleReadOptions options;
+  std::uint64_t chunk = 1;  // handles=lane: consecutive entries a lane takes
 };
 
 // One opened file: its reader and a view per product (and per id field).
@@ -113,6 +114,15 @@ std::unique_ptr<ROOT::RNTupleReader> openReader(TFile& file, std::string const& 
   } catch (ROOT::RException const& error) {
     throw Exception("cannot read RNTuple '" + name + "' in '" + file.GetName() + "': " + rootExceptionMessage(error));
   }
+}
+
+// The entries of the RNTuple's first cluster, which no other cluster's pages
+// hold. At least 1.
+std::uint64_t firstClusterEntries(ROOT::RNTupleDescriptor const& descriptor) {
+  for (auto const& cluster : descriptor.GetClusterIterable()) {
+    if (cluster.GetFirstEntryIndex() == 0) return std::max<std::uint64_t>(1, cluster.GetNEntries());
+  }
+  return 1;
 }
 
 }  // namespace
@@ -162,6 +172,7 @@ NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked)
         }
       }
       if (found == std::size(kIdFields)) layout->ids = std::move(ids);
+      layout->chunk = checked.positive("chunk", firstClusterEntries(descriptor));
     }
     layout->sequence.addEntries(reader->GetNEntries());
   }
@@ -187,6 +198,8 @@ bool NTupleSource::next(SourceEvent& event) { return position(nextEntry_++, even
 bool NTupleSource::skip(std::uint64_t count) { return layout_->sequence.skip(nextEntry_, count); }
 
 bool NTupleSource::at(std::uint64_t ordinal, SourceEvent& event) { return position(ordinal, event); }
+
+std::uint64_t NTupleSource::replicaChunk() const { return layout_->chunk; }
 
 bool NTupleSource::position(std::uint64_t entry, SourceEvent& event) {
   if (entry >= layout_->sequence.entries()) return false;
@@ -264,7 +277,7 @@ namespace {
 RegisterSource<NTupleSource> const registration(
     "rntuple",
     "reads an RNTuple, every top-level field a product read on demand: file=PATH (repeatable) or files=LIST, "
-    "ntuple=NAME (Events), fields=GLOB, exclude=GLOB, handles=shared|lane, cache=true|false, imt=true|false");
+    "ntuple=NAME (Events), fields=GLOB, exclude=GLOB, handles=shared|lane, chunk=N, cache=true|false, imt=true|false");
 }
 
 }  // namespace lanes::rootio

@@ -20,7 +20,9 @@ namespace lanes::rootio {
 class NTupleSource : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST, ntuple=NAME (Events),
-  // fields=GLOB and exclude=GLOB (repeatable), handles=shared|lane,
+  // fields=GLOB and exclude=GLOB (repeatable), handles=shared|lane, chunk=N
+  // (handles=lane: each lane takes N consecutive entries at a time; default
+  // the first file's first cluster, so that no two lanes unzip the same pages),
   // cache=true|false (RNTuple's cluster read-ahead; default true),
   // imt=true|false (ROOT implicit multi-threading to decompress).
   explicit NTupleSource(Options const& options);
@@ -31,6 +33,7 @@ class NTupleSource : public Source {
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
   std::unique_ptr<Source> replicate() const override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
+  std::uint64_t replicaChunk() const override;
   std::string origin() const override;
 
   struct Layout;

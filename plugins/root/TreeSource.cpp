@@ -37,6 +37,8 @@ struct TreeSource::TreeLayout {
   std::vector<BranchLayout> branches;  // in product order
   bool hasIds = false;
   long long cacheBytes = -1;  // -1: ROOT's automatic size
+  std::size_t readAhead = 16;  // entries of a branch read at a time
+  std::uint64_t chunk = 1;     // handles=lane: consecutive entries a lane takes
 };
 
 // One entry of one branch, read ahead of its event: it owns its object (or
@@ -163,6 +165,14 @@ std::vector<std::string> emulatedClasses(TTree& tree, std::vector<std::string> c
   return names;
 }
 
+// The entries of the tree's first cluster: its baskets hold those and no
+// others. At least 1.
+std::uint64_t firstClusterEntries(TTree& tree) {
+  auto clusters = tree.GetClusterIterator(0);
+  clusters.Next();
+  return static_cast<std::uint64_t>(std::max<long long>(1, clusters.GetNextEntry()));
+}
+
 ProductDescription descriptionOf(TreeSource::BranchLayout const& branch) {
   using Kind = TreeSource::Kind;
   switch (branch.kind) {
@@ -214,6 +224,7 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
         file = openInputFile(path);
         tree = findTree(*file, layout->tree);
       }
+      layout->chunk = checked.positive("chunk", firstClusterEntries(*tree));
       try {
         layout->hasIds = describeBranches(*tree, include, exclude, layout->branches);
       } catch (Exception const& error) {
@@ -223,8 +234,7 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
     layout->sequence.addEntries(static_cast<std::uint64_t>(tree->GetEntries()));
   }
   perLane_ = perLane;
-  // Per-lane copies read every lanes-th entry: reading ahead would read for others.
-  readAhead_ = perLane ? 1 : static_cast<std::size_t>(checked.positive("readahead", 16));
+  layout->readAhead = static_cast<std::size_t>(checked.positive("readahead", 16));
   for (auto const& branch : layout->branches) declare(descriptionOf(branch));
   sequence_ = layout->sequence;
   layout_ = std::move(layout);
@@ -241,6 +251,8 @@ std::unique_ptr<Source> TreeSource::replicate() const {
   if (!perLane_) return nullptr;
   return std::unique_ptr<Source>(new TreeSource(layout_));
 }
+
+std::uint64_t TreeSource::replicaChunk() const { return layout_->chunk; }
 
 bool TreeSource::next(SourceEvent& event) { return position(nextEntry_++, event); }
 
@@ -291,18 +303,22 @@ void TreeSource::read(SourceEvent const& event, std::size_t product, ProductSlot
   auto& window = file.windows[product];
   auto* pending = window.find(local);
   if (!pending) {
-    readAhead(file, product, local);
+    auto limit = file.tree->GetEntries();
+    // A lane's run of entries ends at a multiple of the chunk: the entries
+    // after it are another lane's to read.
+    if (perLane_) limit = std::min(limit, local + static_cast<long long>(layout_->chunk - event.entry % layout_->chunk));
+    readAhead(file, product, local, limit);
     pending = window.find(local);
   }
   if (!pending->error.empty()) throw Exception(std::exchange(pending->error, {}));
   hand(layout_->branches[product], *pending, slot);
 }
 
-void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first) const {
+void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first, long long limit) const {
   auto const& layout = layout_->branches[product];
   auto& window = file.windows[product];
   for (auto& pending : window.entries) drop(layout, pending);
-  auto const end = std::min<long long>(first + static_cast<long long>(readAhead_), file.tree->GetEntries());
+  auto const end = std::min(first + static_cast<long long>(layout_->readAhead), limit);
   window.first = first;
   window.entries.resize(static_cast<std::size_t>(end - first));
   // The tree's read-ahead cache follows its current entry.
@@ -420,7 +436,7 @@ namespace {
 RegisterSource<TreeSource> const registration(
     "root",
     "reads a TTree, every top-level branch a product read on demand: file=PATH (repeatable) or files=LIST, "
-    "tree=NAME (Events), branches=GLOB, exclude=GLOB, handles=shared|lane, readahead=N, cache=BYTES, imt=true|false, "
+    "tree=NAME (Events), branches=GLOB, exclude=GLOB, handles=shared|lane, readahead=N, chunk=N, cache=BYTES, imt=true|false, "
     "dictionaries=DIR (build and cache dictionaries for classes ROOT can only emulate, so outputs can write them)");
 }
 

@@ -30,10 +30,12 @@ class TreeSource : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST, tree=NAME (default Events),
   // branches=GLOB and exclude=GLOB (repeatable), handles=shared|lane,
-  // readahead=N (shared use: each branch is read N entries at a time, default
-  // 16, because reading one branch for consecutive entries keeps ROOT's branch
-  // and basket in the CPU cache, where reading every branch of one event after
-  // another touches hundreds of branch objects per event),
+  // readahead=N (each branch is read N entries at a time, default 16, because
+  // reading one branch for consecutive entries keeps ROOT's branch and basket
+  // in the CPU cache, where reading every branch of one event after another
+  // touches hundreds of branch objects per event), chunk=N (handles=lane:
+  // each lane takes N consecutive entries at a time; default the first
+  // file's first cluster, so that no two lanes decompress the same baskets),
   // cache=BYTES (read-ahead TTreeCache; 0 disables; default ROOT's automatic
   // size), imt=true|false (ROOT implicit multi-threading to decompress),
   // dictionaries=DIR (see Dictionaries.h: without it, classes that have no
@@ -46,6 +48,7 @@ class TreeSource : public Source {
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
   std::unique_ptr<Source> replicate() const override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
+  std::uint64_t replicaChunk() const override;
   std::string origin() const override;
 
   // How a branch becomes a product.
@@ -74,8 +77,9 @@ class TreeSource : public Source {
   // The open file holding global `entry`, and the entry within it.
   std::pair<OpenFile&, long long> fileOf(std::uint64_t entry);
   std::unique_ptr<OpenFile> open(std::size_t file) const;
-  // Reads entries first.. (readAhead_ of them, within the file) of `product`.
-  void readAhead(OpenFile& file, std::size_t product, long long first) const;
+  // Reads entries first.. of `product`: the layout's readAhead of them, up
+  // to entry `limit` of the file.
+  void readAhead(OpenFile& file, std::size_t product, long long first, long long limit) const;
   void readEntry(OpenFile& file, std::size_t product, long long entry, Pending& pending) const;
   // Moves what `pending` holds into `slot`, or frees it.
   static void hand(BranchLayout const& layout, Pending& pending, ProductSlot& slot);
@@ -85,7 +89,6 @@ class TreeSource : public Source {
   FileSequence sequence_{{}};  // this copy's: a shared source counts files as it reaches them
   RecentlyOpened<OpenFile> open_;
   bool perLane_ = false;
-  std::size_t readAhead_ = 1;
   std::uint64_t nextEntry_ = 0;
   std::size_t originFile_ = 0;  // the file of the last position or read, for errors
 };

@@ -13,9 +13,11 @@ namespace {
 
 class CountSource : public Source {
  public:
-  explicit CountSource(Options const& options)
-      : events_(options.getInt("events", 20)),
+  CountSource(Options const& options, Observations& observations)
+      : observations_(&observations),
+        events_(options.getInt("events", 20)),
         shared_(options.getBool("shared", false)),
+        chunk_(static_cast<std::uint64_t>(options.getInt("chunk", 1))),
         failNextAt_(options.getInt("fail-next-at", -1)),
         failReadAt_(options.getInt("fail-read-at", -1)) {
     declare<int>("n");
@@ -27,8 +29,10 @@ class CountSource : public Source {
     if (static_cast<std::int64_t>(ordinal) + 1 == failNextAt_) throw std::runtime_error("corrupt entry");
     event.id = {1, 1, ordinal + 1};
     event.entry = ordinal;
+    if (replica_) observations_->positioned(this, ordinal);
     return true;
   }
+  std::uint64_t replicaChunk() const override { return chunk_; }
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override {
     if (static_cast<std::int64_t>(event.id.event) == failReadAt_) throw std::runtime_error("unreadable basket");
     if (product == 0) {
@@ -41,13 +45,17 @@ class CountSource : public Source {
     if (shared_) return nullptr;
     auto copy = std::make_unique<CountSource>(*this);
     copy->next_ = 0;
+    copy->replica_ = true;
     return copy;
   }
   std::string origin() const override { return "count.src"; }
 
  private:
+  Observations* observations_;
   std::int64_t events_;
   bool shared_;
+  std::uint64_t chunk_;
+  bool replica_ = false;
   std::int64_t failNextAt_;
   std::int64_t failReadAt_;
   std::uint64_t next_ = 0;
@@ -212,7 +220,7 @@ class Collect : public global::Output {
 PluginRegistry testRegistry(Observations& observations) {
   PluginRegistry registry;
   auto* obs = &observations;
-  registry.addSource({"count", ""}, [](Options const& o) { return std::unique_ptr<Source>(new CountSource(o)); });
+  registry.addSource({"count", ""}, [obs](Options const& o) { return std::unique_ptr<Source>(new CountSource(o, *obs)); });
   registry.addModule({"add", ""}, [obs](std::string const& l, Options const& o) {
     return std::unique_ptr<Module>(new GlobalAdder(l, o, *obs));
   });

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "lanes/core/EventProcessor.h"
@@ -54,11 +55,19 @@ struct Observations {
     std::lock_guard lock(orderMutex);
     order.push_back(std::move(entry));
   }
+  // Which replica of the source positioned on which ordinal, in call order.
+  std::vector<std::pair<void const*, std::uint64_t>> positions;  // guarded by orderMutex
+  void positioned(void const* replica, std::uint64_t ordinal) {
+    std::lock_guard lock(orderMutex);
+    positions.emplace_back(replica, ordinal);
+  }
 };
 
 // A registry with test plugins that report into `observations`:
 //   source  "count"      products "n" (int = event number) and "blob" (SyntheticBytes);
 //                        options events=N, shared=true (no replication),
+//                        chunk=N (a lane claims N ordinals at a time; replicas
+//                        record their positions in `positions`),
 //                        fail-next-at=K / fail-read-at=K (throw at event K)
 //   module  "add"        global producer: out = sum of `in` (repeatable) ints + 1; logs its label
 //   module  "stream-add" stream producer doing the same; counts instances

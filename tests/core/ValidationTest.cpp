@@ -53,7 +53,7 @@ TEST_F(ValidationTest, IllTypedOptionNamesModuleAndValue) {
 }
 
 TEST_F(ValidationTest, UnknownSourceOption) {
-  EXPECT_EQ(rejection(job("count:evnts=3")), "source (construction): unknown option 'evnts' (known: events, fail-next-at, fail-read-at, shared)");
+  EXPECT_EQ(rejection(job("count:evnts=3")), "source (construction): unknown option 'evnts' (known: chunk, events, fail-next-at, fail-read-at, shared)");
 }
 
 TEST_F(ValidationTest, BadRepeatValue) {

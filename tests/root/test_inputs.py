@@ -56,16 +56,17 @@ def list_file(tmp_path, input):
 
 @pytest.mark.parametrize(
     "input, how",
-    [(NANO, "file=A,file=A"), (NANO, "files=LIST"), (NANO, "handles=lane"), (MUONS, "file=A,file=A"),
-     (MUONS, "files=LIST"), (MUONS, "handles=lane")],
+    [(NANO, "file=A,file=A"), (NANO, "files=LIST"), (NANO, "handles=lane"), (NANO, "handles=lane,chunk=7"),
+     (MUONS, "file=A,file=A"), (MUONS, "files=LIST"), (MUONS, "handles=lane"), (MUONS, "handles=lane,chunk=7")],
     ids=lambda p: p if isinstance(p, str) else p.name,
 )
 def test_the_same_file_twice(tmp_path, lanes, input, how):
     paths, options = [input.path, input.path], {}
     if how == "files=LIST":
         paths, options = [], {"files": list_file(tmp_path, input)}
-    elif how == "handles=lane":
-        options = {"handles": "lane"}
+    elif how.startswith("handles=lane"):
+        # Lanes take runs of `chunk` entries (default: a cluster); 7 ends runs inside files and read-ahead windows.
+        options = dict(option.split("=") for option in how.split(","))
     source = input.spec(paths=paths, **options)
     out = tmp_path / "out.root"
     result = lanes("run", "--source", source, "-n", "0", "-t", "2", "--output", f"root:file={out}")

@@ -51,6 +51,10 @@ class Source {
   // the end.
   virtual std::unique_ptr<Source> replicate() const { return nullptr; }
   virtual bool at(std::uint64_t ordinal, SourceEvent& event) { return false; }
+  // Replicated use: how many consecutive ordinals a lane claims at a time.
+  // A file source decompresses a cluster of entries at once; lanes that took
+  // alternate events would each decompress, and open, everything.
+  virtual std::uint64_t replicaChunk() const { return 1; }
 
   // The file (or other origin) the current events come from, for error messages.
   virtual std::string origin() const { return {}; }

@@ -1,0 +1,102 @@
+// A replicated source that asks for chunks (Source::replicaChunk) gets runs
+// of consecutive ordinals per lane, and still every event exactly once: when
+// one lane finds the input's end, the others finish the runs they claimed
+// below it; a stop ends the runs at once.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "TestPlugins.h"
+
+namespace lanes::test {
+namespace {
+
+JobConfig chunkedJob(int events, int chunk, unsigned threads, unsigned lanes) {
+  auto config = job("count:events=" + std::to_string(events) + ",chunk=" + std::to_string(chunk));
+  config.threads = threads;
+  config.lanes = lanes;
+  config.modules.push_back({"probe", PluginSpec::parse("global-probe")});
+  config.paths.push_back({"p", {"probe"}});
+  config.outputs.push_back({"out", PluginSpec::parse("collect:in=n"), {}});
+  return config;
+}
+
+long sumUpTo(long n) { return n * (n + 1) / 2; }
+
+TEST(ReplicaChunkTest, EachAlignedChunkIsReadByOneLaneInOrder) {
+  Observations observations;
+  auto const summary = EventProcessor(chunkedJob(1000, 100, 2, 4), testRegistry(observations)).run();
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(summary.eventsProcessed, 1000u);
+  EXPECT_EQ(observations.checksum.load(), sumUpTo(1000));
+
+  ASSERT_EQ(observations.positions.size(), 1000u);
+  std::map<std::uint64_t, void const*> readerOfChunk;
+  std::map<void const*, std::uint64_t> lastOfReplica;
+  std::set<std::uint64_t> seen;
+  for (auto const& [replica, ordinal] : observations.positions) {
+    EXPECT_TRUE(seen.insert(ordinal).second) << "ordinal " << ordinal << " positioned twice";
+    auto [chunk, first] = readerOfChunk.try_emplace(ordinal / 100, replica);
+    EXPECT_EQ(chunk->second, replica) << "chunk " << ordinal / 100 << " read by two lanes";
+    auto [last, none] = lastOfReplica.try_emplace(replica, ordinal);
+    if (!none) EXPECT_LT(last->second, ordinal) << "a lane went backwards";
+    last->second = ordinal;
+  }
+}
+
+TEST(ReplicaChunkTest, LanesFinishTheirRunsWhenAnotherFindsTheEnd) {
+  // The input ends inside a chunk, so the lane holding that chunk finds the
+  // end while others still hold runs below it. Repeated, because which lane
+  // finds it first depends on the threads.
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    Observations observations;
+    auto const summary = EventProcessor(chunkedJob(1050, 40, 2, 4), testRegistry(observations)).run();
+    ASSERT_FALSE(summary.failed) << summary.error;
+    ASSERT_EQ(summary.eventsProcessed, 1050u) << "attempt " << attempt;
+    ASSERT_EQ(observations.checksum.load(), sumUpTo(1050)) << "attempt " << attempt;
+  }
+}
+
+TEST(ReplicaChunkTest, MaxEventsCutsTheLastRun) {
+  Observations observations;
+  auto config = chunkedJob(1000, 100, 2, 2);
+  config.maxEvents = 250;
+  auto const summary = EventProcessor(config, testRegistry(observations)).run();
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(summary.eventsProcessed, 250u);
+  EXPECT_EQ(observations.checksum.load(), sumUpTo(250));
+}
+
+TEST(ReplicaChunkTest, AStopEndsTheClaimedRuns) {
+  struct StopAfterThree : ProcessingObserver {
+    EventProcessor* processor = nullptr;
+    std::atomic<int> seen{0};
+    void eventFinished(unsigned, EventId const&, EventStatus) override {
+      if (++seen == 3) processor->requestStop();
+    }
+  } stopper;
+  Observations observations;
+  auto registry = testRegistry(observations);
+  EventProcessor processor(chunkedJob(100000, 1000, 2, 2), registry);
+  stopper.processor = &processor;
+  processor.addObserver(&stopper);
+  auto const summary = processor.run();
+  EXPECT_TRUE(summary.stopRequested);
+  EXPECT_GE(summary.eventsProcessed, 3u);
+  EXPECT_LE(summary.eventsProcessed, 3u + 2u);  // at most one more per lane in flight
+}
+
+TEST(ReplicaChunkTest, AFailureEndsTheClaimedRun) {
+  Observations observations;
+  auto config = chunkedJob(1000, 1000, 1, 1);
+  config.modules.push_back({"boom", PluginSpec::parse("throw:at=5")});
+  config.paths.push_back({"q", {"boom"}});
+  auto const summary = EventProcessor(config, testRegistry(observations)).run();
+  EXPECT_TRUE(summary.failed);
+  EXPECT_EQ(observations.outputWrites.load(), 4);  // events 1-4; the run of 1000 ends at event 5
+}
+
+}  // namespace
+}  // namespace lanes::test

@@ -273,15 +273,17 @@ RunSummary Schedule::process(ProcessPart const& part) {
   for (auto* observer : observers) observer->jobStarted(info);
   startPart(part);
   if (!jobFailed_) runJobTransition(Transition::BeginJob, Modules::Outputs, part.name, part.sink);
-  if (!jobFailed_) {
+  bool const started = !jobFailed_;
+  std::optional<tbb::global_control> allowThreads;
+  std::optional<ThreadEntryObserver> threadEntry;  // attaching initialises the arena
+  if (started) {
     // oneTBB caps its workers at the machine's cores unless told otherwise; a
     // job that asks for more threads (oversubscription studies) gets them.
     auto const threads = part.threads ? part.threads : config.threads;
-    tbb::global_control allowThreads(tbb::global_control::max_allowed_parallelism, threads);
+    allowThreads.emplace(tbb::global_control::max_allowed_parallelism, threads);
     // A part's own arena: a worker forked after an earlier part must not
     // inherit one whose threads it does not have.
     arena = std::make_shared<tbb::task_arena>(static_cast<int>(threads));
-    std::optional<ThreadEntryObserver> threadEntry;  // attaching initialises the arena
     if (threadEntryHook) threadEntry.emplace(*arena, threadEntryHook);
     arena->execute([this] {
       for (auto& lane : lanes_) group.run([lane = lane.get()] { lane->start(); });
@@ -289,7 +291,14 @@ RunSummary Schedule::process(ProcessPart const& part) {
     });
   }
   if (firstError_) failJob(describe(firstError_));
-  runJobTransition(Transition::EndJob, Modules::Outputs, part.name);
+  // Outputs end in the part's arena: one that finishes its buffers in
+  // parallel does so on the job's threads, not in a default arena's.
+  auto const endOutputs = [&] { runJobTransition(Transition::EndJob, Modules::Outputs, part.name); };
+  if (started) {
+    arena->execute(endOutputs);
+  } else {
+    endOutputs();
+  }
   summary.failed = jobFailed_;
   summary.error = jobError_;
   summary.eventsProcessed = eventsProcessed.load();

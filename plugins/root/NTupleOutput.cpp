@@ -9,6 +9,7 @@
 #include <ROOT/RNTupleWriteOptions.hxx>
 #include <ROOT/RNTupleWriter.hxx>
 #include <ROOT/RRawPtrWriteEntry.hxx>
+#include <tbb/parallel_for_each.h>
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
@@ -190,7 +191,16 @@ void ParallelNTupleOutput::write(Event const& event) const {
 }
 
 void ParallelNTupleOutput::endJob() {
-  // Every fill context must be gone (flushing its cluster) before the dataset is committed.
+  // Every context compresses its last cluster in parallel, on the job's
+  // threads (the framework ends outputs inside its arena); committing the
+  // clusters takes the writer's lock. Then every context must be gone
+  // before the dataset is committed.
+  rethrowingRoot("cannot write the last clusters of '" + layout_.file().temporaryPath() + "'", [&] {
+    tbb::parallel_for_each(fillers_.begin(), fillers_.end(), [](auto& filler) {
+      filler->context->FlushColumns();
+      filler->context->FlushCluster();
+    });
+  });
   free_.clear();
   fillers_.clear();
   rethrowingRoot("cannot close '" + layout_.file().temporaryPath() + "'", [&] { writer_.reset(); });

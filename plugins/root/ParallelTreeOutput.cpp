@@ -5,6 +5,7 @@
 #include <TTree.h>
 
 #include <nlohmann/json.hpp>
+#include <tbb/parallel_for_each.h>
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
@@ -102,9 +103,13 @@ void ParallelTreeOutput::merge(Buffer& buffer) const {
 }
 
 void ParallelTreeOutput::endJob() {
-  for (auto& buffer : buffers_) {
+  // Writing a buffer compresses every basket it has not yet written: most of
+  // them, in a short job. The buffers do that in parallel, on the job's
+  // threads (the framework ends outputs inside its arena); TBufferMerger
+  // serialises only the merging.
+  tbb::parallel_for_each(buffers_.begin(), buffers_.end(), [this](auto& buffer) {
     if (buffer->held > 0) merge(*buffer);
-  }
+  });
   close();
   if (!shipping_) file_.commit();
 }

@@ -2,6 +2,7 @@
 // thread and lane counts (generated, not copied).
 
 #include <gtest/gtest.h>
+#include <tbb/info.h>
 
 #include "core/TestPlugins.h"
 #include "lanes/core/EventProcessor.h"
@@ -254,6 +255,18 @@ TEST(EventProcessorLifecycleTest, AJobRunsOnce) {
   EventProcessor processor(job(), registry);
   EXPECT_EQ(processor.run().eventsProcessed, 20u);
   EXPECT_THROW(processor.run(), Exception);
+}
+
+TEST(EventProcessorLifecycleTest, OutputsEndInTheJobsArena) {
+  // An output that finishes its buffers in parallel at endJob must use the
+  // job's threads: more than this machine's cores here, which only the job's
+  // own arena has.
+  Observations observations;
+  auto config = job("count:events=5");
+  config.threads = static_cast<unsigned>(tbb::info::default_concurrency()) + 2;
+  config.outputs.push_back({"out", PluginSpec::parse("collect:in=n"), {}});
+  EXPECT_FALSE(EventProcessor(config, testRegistry(observations)).run().failed);
+  EXPECT_EQ(observations.endJobConcurrency.load(), static_cast<int>(config.threads));
 }
 
 TEST(EventProcessorLifecycleTest, RequestStopEndsTheJobEarly) {

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include <tbb/task_arena.h>
+
 namespace lanes::test {
 
 void spin(int iterations) {
@@ -206,6 +208,7 @@ class Collect : public global::Output {
     observations_.outputWrites++;
     if (event.has(index_)) observations_.checksum += *static_cast<int const*>(event.slot(index_).object());
   }
+  void endJob() override { observations_.endJobConcurrency = tbb::this_task_arena::max_concurrency(); }
   void abandon() override { observations_.abandoned++; }
 
  private:

@@ -48,6 +48,7 @@ struct Observations {
   std::atomic<int> streamInstances{0};
   std::atomic<int> abandoned{0};
   std::atomic<long> checksum{0};
+  std::atomic<int> endJobConcurrency{0};  // of the arena an output's endJob ran in
   OverlapProbe probe;
   std::vector<std::string> order;  // guarded by orderMutex
   std::mutex orderMutex;
@@ -76,7 +77,8 @@ struct Observations {
 //   module  "throw"      analyzer: throws at event number `at`
 //   module  "external"   global ExternalProducer: completes from a std::thread
 //                        (fail-at=K fails, drop-at=K drops the completion)
-//   output  "collect"    global output summing `in` into the checksum; ready=true counts productReady
+//   output  "collect"    global output summing `in` into the checksum; ready=true counts productReady;
+//                        endJob records the concurrency of its arena
 PluginRegistry testRegistry(Observations& observations);
 
 JobConfig job(std::string const& source = "count:events=20");

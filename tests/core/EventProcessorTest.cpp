@@ -270,24 +270,13 @@ TEST(EventProcessorLifecycleTest, OutputsEndInTheJobsArena) {
 }
 
 TEST(EventProcessorLifecycleTest, RequestStopEndsTheJobEarly) {
-  // An observer asks for a stop after the third event: the job drains the
-  // events in flight and reports the stop (no timing involved).
-  struct StopAfterThree : ProcessingObserver {
-    EventProcessor* processor = nullptr;
-    std::atomic<int> seen{0};
-    void eventFinished(unsigned, EventId const&, EventStatus) override {
-      if (++seen == 3) processor->requestStop();
-    }
-  } stopper;
+  // A stop after the third event: the job drains the events in flight and
+  // reports the stop.
   Observations observations;
-  auto registry = testRegistry(observations);
   auto config = job("count:events=100000");
   config.threads = 2;
   config.lanes = 2;
-  EventProcessor processor(config, registry);
-  stopper.processor = &processor;
-  processor.addObserver(&stopper);
-  auto summary = processor.run();
+  auto const summary = runStoppingAfter(config, testRegistry(observations), 3);
   EXPECT_TRUE(summary.stopRequested);
   EXPECT_FALSE(summary.failed);
   EXPECT_GE(summary.eventsProcessed, 3u);

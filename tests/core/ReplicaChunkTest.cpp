@@ -70,19 +70,8 @@ TEST(ReplicaChunkTest, MaxEventsCutsTheLastRun) {
 }
 
 TEST(ReplicaChunkTest, AStopEndsTheClaimedRuns) {
-  struct StopAfterThree : ProcessingObserver {
-    EventProcessor* processor = nullptr;
-    std::atomic<int> seen{0};
-    void eventFinished(unsigned, EventId const&, EventStatus) override {
-      if (++seen == 3) processor->requestStop();
-    }
-  } stopper;
   Observations observations;
-  auto registry = testRegistry(observations);
-  EventProcessor processor(chunkedJob(100000, 1000, 2, 2), registry);
-  stopper.processor = &processor;
-  processor.addObserver(&stopper);
-  auto const summary = processor.run();
+  auto const summary = runStoppingAfter(chunkedJob(100000, 1000, 2, 2), testRegistry(observations), 3);
   EXPECT_TRUE(summary.stopRequested);
   EXPECT_GE(summary.eventsProcessed, 3u);
   EXPECT_LE(summary.eventsProcessed, 3u + 2u);  // at most one more per lane in flight

@@ -220,6 +220,22 @@ class Collect : public global::Output {
 
 }  // namespace
 
+RunSummary runStoppingAfter(JobConfig const& config, PluginRegistry const& registry, int events) {
+  struct Stopper : ProcessingObserver {
+    EventProcessor* processor = nullptr;
+    int after = 0;
+    std::atomic<int> seen{0};
+    void eventFinished(unsigned, EventId const&, EventStatus) override {
+      if (++seen == after) processor->requestStop();
+    }
+  } stopper;
+  EventProcessor processor(config, registry);
+  stopper.processor = &processor;
+  stopper.after = events;
+  processor.addObserver(&stopper);
+  return processor.run();
+}
+
 PluginRegistry testRegistry(Observations& observations) {
   PluginRegistry registry;
   auto* obs = &observations;

@@ -83,4 +83,8 @@ PluginRegistry testRegistry(Observations& observations);
 
 JobConfig job(std::string const& source = "count:events=20");
 
+// Runs `config`, asking for a stop once `events` events have finished (from
+// an observer: no timing involved).
+RunSummary runStoppingAfter(JobConfig const& config, PluginRegistry const& registry, int events);
+
 }  // namespace lanes::test

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <utility>
 
@@ -30,7 +31,10 @@ namespace lanes::rootio {
 constexpr char const* kIdBranches[] = {"run", "luminosityBlock", "event"};
 
 struct TreeSource::TreeLayout {
-  explicit TreeLayout(std::vector<std::string> files) : sequence(std::move(files)) {}
+  explicit TreeLayout(std::vector<std::string> files)
+      : sequence(std::move(files)), entriesOfFile(new std::atomic<long long>[sequence.files().size()]) {
+    for (std::size_t i = 0; i < sequence.files().size(); ++i) entriesOfFile[i].store(-1);
+  }
 
   FileSequence sequence;
   std::string tree;
@@ -39,6 +43,10 @@ struct TreeSource::TreeLayout {
   long long cacheBytes = -1;  // -1: ROOT's automatic size
   std::size_t readAhead = 16;  // entries of a branch read at a time
   std::uint64_t chunk = 1;     // handles=lane: consecutive entries a lane takes
+  // Each file's entries, -1 until a copy counts it. Copies read them and
+  // store them concurrently (the one mutable part): a file one lane counted
+  // is not opened again by another just to be counted.
+  std::unique_ptr<std::atomic<long long>[]> entriesOfFile;
 };
 
 // One entry of one branch, read ahead of its event: it owns its object (or
@@ -202,37 +210,32 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
     TTreeCacheUnzip::SetParallelUnzip(TTreeCacheUnzip::kEnable);
   }
 
-  // The first file gives the layout. With handles=lane every file is opened
-  // and counted up front (a lane addresses any entry); a shared source
-  // counts each file when it first reads it, and checks now only that the
-  // others can be read (opening a NanoAOD file costs ~30 ms, most of a
-  // thousand-file job's start-up), so a bad one fails when it is reached.
-  auto const dictionaries = options.getString("dictionaries");
+  // The first file gives the layout. Every copy counts each later file when
+  // it first reaches it (lanes claim entries in increasing order), so now
+  // the others are only checked to be readable: opening a NanoAOD file costs
+  // ~30 ms, most of a thousand-file job's start-up. A bad one fails when
+  // it is reached.
   auto const& files = layout->sequence.files();
   for (auto const& path : files) {
-    if (!perLane && &path != &files.front()) {
-      requireReadable(path);
-      continue;
-    }
-    auto file = openInputFile(path);
-    auto* tree = findTree(*file, layout->tree);
-    if (&path == &files.front()) {
-      auto const emulated = emulatedClasses(*tree, include, exclude);
-      if (dictionaries && !emulated.empty()) {
-        loadDictionaries(*file, emulated, *dictionaries);
-        // Reopened, so that the branches see the real classes.
-        file = openInputFile(path);
-        tree = findTree(*file, layout->tree);
-      }
-      layout->chunk = checked.positive("chunk", firstClusterEntries(*tree));
-      try {
-        layout->hasIds = describeBranches(*tree, include, exclude, layout->branches);
-      } catch (Exception const& error) {
-        throw Exception("'" + path + "': " + error.message());
-      }
-    }
-    layout->sequence.addEntries(static_cast<std::uint64_t>(tree->GetEntries()));
+    if (&path != &files.front()) requireReadable(path);
   }
+  auto file = openInputFile(files.front());
+  auto* tree = findTree(*file, layout->tree);
+  auto const emulated = emulatedClasses(*tree, include, exclude);
+  if (auto const dictionaries = options.getString("dictionaries"); dictionaries && !emulated.empty()) {
+    loadDictionaries(*file, emulated, *dictionaries);
+    // Reopened, so that the branches see the real classes.
+    file = openInputFile(files.front());
+    tree = findTree(*file, layout->tree);
+  }
+  layout->chunk = checked.positive("chunk", firstClusterEntries(*tree));
+  try {
+    layout->hasIds = describeBranches(*tree, include, exclude, layout->branches);
+  } catch (Exception const& error) {
+    throw Exception("'" + files.front() + "': " + error.message());
+  }
+  layout->entriesOfFile[0].store(tree->GetEntries());
+  layout->sequence.addEntries(static_cast<std::uint64_t>(tree->GetEntries()));
   perLane_ = perLane;
   layout->readAhead = static_cast<std::size_t>(checked.positive("readahead", 16));
   for (auto const& branch : layout->branches) declare(descriptionOf(branch));
@@ -266,8 +269,14 @@ bool TreeSource::countNextFile() {
   if (sequence_.counted()) return false;
   auto const index = sequence_.filesCounted();
   originFile_ = index;
-  auto& file = open_.get(index, [this](std::size_t i) { return open(i); });
-  sequence_.addEntries(static_cast<std::uint64_t>(file.tree->GetEntries()));
+  auto& known = layout_->entriesOfFile[index];
+  auto entries = known.load(std::memory_order_relaxed);
+  if (entries < 0) {
+    // Opened for good: this copy reads it next.
+    entries = open_.get(index, [this](std::size_t i) { return open(i); }).tree->GetEntries();
+    known.store(entries, std::memory_order_relaxed);
+  }
+  sequence_.addEntries(static_cast<std::uint64_t>(entries));
   return true;
 }
 

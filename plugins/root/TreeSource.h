@@ -25,7 +25,8 @@ struct Fundamental;
 // Shared use (handles=shared, the default): externally synchronised by the
 // scheduler's serial source queue, like every shared Source. With
 // handles=lane each lane gets a replica with file handles of its own, so
-// lanes read concurrently; replicas share only the immutable TreeLayout.
+// lanes read concurrently; replicas share only the TreeLayout, immutable but
+// for the files' entry counts, which any replica may learn first (atomics).
 class TreeSource : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST, tree=NAME (default Events),
@@ -71,8 +72,9 @@ class TreeSource : public Source {
   explicit TreeSource(std::shared_ptr<TreeLayout const> layout);
 
   bool position(std::uint64_t entry, SourceEvent& event);
-  // Counts the entries of the next file not yet counted (opening it, for
-  // good: it is read next); false if every file is counted.
+  // Counts the entries of the next file this copy has not counted (opening
+  // it, for good: it is read next, unless another copy counted it already);
+  // false if every file is counted.
   bool countNextFile();
   // The open file holding global `entry`, and the entry within it.
   std::pair<OpenFile&, long long> fileOf(std::uint64_t entry);

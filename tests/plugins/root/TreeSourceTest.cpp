@@ -208,6 +208,24 @@ TEST(TreeSourceTest, ALaterBadFileFailsAtStartUpOrWhenReached) {
   EXPECT_EQ(events, 200u) << "every event of the good file came first";
 }
 
+// Per-lane copies count later files as they reach them too, and share what
+// they learn: a copy addresses an entry in a file no copy has counted yet.
+TEST(TreeSourceTest, PerLaneCopiesCountLaterFilesWhenReached) {
+  ScratchDirectory scratch;
+  writeBrokenFiles(scratch);
+  auto const file = dataFile(kNanoAod);
+  TreeSource source(optionsOf("handles=lane,branches=nJet,file=" + file + ",file=" + file + ",file=" +
+                              scratch.path("truncated.root")));
+  auto first = source.replicate();
+  auto second = source.replicate();
+  SourceEvent event;
+  ASSERT_TRUE(first->at(399, event));
+  EXPECT_EQ(event.entry, 399u);
+  ASSERT_TRUE(second->at(250, event)) << "the second file, counted by the other copy";
+  EXPECT_EQ(event.entry, 250u);
+  expectMentions(errorOf([&] { first->at(400, event); }), {"truncated.root"});
+}
+
 TEST(TreeSourceTest, ASharedSourceSkipsAcrossFilesItHasNotCountedYet) {
   auto const file = dataFile(kNanoAod);
   TreeSource source(optionsOf("file=" + file + ",file=" + file + ",file=" + file + ",branches=nJet"));

@@ -12,10 +12,13 @@ test file and writes root_io.json and root_io.png to --out:
    parallel-root, rntuple and rntuple-parallel (the parallel ones with
    concurrency = threads); events/s and the ratio to dummy (the framework's own
    limit). The same without waiters shows each output's own ceiling.
-2. Reading: the root source (no waiters, dummy output, all branches) against
+2. Parallel scaling: each parallel output against its serial counterpart at 2
+   threads without waiters, for zstd (the default, level 5), zstd level 1, lz4
+   and no compression, with the bytes each writes.
+3. Reading: the root source (no waiters, dummy output, all branches) against
    ROOT's rootreadspeed on the same 50-file list, branches and thread count;
    both timed as whole processes (start-up and file opening included).
-3. Framework cost per product: repeat + dummy, no waiters.
+4. Framework cost per product: repeat + dummy, no waiters.
 
 Every figure is the best of --repeats runs. Figures are printed and stored,
 never asserted: this is a measurement, not a test.
@@ -131,6 +134,33 @@ def read_comparison(repeats, scratch):
     return rows
 
 
+PAIRS = [("root", "parallel-root"), ("rntuple", "rntuple-parallel")]
+COMPRESSIONS = ["compression=zstd", "compression=zstd,level=1", "compression=lz4", "compression=zlib,level=0"]
+
+
+def parallel_scaling(events, repeats, scratch):
+    """Each parallel output against its serial counterpart, output-bound (no waiters, 2 threads), for several
+    compressions: the repeat source cycles 200 events, so a serial output compresses 25 copies of every event in a
+    row, while parallel buffers see them shuffled; how much that costs depends on the compressor."""
+    rows = []
+    for serial, parallel in PAIRS:
+        for compression in COMPRESSIONS:
+            def measure(name):
+                row = output_run(f"{name} {compression}", 2, events, 0, scratch)
+                row["bytes"] = (row["details"] or {}).get("bytes")
+                return row
+            # Interleaved, so that a slow spell of the machine hits both alike.
+            runs = [(measure(serial), measure(parallel)) for _ in range(repeats)]
+            ours = [max((r[i] for r in runs), key=lambda r: r["events_per_s"]) for i in (0, 1)]
+            ratio = ours[1]["events_per_s"] / ours[0]["events_per_s"]
+            rows.append({"serial": serial, "parallel": parallel, "compression": compression,
+                         "serial_events_per_s": ours[0]["events_per_s"], "parallel_events_per_s": ours[1]["events_per_s"],
+                         "ratio": ratio, "serial_bytes": ours[0]["bytes"], "parallel_bytes": ours[1]["bytes"]})
+            print(f"  t=2 no waiters {parallel:16s} {compression:26s} {ours[1]['events_per_s']:7.0f} vs "
+                  f"{ours[0]['events_per_s']:7.0f} ev/s ({ratio:.2f}x)", file=sys.stderr)
+    return rows
+
+
 def per_product(repeats, scratch):
     products = 944  # the NanoAOD file's branches less run, luminosityBlock, event
     rows = []
@@ -179,8 +209,9 @@ def main():
     parser.add_argument("--events", type=int, default=4000, help="events of the runs with waiters (5x without)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", default="bench-results")
-    parser.add_argument("--parts", default="outputs,read,per-product",
-                        help="comma-separated: outputs, read, per-product (the others are kept from an earlier run)")
+    parser.add_argument("--parts", default="outputs,scaling,read,per-product",
+                        help="comma-separated: outputs, scaling, read, per-product (the others are kept from an earlier "
+                             "run)")
     arguments = parser.parse_args()
     out = Path(arguments.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -202,6 +233,8 @@ def main():
                 "outputs": {"with_waiters": outputs_matrix(arguments.events, arguments.repeats, scale, scratch),
                             "without_waiters": outputs_matrix(5 * arguments.events, arguments.repeats, 0, scratch)},
             })
+        if "scaling" in parts:
+            results["parallel_scaling"] = parallel_scaling(5 * arguments.events, arguments.repeats, scratch)
         if "read" in parts:
             results["read"] = read_comparison(arguments.repeats, scratch)
         if "per-product" in parts:

@@ -3,9 +3,11 @@
 // input can be wrong becomes one line that names the file.
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,14 +38,54 @@ void requireReadable(std::string const& path);
 // recover was never closed properly: its last entries are lost).
 std::unique_ptr<TFile> openInputFile(std::string const& path);
 
-// Input files read as one sequence of entries. Immutable once every file's
-// entries are added, so copies of a source share it.
+// Each file's entry count, once a copy of a source has counted it. The copies
+// of one source (one per lane) share one, so that a file is opened to be
+// counted only once, by the copy that reaches it first. Thread-safe: a count
+// is an atomic, and every copy that counts a file finds the same number.
+class EntryCounts {
+ public:
+  explicit EntryCounts(std::size_t files) : entries_(new std::atomic<long long>[files]) {
+    for (std::size_t i = 0; i < files; ++i) entries_[i].store(-1, std::memory_order_relaxed);
+  }
+  std::optional<std::uint64_t> known(std::size_t file) const {
+    auto const entries = entries_[file].load(std::memory_order_relaxed);
+    return entries < 0 ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(entries));
+  }
+  void learn(std::size_t file, std::uint64_t entries) {
+    entries_[file].store(static_cast<long long>(entries), std::memory_order_relaxed);
+  }
+
+ private:
+  std::unique_ptr<std::atomic<long long>[]> entries_;
+};
+
+// Input files read as one sequence of entries, counted in order as they are
+// reached. Confined to one copy of a source.
 class FileSequence {
  public:
   explicit FileSequence(std::vector<std::string> files) : files_(std::move(files)) {}
 
-  // Files are counted in order, all up front or each as it is first read.
   void addEntries(std::uint64_t entries) { firstEntry_.push_back(firstEntry_.back() + entries); }
+
+  // Counts files until global entry `entry` is counted: each from `shared`
+  // if another copy counted it, else as `count(index)` returns (opening the
+  // file, which the copy then reads), telling `shared`. False if the files
+  // end first.
+  template <typename Count>
+  bool reach(std::uint64_t entry, EntryCounts& shared, Count count) {
+    while (entry >= entries()) {
+      if (counted()) return false;
+      auto const index = filesCounted();
+      auto entries = shared.known(index);
+      if (!entries) {
+        entries = count(index);
+        shared.learn(index, *entries);
+      }
+      addEntries(*entries);
+    }
+    return true;
+  }
+
   std::vector<std::string> const& files() const { return files_; }
   std::size_t filesCounted() const { return firstEntry_.size() - 1; }
   bool counted() const { return filesCounted() == files_.size(); }

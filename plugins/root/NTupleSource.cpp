@@ -81,9 +81,11 @@ ProductDescription descriptionOf(FieldLayout const& field) {
 }  // namespace
 
 struct NTupleSource::Layout {
-  explicit Layout(std::vector<std::string> files) : sequence(std::move(files)) {}
+  explicit Layout(std::vector<std::string> files)
+      : sequence(std::move(files)), counts(std::make_shared<EntryCounts>(sequence.files().size())) {}
 
-  FileSequence sequence;
+  FileSequence sequence;  // the first file counted: copies count the others as they reach them
+  std::shared_ptr<EntryCounts> counts;  // the one part copies change: thread-safe
   std::string ntuple;
   std::vector<FieldLayout> fields;  // in product order
   std::vector<FieldLayout> ids;     // run, luminosityBlock, event if all are integers; else none
@@ -125,6 +127,31 @@ std::uint64_t firstClusterEntries(ROOT::RNTupleDescriptor const& descriptor) {
   return 1;
 }
 
+// The selected typed top-level fields of `descriptor` as products, and the
+// id fields if it has all of them as integers, into `layout`.
+void describeFields(ROOT::RNTupleDescriptor const& descriptor, std::vector<std::string> const& include,
+                    std::vector<std::string> const& exclude, NTupleSource::Layout& layout) {
+  std::vector<FieldLayout> ids(std::size(kIdFields));
+  std::size_t found = 0;
+  for (auto const& field : descriptor.GetFieldIterable(descriptor.GetFieldZeroId())) {
+    auto const& name = field.GetFieldName();
+    // Untyped records (an importer's parents of projected fields) are no
+    // products; their projections are.
+    if (field.GetTypeName().empty()) continue;
+    auto const id = std::find(std::begin(kIdFields), std::end(kIdFields), name) - std::begin(kIdFields);
+    if (id < static_cast<std::ptrdiff_t>(std::size(kIdFields))) {
+      auto const* integer = fundamentalByNtupleName(field.GetTypeName());
+      if (integer && integer->size >= 4 && integer->scalar != typeid(float) && integer->scalar != typeid(double)) {
+        ids[id] = {name, field.GetTypeName(), integer};
+        ++found;
+      }
+      continue;
+    }
+    if (selectedName(name, include, exclude)) layout.fields.push_back(layoutOf(name, field.GetTypeName()));
+  }
+  if (found == std::size(kIdFields)) layout.ids = std::move(ids);
+}
+
 }  // namespace
 
 NTupleSource::NTupleSource(Options const& options) : NTupleSource(options, PluginOptions(options, "rntuple")) {}
@@ -143,44 +170,32 @@ NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked)
   layout->options.SetUseImplicitMT(imt ? Options::EImplicitMT::kDefault : Options::EImplicitMT::kOff);
   if (imt) ROOT::EnableImplicitMT();
 
-  for (auto const& path : layout->sequence.files()) {
-    auto file = openInputFile(path);
-    auto reader = openReader(*file, layout->ntuple, layout->options);
-    if (&path == &layout->sequence.files().front()) {
-      auto const& descriptor = reader->GetDescriptor();
-      std::vector<FieldLayout> ids(std::size(kIdFields));
-      std::size_t found = 0;
-      for (auto const& field : descriptor.GetFieldIterable(descriptor.GetFieldZeroId())) {
-        auto const& name = field.GetFieldName();
-        // Untyped records (an importer's parents of projected fields) are no
-        // products; their projections are.
-        if (field.GetTypeName().empty()) continue;
-        auto const id = std::find(std::begin(kIdFields), std::end(kIdFields), name) - std::begin(kIdFields);
-        if (id < static_cast<std::ptrdiff_t>(std::size(kIdFields))) {
-          auto const* integer = fundamentalByNtupleName(field.GetTypeName());
-          if (integer && integer->size >= 4 && integer->scalar != typeid(float) && integer->scalar != typeid(double)) {
-            ids[id] = {name, field.GetTypeName(), integer};
-            ++found;
-          }
-          continue;
-        }
-        if (!selectedName(name, include, exclude)) continue;
-        try {
-          layout->fields.push_back(layoutOf(name, field.GetTypeName()));
-        } catch (Exception const& error) {
-          throw Exception("'" + path + "': " + error.message());
-        }
-      }
-      if (found == std::size(kIdFields)) layout->ids = std::move(ids);
-      layout->chunk = checked.positive("chunk", firstClusterEntries(descriptor));
-    }
-    layout->sequence.addEntries(reader->GetNEntries());
+  // The first file gives the layout; the others are only checked to be
+  // readable now, and counted when a copy reaches them (as the root source
+  // does: opening a file is most of a long list's start-up).
+  auto const& files = layout->sequence.files();
+  for (auto const& path : files) {
+    if (&path != &files.front()) requireReadable(path);
   }
+  auto const& path = files.front();
+  auto file = openInputFile(path);
+  auto reader = openReader(*file, layout->ntuple, layout->options);
+  auto const& descriptor = reader->GetDescriptor();
+  try {
+    describeFields(descriptor, include, exclude, *layout);
+  } catch (Exception const& error) {
+    throw Exception("'" + path + "': " + error.message());
+  }
+  layout->chunk = checked.positive("chunk", firstClusterEntries(descriptor));
+  layout->counts->learn(0, reader->GetNEntries());
+  layout->sequence.addEntries(reader->GetNEntries());
+  sequence_ = layout->sequence;
   for (auto const& field : layout->fields) declare(descriptionOf(field));
   layout_ = std::move(layout);
 }
 
-NTupleSource::NTupleSource(std::shared_ptr<Layout const> layout) : layout_(std::move(layout)), perLane_(true) {
+NTupleSource::NTupleSource(std::shared_ptr<Layout const> layout)
+    : layout_(std::move(layout)), sequence_(layout_->sequence), perLane_(true) {
   for (auto const& field : layout_->fields) declare(descriptionOf(field));
 }
 
@@ -195,14 +210,25 @@ std::unique_ptr<Source> NTupleSource::replicate() const {
 
 bool NTupleSource::next(SourceEvent& event) { return position(nextEntry_++, event); }
 
-bool NTupleSource::skip(std::uint64_t count) { return layout_->sequence.skip(nextEntry_, count); }
+bool NTupleSource::skip(std::uint64_t count) {
+  if (count > 0) reach(nextEntry_ + count - 1);
+  return sequence_.skip(nextEntry_, count);
+}
+
+bool NTupleSource::reach(std::uint64_t entry) {
+  return sequence_.reach(entry, *layout_->counts, [this](std::size_t index) {
+    originFile_ = index;
+    // Opened for good: this copy reads it next.
+    return open_.get(index, [this](std::size_t i) { return open(i); }).reader->GetNEntries();
+  });
+}
 
 bool NTupleSource::at(std::uint64_t ordinal, SourceEvent& event) { return position(ordinal, event); }
 
 std::uint64_t NTupleSource::replicaChunk() const { return layout_->chunk; }
 
 bool NTupleSource::position(std::uint64_t entry, SourceEvent& event) {
-  if (entry >= layout_->sequence.entries()) return false;
+  if (!reach(entry)) return false;
   event.entry = entry;
   if (layout_->ids.empty()) {
     event.id = {1, 1, entry + 1};
@@ -246,7 +272,7 @@ void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSl
 }
 
 std::pair<NTupleSource::OpenFile&, std::uint64_t> NTupleSource::fileOf(std::uint64_t entry) {
-  auto const [index, local] = layout_->sequence.locate(entry);
+  auto const [index, local] = sequence_.locate(entry);
   originFile_ = index;
   return {open_.get(index, [this](std::size_t i) { return open(i); }), local};
 }

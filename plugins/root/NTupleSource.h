@@ -16,7 +16,8 @@ namespace lanes::rootio {
 
 // Shared use (handles=shared, the default): externally synchronised by the
 // scheduler's serial source queue. With handles=lane each lane gets a
-// replica with readers of its own; replicas share only the immutable layout.
+// replica with readers of its own; replicas share only the layout, immutable
+// but for the files' entry counts, which any replica may learn first.
 class NTupleSource : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST, ntuple=NAME (Events),
@@ -45,10 +46,14 @@ class NTupleSource : public Source {
   explicit NTupleSource(std::shared_ptr<Layout const> layout);
 
   bool position(std::uint64_t entry, SourceEvent& event);
+  // Counts files until global `entry` is counted (see FileSequence::reach);
+  // false past the end.
+  bool reach(std::uint64_t entry);
   std::pair<OpenFile&, std::uint64_t> fileOf(std::uint64_t entry);
   std::unique_ptr<OpenFile> open(std::size_t file) const;
 
   std::shared_ptr<Layout const> layout_;
+  FileSequence sequence_{{}};  // this copy's: files are counted as they are reached
   RecentlyOpened<OpenFile> open_;
   bool perLane_ = false;
   std::uint64_t nextEntry_ = 0;

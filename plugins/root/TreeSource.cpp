@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cstring>
 #include <utility>
 
@@ -32,9 +31,7 @@ constexpr char const* kIdBranches[] = {"run", "luminosityBlock", "event"};
 
 struct TreeSource::TreeLayout {
   explicit TreeLayout(std::vector<std::string> files)
-      : sequence(std::move(files)), entriesOfFile(new std::atomic<long long>[sequence.files().size()]) {
-    for (std::size_t i = 0; i < sequence.files().size(); ++i) entriesOfFile[i].store(-1);
-  }
+      : sequence(std::move(files)), counts(std::make_shared<EntryCounts>(sequence.files().size())) {}
 
   FileSequence sequence;
   std::string tree;
@@ -43,10 +40,7 @@ struct TreeSource::TreeLayout {
   long long cacheBytes = -1;  // -1: ROOT's automatic size
   std::size_t readAhead = 16;  // entries of a branch read at a time
   std::uint64_t chunk = 1;     // handles=lane: consecutive entries a lane takes
-  // Each file's entries, -1 until a copy counts it. Copies read them and
-  // store them concurrently (the one mutable part): a file one lane counted
-  // is not opened again by another just to be counted.
-  std::unique_ptr<std::atomic<long long>[]> entriesOfFile;
+  std::shared_ptr<EntryCounts> counts;  // the one part copies change: thread-safe
 };
 
 // One entry of one branch, read ahead of its event: it owns its object (or
@@ -234,7 +228,7 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   } catch (Exception const& error) {
     throw Exception("'" + files.front() + "': " + error.message());
   }
-  layout->entriesOfFile[0].store(tree->GetEntries());
+  layout->counts->learn(0, static_cast<std::uint64_t>(tree->GetEntries()));
   layout->sequence.addEntries(static_cast<std::uint64_t>(tree->GetEntries()));
   perLane_ = perLane;
   layout->readAhead = static_cast<std::size_t>(checked.positive("readahead", 16));
@@ -260,24 +254,16 @@ std::uint64_t TreeSource::replicaChunk() const { return layout_->chunk; }
 bool TreeSource::next(SourceEvent& event) { return position(nextEntry_++, event); }
 
 bool TreeSource::skip(std::uint64_t count) {
-  while (sequence_.entries() - std::min(nextEntry_, sequence_.entries()) < count && countNextFile()) {
-  }
+  if (count > 0) reach(nextEntry_ + count - 1);
   return sequence_.skip(nextEntry_, count);
 }
 
-bool TreeSource::countNextFile() {
-  if (sequence_.counted()) return false;
-  auto const index = sequence_.filesCounted();
-  originFile_ = index;
-  auto& known = layout_->entriesOfFile[index];
-  auto entries = known.load(std::memory_order_relaxed);
-  if (entries < 0) {
+bool TreeSource::reach(std::uint64_t entry) {
+  return sequence_.reach(entry, *layout_->counts, [this](std::size_t index) {
+    originFile_ = index;
     // Opened for good: this copy reads it next.
-    entries = open_.get(index, [this](std::size_t i) { return open(i); }).tree->GetEntries();
-    known.store(entries, std::memory_order_relaxed);
-  }
-  sequence_.addEntries(static_cast<std::uint64_t>(entries));
-  return true;
+    return static_cast<std::uint64_t>(open_.get(index, [this](std::size_t i) { return open(i); }).tree->GetEntries());
+  });
 }
 
 bool TreeSource::at(std::uint64_t ordinal, SourceEvent& event) { return position(ordinal, event); }
@@ -285,9 +271,7 @@ bool TreeSource::at(std::uint64_t ordinal, SourceEvent& event) { return position
 std::string TreeSource::origin() const { return sequence_.files()[originFile_]; }
 
 bool TreeSource::position(std::uint64_t entry, SourceEvent& event) {
-  while (entry >= sequence_.entries()) {
-    if (!countNextFile()) return false;
-  }
+  if (!reach(entry)) return false;
   event.entry = entry;
   if (!layout_->hasIds) {
     event.id = {1, 1, entry + 1};

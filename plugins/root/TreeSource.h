@@ -72,10 +72,9 @@ class TreeSource : public Source {
   explicit TreeSource(std::shared_ptr<TreeLayout const> layout);
 
   bool position(std::uint64_t entry, SourceEvent& event);
-  // Counts the entries of the next file this copy has not counted (opening
-  // it, for good: it is read next, unless another copy counted it already);
-  // false if every file is counted.
-  bool countNextFile();
+  // Counts files until global `entry` is counted (see FileSequence::reach);
+  // false past the end.
+  bool reach(std::uint64_t entry);
   // The open file holding global `entry`, and the entry within it.
   std::pair<OpenFile&, long long> fileOf(std::uint64_t entry);
   std::unique_ptr<OpenFile> open(std::size_t file) const;

@@ -37,6 +37,23 @@ TEST(FileSequenceTest, SkipsEntriesWithoutGoingPastTheEnd) {
   EXPECT_EQ(next, 5u);
 }
 
+TEST(FileSequenceTest, CountsFilesWhenReachedAndSharesTheCounts) {
+  EntryCounts shared(3);
+  std::vector<std::size_t> counted;
+  auto count = [&](std::size_t index) {
+    counted.push_back(index);
+    return std::uint64_t{10} * (index + 1);  // 10, 20, 30 entries
+  };
+  FileSequence first({"a", "b", "c"});
+  EXPECT_TRUE(first.reach(15, shared, count));
+  EXPECT_EQ(first.filesCounted(), 2u);
+  FileSequence second({"a", "b", "c"});
+  EXPECT_TRUE(second.reach(59, shared, count));
+  EXPECT_EQ(second.locate(59), (std::pair<std::size_t, std::uint64_t>{2, 29}));
+  EXPECT_FALSE(second.reach(60, shared, count)) << "60 entries in all";
+  EXPECT_EQ(counted, (std::vector<std::size_t>{0, 1, 2})) << "each file counted once, by the first to reach it";
+}
+
 TEST(RecentlyOpenedTest, KeepsTheMostRecentFilesAndReopensOthers) {
   RecentlyOpened<std::size_t> files;
   std::vector<std::size_t> opened;

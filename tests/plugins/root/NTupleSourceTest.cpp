@@ -10,6 +10,7 @@
 #include <ROOT/RVec.hxx>
 
 #include <algorithm>
+#include <fstream>
 
 #include "plugins/PluginTesting.h"
 #include "plugins/root/RootTesting.h"
@@ -74,6 +75,35 @@ TEST(NTupleSourceTest, BadInputNamesTheFile) {
   expectMentions(error("file=" + dataFile(kNanoAod)), {kNanoAod.c_str(), "no RNTuple 'Events'", "none"});
   expectMentions(error("file=" + dataFile(kMuons) + ",ntuple=Muons"), {"no RNTuple 'Muons'", "Events"});
   expectMentions(error("file=/nonexistent.root"), {"/nonexistent.root", "does not exist"});
+}
+
+// Later files are counted when a copy reaches them, and per-lane copies
+// share the counts: a copy addresses an entry in a file no copy has counted
+// yet, and a truncated later file fails then, naming it.
+TEST(NTupleSourceTest, LaterFilesAreCountedWhenReached) {
+  ScratchDirectory scratch;
+  auto const muons = dataFile(kMuons);
+  std::ifstream in(muons, std::ios::binary);
+  std::string head(10000, '\0');  // of 27 kB
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  std::ofstream(scratch.path("truncated.root"), std::ios::binary) << head;
+
+  auto const files = "file=" + muons + ",file=" + muons + ",file=" + scratch.path("truncated.root");
+  NTupleSource source(optionsOf("handles=lane," + files));
+  auto first = source.replicate();
+  auto second = source.replicate();
+  SourceEvent event;
+  ASSERT_TRUE(first->at(1999, event));
+  EXPECT_EQ(event.id.event, 2000u);
+  ASSERT_TRUE(second->at(1500, event)) << "the second file, counted by the other copy";
+  EXPECT_EQ(event.id.event, 1501u);
+  expectMentions(errorOf([&] { first->at(2000, event); }), {"truncated.root"});
+
+  NTupleSource shared(optionsOf(files));
+  EXPECT_TRUE(shared.skip(1999));
+  ASSERT_TRUE(shared.next(event));
+  EXPECT_EQ(event.id.event, 2000u);
+  expectMentions(errorOf([&] { shared.next(event); }), {"truncated.root"});
 }
 
 }  // namespace

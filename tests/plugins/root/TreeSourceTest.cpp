@@ -68,7 +68,9 @@ TEST(TreeSourceTest, ValuesAndIdsMatchRootsOwnReader) {
     auto const& values = *static_cast<std::vector<float> const*>(pt.object());
     ASSERT_EQ(values.size(), nJet);
     for (std::size_t i = 0; i < values.size(); ++i) EXPECT_EQ(values[i], jetPt[i]);
-    if (nJet > 0) EXPECT_GE(pt.bytes(), nJet * sizeof(float)) << "a product weighs the bytes read";
+    if (nJet > 0) {
+      EXPECT_GE(pt.bytes(), nJet * sizeof(float)) << "a product weighs the bytes read";
+    }
     ++events;
   }
   EXPECT_EQ(events, 200);
@@ -90,7 +92,9 @@ TEST(TreeSourceTest, SeveralFilesAreOneSequence) {
   ASSERT_TRUE(source.next(first));
   std::size_t events = 1;
   while (source.next(position)) {
-    if (events == 200) EXPECT_EQ(position.id, first.id) << "the second file starts again";
+    if (events == 200) {
+      EXPECT_EQ(position.id, first.id) << "the second file starts again";
+    }
     ++events;
   }
   EXPECT_EQ(events, 400u);

@@ -39,10 +39,8 @@ ParallelTreeOutput::ParallelTreeOutput(std::string label, Options const& options
     : ParallelTreeOutput(std::move(label), options, PluginOptions(options, "parallel-root")) {}
 
 ParallelTreeOutput::ParallelTreeOutput(std::string label, Options const& options, PluginOptions const& checked)
-    : Output(std::move(label), static_cast<unsigned>(checked.positive("concurrency", 2))),
-      file_(checked.forOption("file", [&] { return OutputFile(checked.required("file")); })),
+    : TreeFileOutput(checked, std::move(label), static_cast<unsigned>(checked.positive("concurrency", 2))),
       treeName_(options.getString("tree", "Events")),
-      compression_(compressionOption(checked)),
       settings_{static_cast<int>(checked.positive("basket", 32000)), static_cast<int>(checked.count("split", 99))},
       flushEvents_(checked.positive("flush", 5000)) {
   initialiseRoot();
@@ -127,20 +125,8 @@ void ParallelTreeOutput::close() {
   merger_.reset();
 }
 
-void ParallelTreeOutput::mergeParts(std::vector<std::string> const& parts) { file_.mergeParts(parts, compression_); }
-
-void ParallelTreeOutput::discardParts(std::vector<std::string> const& parts) { file_.discardParts(parts); }
-
-void ParallelTreeOutput::openShared() { shared_ = std::make_unique<SharedFile>(file_, compression_); }
-
-void ParallelTreeOutput::mergeBatch(void const* bytes, std::size_t size) { shared_->merge(bytes, size); }
-
-void ParallelTreeOutput::commitShared() { shared_->commit(); }
-
-void ParallelTreeOutput::abandonShared() { shared_.reset(); }
-
 std::string ParallelTreeOutput::details() const {
-  if (shared_ && shared_->committed()) return shared_->details(fileDetails(file_, 0));
+  if (auto shared = sharedDetails()) return *shared;
   if (shipping_) return shippedDetails(file_, written_.load(), merges_.load(), bytesShipped_.load());
   auto details = nlohmann::json::parse(fileDetails(file_, written_.load()));
   details["buffers"] = concurrencyLimit();

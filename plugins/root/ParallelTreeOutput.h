@@ -15,6 +15,7 @@
 #include "lanes/core/Options.h"
 #include "root/OutputSupport.h"
 #include "root/SharedWriter.h"
+#include "root/TreeFileOutput.h"
 #include "root/TreeFiller.h"
 
 namespace ROOT {
@@ -35,7 +36,7 @@ namespace lanes::rootio {
 // each shipped to the writer by the call that filled it (which blocks only
 // while the writer is behind); the parent's output, the writer, merges the
 // batches into a SharedFile on the parent's thread.
-class ParallelTreeOutput : public limited::Output {
+class ParallelTreeOutput : public TreeFileOutput<limited::Output> {
  public:
   // Options: file=PATH (required), concurrency=N (default 2), flush=EVENTS
   // (a buffer is merged after this many; default 5000: each merge writes
@@ -49,13 +50,6 @@ class ParallelTreeOutput : public limited::Output {
   void write(Event const& event) const override;
   void endJob() override;
   void abandon() override;
-  void mergeParts(std::vector<std::string> const& parts) override;
-  void discardParts(std::vector<std::string> const& parts) override;
-  bool sharesWriter() const override { return true; }
-  void openShared() override;
-  void mergeBatch(void const* bytes, std::size_t size) override;
-  void commitShared() override;
-  void abandonShared() override;
   std::string details() const override;
 
  private:
@@ -68,9 +62,7 @@ class ParallelTreeOutput : public limited::Output {
   void close();
   void merge(Buffer& buffer) const;
 
-  OutputFile file_;
   std::string treeName_;
-  int compression_;
   TreeSettings settings_;
   std::uint64_t flushEvents_;
   std::vector<Column> columns_;
@@ -80,8 +72,7 @@ class ParallelTreeOutput : public limited::Output {
   mutable std::atomic<std::uint64_t> written_{0};
   mutable std::atomic<std::uint64_t> merges_{0};  // or batches shipped
   mutable std::atomic<std::uint64_t> bytesShipped_{0};
-  bool shipping_ = false;               // this part ships batches
-  std::unique_ptr<SharedFile> shared_;  // the shared writer's (the parent's)
+  bool shipping_ = false;  // this part ships batches
 };
 
 }  // namespace lanes::rootio

@@ -16,10 +16,8 @@ TreeOutput::TreeOutput(std::string label, Options const& options)
     : TreeOutput(std::move(label), options, PluginOptions(options, "root")) {}
 
 TreeOutput::TreeOutput(std::string label, Options const& options, PluginOptions const& checked)
-    : Output(std::move(label)),
-      file_(checked.forOption("file", [&] { return OutputFile(checked.required("file")); })),
+    : TreeFileOutput(checked, std::move(label)),
       treeName_(options.getString("tree", "Events")),
-      compression_(compressionOption(checked)),
       settings_{static_cast<int>(checked.positive("basket", 32000)), static_cast<int>(checked.count("split", 99))},
       autoFlush_(options.getInt("autoflush", -30000000)),
       flushEvents_(checked.positive("flush", 5000)),
@@ -101,20 +99,8 @@ void TreeOutput::close() {
   tree_ = nullptr;
 }
 
-void TreeOutput::mergeParts(std::vector<std::string> const& parts) { file_.mergeParts(parts, compression_); }
-
-void TreeOutput::discardParts(std::vector<std::string> const& parts) { file_.discardParts(parts); }
-
-void TreeOutput::openShared() { shared_ = std::make_unique<SharedFile>(file_, compression_); }
-
-void TreeOutput::mergeBatch(void const* bytes, std::size_t size) { shared_->merge(bytes, size); }
-
-void TreeOutput::commitShared() { shared_->commit(); }
-
-void TreeOutput::abandonShared() { shared_.reset(); }
-
 std::string TreeOutput::details() const {
-  if (shared_ && shared_->committed()) return shared_->details(fileDetails(file_, 0));
+  if (auto shared = sharedDetails()) return *shared;
   if (shipping_) return shippedDetails(file_, written_, batchesShipped_, bytesShipped_);
   return fileDetails(file_, written_);
 }

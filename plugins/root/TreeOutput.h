@@ -11,6 +11,7 @@
 #include "lanes/core/Options.h"
 #include "root/OutputSupport.h"
 #include "root/SharedWriter.h"
+#include "root/TreeFileOutput.h"
 #include "root/TreeFiller.h"
 
 class TFile;
@@ -26,7 +27,7 @@ namespace lanes::rootio {
 // and ships it every flush= events from write() (blocking there only while
 // the writer is behind); the parent's, the writer, merges the batches into
 // a SharedFile on the parent's thread.
-class TreeOutput : public one::Output {
+class TreeOutput : public TreeFileOutput<one::Output> {
  public:
   // Options: file=PATH (required), tree=NAME (Events), compression=zlib|lz4|zstd|lzma,
   // level=0..9, basket=BYTES, split=LEVEL, autoflush=N (entries per cluster;
@@ -39,13 +40,6 @@ class TreeOutput : public one::Output {
   void write(Event const& event) override;
   void endJob() override;
   void abandon() override;
-  void mergeParts(std::vector<std::string> const& parts) override;
-  void discardParts(std::vector<std::string> const& parts) override;
-  bool sharesWriter() const override { return true; }
-  void openShared() override;
-  void mergeBatch(void const* bytes, std::size_t size) override;
-  void commitShared() override;
-  void abandonShared() override;
   std::string details() const override;
 
  private:
@@ -53,9 +47,7 @@ class TreeOutput : public one::Output {
   void close();
   void ship();
 
-  OutputFile file_;
   std::string treeName_;
-  int compression_;
   TreeSettings settings_;
   long long autoFlush_;
   std::uint64_t flushEvents_;
@@ -65,7 +57,6 @@ class TreeOutput : public one::Output {
   TTree* tree_ = nullptr;  // owned by rootFile_
   std::unique_ptr<TreeFiller> filler_;
   std::unique_ptr<BatchFile> batch_;    // a shared-writer worker's, instead of rootFile_
-  std::unique_ptr<SharedFile> shared_;  // the shared writer's (the parent's)
   std::uint64_t written_ = 0;
   bool shipping_ = false;  // this part ships batches
   std::uint64_t batchesShipped_ = 0, bytesShipped_ = 0;

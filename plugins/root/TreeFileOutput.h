@@ -1,0 +1,55 @@
+#pragma once
+// What the two TTree outputs (`root`, `parallel-root`) share: their output
+// file, its compression, and the parent's side of a multi-process job, which
+// merges the workers' parts, or receives their batches as the shared writer.
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lanes/core/PluginOptions.h"
+#include "root/OutputSupport.h"
+#include "root/SharedWriter.h"
+
+namespace lanes::rootio {
+
+// Base is one::Output or limited::Output. The hooks below run on the
+// parent's thread only, as the OutputModule hooks they implement do.
+template <typename Base>
+class TreeFileOutput : public Base {
+ public:
+  void mergeParts(std::vector<std::string> const& parts) override { file_.mergeParts(parts, compression_); }
+  void discardParts(std::vector<std::string> const& parts) override { file_.discardParts(parts); }
+  bool sharesWriter() const override { return true; }
+  void openShared() override { shared_ = std::make_unique<SharedFile>(file_, compression_); }
+  void mergeBatch(void const* bytes, std::size_t size) override { shared_->merge(bytes, size); }
+  void commitShared() override { shared_->commit(); }
+  void abandonShared() override { shared_.reset(); }
+
+ protected:
+  // Reads the options file=PATH (required) and compression=/level=; the
+  // other arguments go to Base.
+  template <typename... BaseArguments>
+  explicit TreeFileOutput(PluginOptions const& checked, BaseArguments&&... arguments)
+      : Base(std::forward<BaseArguments>(arguments)...),
+        file_(checked.forOption("file", [&] { return OutputFile(checked.required("file")); })),
+        compression_(compressionOption(checked)) {}
+
+  // The details of the file the shared writer committed, if this is the
+  // shared writer and it did.
+  std::optional<std::string> sharedDetails() const {
+    if (!shared_ || !shared_->committed()) return std::nullopt;
+    return shared_->details(fileDetails(file_, 0));
+  }
+
+  OutputFile file_;
+  int const compression_;
+
+ private:
+  std::unique_ptr<SharedFile> shared_;  // the shared writer's (the parent's)
+};
+
+}  // namespace lanes::rootio

@@ -88,3 +88,22 @@ def test_output_that_cannot_be_written(tmp_path, lanes, kind, where):
     out = tmp_path / "no" / "such" / "dir" / "out.root" if where == "missing-directory" else unwritable_path(tmp_path)
     result = lanes("run", "--source", NANO.spec(), "-n", "0", "-t", "2", "--output", output_spec(kind, out))
     assert_clean_failure(result, str(out), codes=(2,), output=out)
+
+
+@pytest.mark.parametrize("plugin, input, keep_bytes", [("root", NANO, 200000), ("rntuple", MUONS, 10000)])
+def test_later_truncated_file_with_per_lane_handles(tmp_path, lanes, plugin, input, keep_bytes):
+    # Later files are counted when a lane reaches them: the job fails then, naming the file, and writes nothing.
+    truncated = tmp_path / "truncated.root"
+    truncated.write_bytes(input.path.read_bytes()[:keep_bytes])
+    out = tmp_path / "out.root"
+    result = lanes("run", "--source", f"{plugin}:file={input.path},file={truncated},handles=lane", "-n", "0", "-t", "2",
+                   "--output", f"root:file={out}")
+    assert_clean_failure(result, str(truncated), codes=(1,), output=out)
+
+
+@pytest.mark.parametrize("plugin, input", [("root", NANO), ("rntuple", MUONS)])
+def test_chunk_must_be_positive(tmp_path, lanes, plugin, input):
+    out = tmp_path / "out.root"
+    result = lanes("run", "--source", f"{plugin}:file={input.path},handles=lane,chunk=0", "-n", "0",
+                   "--output", f"root:file={out}")
+    assert_clean_failure(result, "chunk", codes=(2,), output=out)

@@ -53,8 +53,8 @@ def assert_one_line_error(result, *fragments, code=2):
 def assert_nothing_under(path):
     """Neither `path` nor any partial file of it (PATH.partial-PID, PATH.tmp, worker parts) exists."""
     path = Path(path)
-    stem = path.name.split(".")[0]
-    left = sorted(p.name for p in path.parent.iterdir() if p.name.startswith(stem))
+    left = sorted(p.name for p in path.parent.iterdir()
+                  if p.name.startswith(path.name) or p.name.startswith(path.stem + ".worker-"))
     assert left == [], left
 
 

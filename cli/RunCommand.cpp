@@ -6,6 +6,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <iostream>
 #include <thread>
@@ -110,6 +111,28 @@ void requireWritableDirectory(std::string const& path, char const* what) {
 // process, or a worker's share of a multi-process job. `signals` is the
 // process's SignalStop, or nullptr for a forked worker, which makes its own
 // (it has a single thread, as a SignalStop needs).
+// The job's error, with `failure` added (a job that succeeded has none).
+std::string withFailure(std::string const& error, std::string const& failure) {
+  return error.empty() ? failure : error + "; " + failure;
+}
+
+int exitStatus(bool failed, int signal) { return failed ? 1 : signal ? 128 + signal : 0; }
+
+// Writes the report through `write`; prints the job's error, and the report's
+// if it cannot be written, in one line; returns the exit status.
+int finish(bool failed, std::string error, int signal, std::string const& reportPath, std::function<void()> const& write) {
+  if (!reportPath.empty()) {
+    try {
+      write();
+    } catch (Exception const& reportError) {
+      error = withFailure(failed ? error : "", reportError.what());
+      failed = true;
+    }
+  }
+  if (failed) std::cerr << "lanes: error: " << error << "\n";
+  return exitStatus(failed, signal);
+}
+
 RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArguments const& arguments, SignalStop* signals) {
   std::optional<SignalStop> ownSignals;
   if (!signals) signals = &ownSignals.emplace();
@@ -133,22 +156,27 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
                                  processor.moduleDetails());
   if (pinner) report.sections["pinning"] = pinningReport(arguments.pin, *pinner);
   report.stopRequested = report.stopRequested || signals->signalled();
-  if (trace) trace->write(partPath(arguments.trace, part ? part->name : ""));
+  if (trace) {
+    try {
+      trace->write(partPath(arguments.trace, part ? part->name : ""));
+    } catch (Exception const& error) {
+      report.failed = true;
+      report.error = withFailure(report.error, error.what());
+    }
+  }
   processor.clearObservers();
   processor.onThreadEntry({});  // the pinner goes now
   return report;
 }
 
-int exitStatus(bool failed, int signal) { return failed ? 1 : signal ? 128 + signal : 0; }
 
 int runSingleProcess(RunArguments const& arguments) {
   SignalStop signalStop;  // before any thread starts
   EventProcessor processor(makeJob(arguments));
   auto const report = runPart(processor, nullptr, arguments, &signalStop);
   report.printTable(std::cout);
-  if (!arguments.report.empty()) report.writeJson(arguments.report);
-  if (report.failed) std::cerr << "lanes: error: " << report.error << "\n";
-  return exitStatus(report.failed, signalStop.signalled());
+  return finish(report.failed, report.error, signalStop.signalled(), arguments.report,
+                [&] { report.writeJson(arguments.report); });
 }
 
 node::MultiProcessOptions multiProcessOptions(RunArguments const& arguments) {
@@ -186,11 +214,9 @@ int runMultiProcess(RunArguments const& arguments) {
     return runPart(p, &part, arguments, nullptr).toJson();
   });
   node::printMultiProcessReport(report, std::cout);
-  if (!arguments.report.empty()) {
-    writeAtomically(arguments.report, [&](std::ostream& out) { out << report.dump(2) << "\n"; });
-  }
-  if (report["failed"].get<bool>()) std::cerr << "lanes: error: " << report["error"].get<std::string>() << "\n";
-  return exitStatus(report["failed"].get<bool>(), report["signal"].get<int>());
+  return finish(report["failed"].get<bool>(), report["error"].get<std::string>(), report["signal"].get<int>(),
+                arguments.report,
+                [&] { writeAtomically(arguments.report, [&](std::ostream& out) { out << report.dump(2) << "\n"; }); });
 }
 
 int runJob(RunArguments const& arguments) {

@@ -348,6 +348,8 @@ void Schedule::runJobTransition(Transition transition, Modules which, std::strin
         }
       } catch (...) {
         failJob(describe(withContext(std::current_exception(), {worker->label(), transition, {}, {}, {}})));
+        // An output whose end failed drops what it wrote, as a failed job's do.
+        if (transition == Transition::EndJob && worker->output()) worker->output()->abandon();
       }
     }
   }

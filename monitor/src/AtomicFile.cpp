@@ -10,34 +10,30 @@
 namespace lanes {
 
 namespace {
-[[noreturn]] void fail(std::string const& path, std::string const& what, int error) {
-  ErrorContext context;
-  context.file = path;
-  throw Exception(what + ": " + std::strerror(error)).addContext(std::move(context));
+// Removes the temporary and says why `path` could not be written; `error`
+// is the errno of the failed call (a stream keeps no errno of its own, so it
+// is read right after the call that failed).
+[[noreturn]] void fail(std::string const& path, std::string const& temporary, int error) {
+  std::remove(temporary.c_str());
+  throw Exception("cannot write '" + path + "': " + std::strerror(error ? error : EIO));
 }
 }  // namespace
 
 void writeAtomically(std::string const& path, std::function<void(std::ostream&)> const& write) {
   auto const temporary = path + ".tmp";
+  errno = 0;
   std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-  if (!out) fail(path, "cannot create '" + temporary + "'", errno);
+  if (!out) fail(path, temporary, errno);
   try {
     write(out);
   } catch (...) {
     std::remove(temporary.c_str());
     throw;
   }
+  if (!out) fail(path, temporary, errno);  // the first failed write's errno: later writes are not attempted
   out.close();
-  if (!out) {
-    int const error = errno;
-    std::remove(temporary.c_str());
-    fail(path, "cannot write '" + temporary + "'", error);
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    int const error = errno;
-    std::remove(temporary.c_str());
-    fail(path, "cannot rename '" + temporary + "'", error);
-  }
+  if (!out) fail(path, temporary, errno);
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) fail(path, temporary, errno);
 }
 
 }  // namespace lanes

@@ -90,10 +90,24 @@ NTupleOutput::NTupleOutput(std::string label, Options const& options)
   keep(options.getAll("keep"));
 }
 
-void NTupleLayout::mergeParts(std::vector<std::string> const& parts) {
-  file_.mergeParts(parts, compression_, [&](std::string const& file) {
-    return rethrowingRoot("cannot read '" + file + "'", [&] { return ROOT::RNTupleReader::Open(name_, file)->GetNEntries(); }) == 0;
-  });
+void NTupleLayout::mergeParts(std::vector<std::string> const& parts) { file_.mergeParts(parts, compression_, entries()); }
+
+EntryCounter NTupleLayout::entries() const {
+  return [name = name_](std::string const& path) -> std::optional<std::uint64_t> {
+    try {
+      return ROOT::RNTupleReader::Open(name, path)->GetNEntries();
+    } catch (ROOT::RException const&) {
+      return std::nullopt;
+    }
+  };
+}
+
+void NTupleLayout::writing(std::function<void()> const& write) {
+  try {
+    write();
+  } catch (ROOT::RException const& error) {
+    file_.fail(writeFailure(file_.temporaryPath(), rootExceptionMessage(error)));
+  }
 }
 
 NTupleOutput::~NTupleOutput() = default;
@@ -103,9 +117,9 @@ void NTupleOutput::beginJob(JobContext const& context) {
   layout_.file().begin(context.part);
   written_ = 0;
   auto model = makeModel(layout_.columns());
-  writer_ = rethrowingRoot("cannot create '" + layout_.file().temporaryPath() + "'", [&] {
-    return ROOT::RNTupleWriter::Recreate(std::move(model), layout_.name(), layout_.file().temporaryPath(),
-                                         writeOptions(layout_.compression(), layout_.clusterBytes()));
+  layout_.writing([&] {
+    writer_ = ROOT::RNTupleWriter::Recreate(std::move(model), layout_.name(), layout_.file().temporaryPath(),
+                                            writeOptions(layout_.compression(), layout_.clusterBytes()));
   });
   filler_ = std::make_unique<NTupleLayout::Filler>(writer_->CreateRawPtrWriteEntry(), layout_.columns());
 }
@@ -117,8 +131,10 @@ void NTupleOutput::write(Event const& event) {
 
 void NTupleOutput::endJob() {
   filler_.reset();
-  rethrowingRoot("cannot close '" + layout_.file().temporaryPath() + "'", [&] { writer_.reset(); });
-  layout_.file().commit();
+  // Committed here: the writer's destructor would only log a failure.
+  layout_.writing([&] { writer_->CommitDataset(); });
+  writer_.reset();
+  layout_.file().commit(written_, layout_.entries());
 }
 
 void NTupleOutput::abandon() {
@@ -154,9 +170,9 @@ void ParallelNTupleOutput::beginJob(JobContext const& context) {
   layout_.file().begin(context.part);
   written_.store(0);
   auto model = makeModel(layout_.columns());
-  writer_ = rethrowingRoot("cannot create '" + layout_.file().temporaryPath() + "'", [&] {
-    return ROOT::RNTupleParallelWriter::Recreate(std::move(model), layout_.name(), layout_.file().temporaryPath(),
-                                                 writeOptions(layout_.compression(), layout_.clusterBytes()));
+  layout_.writing([&] {
+    writer_ = ROOT::RNTupleParallelWriter::Recreate(std::move(model), layout_.name(), layout_.file().temporaryPath(),
+                                                    writeOptions(layout_.compression(), layout_.clusterBytes()));
   });
   for (unsigned i = 0; i < concurrencyLimit(); ++i) {
     auto context = writer_->CreateFillContext();
@@ -195,7 +211,7 @@ void ParallelNTupleOutput::endJob() {
   // threads (the framework ends outputs inside its arena); committing the
   // clusters takes the writer's lock. Then every context must be gone
   // before the dataset is committed.
-  rethrowingRoot("cannot write the last clusters of '" + layout_.file().temporaryPath() + "'", [&] {
+  layout_.writing([&] {
     tbb::parallel_for_each(fillers_.begin(), fillers_.end(), [](auto& filler) {
       filler->context->FlushColumns();
       filler->context->FlushCluster();
@@ -203,8 +219,10 @@ void ParallelNTupleOutput::endJob() {
   });
   free_.clear();
   fillers_.clear();
-  rethrowingRoot("cannot close '" + layout_.file().temporaryPath() + "'", [&] { writer_.reset(); });
-  layout_.file().commit();
+  // Committed here: the writer's destructor would only log a failure.
+  layout_.writing([&] { writer_->CommitDataset(); });
+  writer_.reset();
+  layout_.file().commit(written_.load(), layout_.entries());
 }
 
 void ParallelNTupleOutput::abandon() {

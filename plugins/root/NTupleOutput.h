@@ -44,6 +44,11 @@ class NTupleLayout {
   void setColumns(std::vector<Column> columns) { columns_ = std::move(columns); }
   // OutputFile::mergeParts(), leaving out the parts that hold no entry.
   void mergeParts(std::vector<std::string> const& parts);
+  // Counts the entries of the RNTuple in a file.
+  EntryCounter entries() const;
+  // Runs `write`, which writes the file: a ROOT exception fails the file
+  // (OutputFile::fail()), saying why.
+  void writing(std::function<void()> const& write);
 
  private:
   OutputFile file_;

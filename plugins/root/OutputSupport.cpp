@@ -1,6 +1,7 @@
 #include "root/OutputSupport.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,15 +9,27 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
+#include <TFile.h>
 #include <TFileMerger.h>
+#include <TTree.h>
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/ProductRegistry.h"
 
 namespace lanes::rootio {
+
+EntryCounter treeEntries(std::string tree) {
+  return [tree = std::move(tree)](std::string const& path) -> std::optional<std::uint64_t> {
+    std::unique_ptr<TFile> file(TFile::Open(path.c_str(), "READ"));
+    auto* const found = file && !file->IsZombie() ? file->Get<TTree>(tree.c_str()) : nullptr;
+    if (!found) return std::nullopt;
+    return static_cast<std::uint64_t>(found->GetEntries());
+  };
+}
 
 OutputFile::OutputFile(std::string path) : requested_(path), path_(std::move(path)) {
   namespace fs = std::filesystem;
@@ -46,13 +59,26 @@ void OutputFile::begin(std::string const& part) {
   done_ = committed_ = false;
 }
 
-void OutputFile::mergeParts(std::vector<std::string> const& parts, int compression,
-                            std::function<bool(std::string const&)> const& isEmpty) {
+void OutputFile::mergeParts(std::vector<std::string> const& parts, int compression, EntryCounter const& entries) {
   begin("");
+  try {
+    mergeInto(parts, compression, entries);
+  } catch (...) {
+    discardParts(parts);  // a failed merge leaves no part behind either
+    throw;
+  }
+  for (auto const& part : parts) std::filesystem::remove(partPath(requested_, part));
+}
+
+void OutputFile::mergeInto(std::vector<std::string> const& parts, int compression, EntryCounter const& entries) {
   std::vector<std::string> files;
+  std::uint64_t total = 0;
   for (auto const& part : parts) {
     auto file = partPath(requested_, part);
-    if (!isEmpty || !isEmpty(file)) files.push_back(std::move(file));
+    auto const count = entries(file);
+    if (!count) fail("its part '" + file + "' cannot be read");
+    total += *count;
+    if (*count > 0) files.push_back(std::move(file));
   }
   if (files.empty() && !parts.empty()) files.push_back(partPath(requested_, parts.front()));  // all empty: any one
   TFileMerger merger(false, false);
@@ -60,15 +86,12 @@ void OutputFile::mergeParts(std::vector<std::string> const& parts, int compressi
   takeRootMessage();
   // The parts' own compression: only then are their baskets copied as they
   // are rather than unzipped and compressed again.
-  if (!merger.OutputFile(temporary_.c_str(), "RECREATE", compression)) {
-    throw Exception("cannot create '" + temporary_ + "': " + takeRootMessage());
-  }
+  if (!merger.OutputFile(temporary_.c_str(), "RECREATE", compression)) fail(writeFailure(temporary_, takeRootMessage()));
   for (auto const& file : files) {
-    if (!merger.AddFile(file.c_str(), false)) throw Exception("cannot merge '" + file + "': " + takeRootMessage());
+    if (!merger.AddFile(file.c_str(), false)) fail("cannot merge its part '" + file + "': " + takeRootMessage());
   }
-  if (!merger.Merge()) throw Exception("cannot merge the parts of '" + requested_ + "': " + takeRootMessage());
-  commit();
-  for (auto const& part : parts) std::filesystem::remove(partPath(requested_, part));
+  if (!merger.Merge()) fail(writeFailure(temporary_, takeRootMessage()));
+  commit(total, entries);
 }
 
 void OutputFile::discardParts(std::vector<std::string> const& parts) {
@@ -86,11 +109,22 @@ void OutputFile::discardParts(std::vector<std::string> const& parts) {
   }
 }
 
-void OutputFile::commit() {
+void OutputFile::commit(std::optional<std::uint64_t> events, EntryCounter const& entries) {
+  auto const found = entries(temporary_);
+  if (!found) fail(writeFailure(temporary_, "it cannot be read back"));
+  if (events && *found != *events) {
+    fail(writeFailure(temporary_, "it reads back " + std::to_string(*found) + " of " + std::to_string(*events) + " entries"));
+  }
   std::error_code error;
   std::filesystem::rename(temporary_, path_, error);
-  if (error) throw Exception("cannot rename '" + temporary_ + "' to '" + path_ + "': " + error.message());
+  if (error) fail("cannot rename '" + temporary_ + "' to it: " + error.message());
   done_ = committed_ = true;
+}
+
+void OutputFile::fail(std::string const& cause) {
+  discard();
+  error_ = cause;
+  throw Exception("cannot write '" + path_ + "': " + cause);
 }
 
 void OutputFile::discard() {
@@ -98,6 +132,20 @@ void OutputFile::discard() {
   std::error_code ignored;
   std::filesystem::remove(temporary_, ignored);
   done_ = true;
+}
+
+std::string writeFailure(std::string const& path, std::string const& rootMessage) {
+  int const fd = ::open(path.c_str(), O_WRONLY | O_CREAT, 0644);
+  if (fd < 0) return std::strerror(errno);
+  // Growing the file by more than any write ROOT makes at once fails as its
+  // write did, if the reason lasts.
+  struct stat status {};
+  int reason = ::fstat(fd, &status) == 0 ? ::posix_fallocate(fd, status.st_size, 1 << 20) : 0;
+  if (reason == EINVAL || reason == EOPNOTSUPP) reason = 0;  // a file system that cannot tell
+  ::close(fd);
+  if (reason != 0) return std::strerror(reason);
+  if (!rootMessage.empty()) return rootMessage.substr(0, rootMessage.find('\n'));
+  return "it is incomplete";
 }
 
 std::vector<Column> columnsOf(Module const& output, ProductRegistry const& registry) {
@@ -121,11 +169,15 @@ int compressionOption(PluginOptions const& options) {
 std::string fileDetails(OutputFile const& file, std::uint64_t events) {
   std::error_code error;
   auto const bytes = file.committed() ? std::filesystem::file_size(file.path(), error) : 0;
-  return nlohmann::json{{"file", file.path()},
-                        {"committed", file.committed()},
-                        {"events_written", file.committed() ? events : 0},
-                        {"bytes", error ? 0 : bytes}}
-      .dump();
+  nlohmann::json details{{"file", file.path()},
+                         {"committed", file.committed()},
+                         {"events_written", file.committed() ? events : 0},
+                         {"bytes", error ? 0 : bytes}};
+  if (!file.error().empty()) {
+    details["failed"] = true;
+    details["error"] = file.error();
+  }
+  return details.dump();
 }
 
 }  // namespace lanes::rootio

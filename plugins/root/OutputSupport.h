@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,10 +21,18 @@ namespace lanes::rootio {
 // already is.
 constexpr char const* kIdColumns[] = {"run", "luminosityBlock", "event"};
 
+// The entries of an output's dataset (tree or RNTuple) in the file at a
+// path, or nullopt if ROOT cannot read them there.
+using EntryCounter = std::function<std::optional<std::uint64_t>(std::string const& path)>;
+
+// Counts the entries of the TTree `tree`.
+EntryCounter treeEntries(std::string tree);
+
 // An output's file: the output writes temporaryPath(); commit() renames it to
-// path(); discard() (or destruction before commit) removes it, so a failed
-// or interrupted job never leaves a file that looks complete. A job killed
-// outright leaves only the temporary name behind. Single-threaded.
+// path() once it reads back complete; discard() (or destruction before
+// commit) removes it, so a failed or interrupted job never leaves a file that
+// looks complete. A job killed outright leaves only the temporary name
+// behind. Single-threaded.
 //
 // In a multi-process job every process writes its part (begin(part) before
 // each part); the parent merges the parts into the requested file.
@@ -43,26 +52,45 @@ class OutputFile {
   // and RNTuple alike, by ROOT's TFileMerger, without recompressing) into
   // the requested file and removes them; or removes them, and what killed
   // processes left under temporary names. Throw lanes::Exception naming the file.
-  // Parts for which `isEmpty` is true are left out of the merge (ROOT's
-  // RNTuple merger cannot take an RNTuple without clusters).
+  // Parts with no entries are left out of the merge (ROOT's RNTuple merger
+  // cannot take an RNTuple without clusters); the merged file must hold all
+  // the parts' entries. A failed merge removes the parts too.
   // `compression` is the parts' (ROOT's integer setting).
-  void mergeParts(std::vector<std::string> const& parts, int compression,
-                  std::function<bool(std::string const&)> const& isEmpty = {});
+  void mergeParts(std::vector<std::string> const& parts, int compression, EntryCounter const& entries);
   void discardParts(std::vector<std::string> const& parts);
 
   std::string const& path() const { return path_; }
   std::string const& temporaryPath() const { return temporary_; }
-  void commit();
+  // Renames the temporary to path() if `entries` reads `events` entries in
+  // it (any number, if nullopt): a write that ROOT failed without saying so
+  // leaves a file that reads short or not at all. Else fail().
+  void commit(std::optional<std::uint64_t> events, EntryCounter const& entries);
   void discard();
   bool committed() const { return committed_; }
 
+  // Removes the temporary, keeps `cause` for the report (error()) and throws
+  // lanes::Exception "cannot write PATH: CAUSE".
+  [[noreturn]] void fail(std::string const& cause);
+  std::string const& error() const { return error_; }
+
  private:
+  void mergeInto(std::vector<std::string> const& parts, int compression, EntryCounter const& entries);
+
   std::string requested_;  // the job's file; path_ is the current part's
   std::string path_;
   std::string temporary_;
+  std::string error_;
   bool done_ = false;
   bool committed_ = false;
 };
+
+// Why writing the file at `path` failed: the system's reason if the file
+// cannot grow now (a full disk: "No space left on device"; a file-size
+// limit: "File too large"; a vanished directory), else the first line of
+// `rootMessage`, else that it is incomplete. ROOT often reports a failed
+// write without its errno, or not at all. The file may grow (or be created):
+// call it only for a file about to be removed (fail()).
+std::string writeFailure(std::string const& path, std::string const& rootMessage);
 
 // One kept product an output writes.
 struct Column {
@@ -79,8 +107,9 @@ std::vector<Column> columnsOf(Module const& output, ProductRegistry const& regis
 // (default zstd) and level=0..9 (default 5); ROOT's integer setting.
 int compressionOption(PluginOptions const& options);
 
-// For the report: {"file", "committed", "events_written", "bytes"}; a file
-// that was not committed holds no events.
+// For the report: {"file", "committed", "events_written", "bytes"}, and
+// {"failed": true, "error"} if writing the file failed; a file that was not
+// committed holds no events.
 std::string fileDetails(OutputFile const& file, std::uint64_t events);
 
 }  // namespace lanes::rootio

@@ -1,6 +1,7 @@
 #include "root/ParallelTreeOutput.h"
 
 #include <ROOT/TBufferMerger.hxx>
+#include <TFile.h>
 #include <TMemFile.h>
 #include <TTree.h>
 
@@ -40,7 +41,6 @@ ParallelTreeOutput::ParallelTreeOutput(std::string label, Options const& options
 
 ParallelTreeOutput::ParallelTreeOutput(std::string label, Options const& options, PluginOptions const& checked)
     : TreeFileOutput(checked, std::move(label), static_cast<unsigned>(checked.positive("concurrency", 2))),
-      treeName_(options.getString("tree", "Events")),
       settings_{static_cast<int>(checked.positive("basket", 32000)), static_cast<int>(checked.count("split", 99))},
       flushEvents_(checked.positive("flush", 5000)) {
   initialiseRoot();
@@ -58,7 +58,13 @@ void ParallelTreeOutput::beginJob(JobContext const& context) {
   if (!shipping_) {
     file_.begin(context.part);
     takeRootMessage();
-    merger_ = std::make_unique<ROOT::TBufferMerger>(file_.temporaryPath().c_str(), "RECREATE", compression_);
+    // Opened here: TBufferMerger would go on with a file it failed to create
+    // (and crash), or whose header it failed to write.
+    std::unique_ptr<TFile> output(TFile::Open(file_.temporaryPath().c_str(), "RECREATE", "", compression_));
+    if (!output || output->IsZombie() || !output->IsWritable() || output->TestBit(TFile::kWriteError)) {
+      file_.fail(writeFailure(file_.temporaryPath(), takeRootMessage()));
+    }
+    merger_ = std::make_unique<ROOT::TBufferMerger>(std::move(output));
   }
   for (unsigned i = 0; i < concurrencyLimit(); ++i) {
     auto buffer = std::make_unique<Buffer>();
@@ -109,7 +115,8 @@ void ParallelTreeOutput::endJob() {
     if (buffer->held > 0) merge(*buffer);
   });
   close();
-  if (!shipping_) file_.commit();
+  // TBufferMerger reports no failed write: the file read back tells.
+  if (!shipping_) file_.commit(written_.load(), treeEntries(treeName_));
 }
 
 void ParallelTreeOutput::abandon() {

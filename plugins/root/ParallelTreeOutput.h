@@ -62,7 +62,6 @@ class ParallelTreeOutput : public TreeFileOutput<limited::Output> {
   void close();
   void merge(Buffer& buffer) const;
 
-  std::string treeName_;
   TreeSettings settings_;
   std::uint64_t flushEvents_;
   std::vector<Column> columns_;

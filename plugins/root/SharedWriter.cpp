@@ -1,7 +1,9 @@
 #include "root/SharedWriter.h"
 
+#include <TFile.h>
 #include <TMemFile.h>
 #include <TROOT.h>
+#include <TTree.h>
 
 #include <nlohmann/json.hpp>
 
@@ -49,12 +51,12 @@ std::size_t BatchFile::ship() {
   return size;
 }
 
-SharedFile::SharedFile(OutputFile& file, int compression) : file_(file) {
+SharedFile::SharedFile(OutputFile& file, int compression, std::string tree) : file_(file), tree_(std::move(tree)) {
   file_.begin("");
   merger_.SetPrintLevel(0);
   takeRootMessage();
   if (!merger_.OutputFile(file_.temporaryPath().c_str(), "RECREATE", compression)) {
-    throw Exception("cannot create '" + file_.temporaryPath() + "': " + takeRootMessage());
+    file_.fail(writeFailure(file_.temporaryPath(), takeRootMessage()));
   }
 }
 
@@ -67,24 +69,29 @@ void SharedFile::merge(void const* bytes, std::size_t size) {
   // Read in place: the batch's slot stays valid until the merger lets go of
   // the file (Reset() deletes it).
   auto* batch = new TMemFile(file_.path().c_str(), TMemFile::ZeroCopyView_t(static_cast<char const*>(bytes), size));
-  if (batch->IsZombie() || !merger_.AddAdoptFile(batch, false)) {
+  auto* const tree = batch->IsZombie() ? nullptr : batch->Get<TTree>(tree_.c_str());
+  if (!tree || !merger_.AddAdoptFile(batch, false)) {
     throw Exception("cannot read a batch for '" + file_.path() + "': " + takeRootMessage());
   }
+  entries_ += static_cast<std::uint64_t>(tree->GetEntries());
   bool const merged = merger_.PartialMerge(TFileMerger::kAllIncremental | TFileMerger::kDelayWrite |
                                            TFileMerger::kKeepCompression);
   merger_.Reset();
-  if (!merged) throw Exception("cannot merge a batch into '" + file_.temporaryPath() + "': " + takeRootMessage());
+  if (!merged) file_.fail(writeFailure(file_.temporaryPath(), takeRootMessage()));
   ++batches_;
   bytes_ += size;
 }
 
 void SharedFile::commit() {
   takeRootMessage();
-  if (merger_.GetOutputFile()->Write(nullptr, TObject::kOverwrite) < 0) {
-    throw Exception("cannot write '" + file_.temporaryPath() + "': " + takeRootMessage());
-  }
+  auto& output = *merger_.GetOutputFile();
+  bool const written = output.Write(nullptr, TObject::kOverwrite) >= 0;
+  auto const message = takeRootMessage();
+  output.Close();
+  bool const intact = !output.TestBit(TFile::kWriteError);
   merger_.CloseOutputFile();
-  file_.commit();
+  if (!written || !intact) file_.fail(writeFailure(file_.temporaryPath(), message));
+  file_.commit(entries_, treeEntries(tree_));
   committed_ = true;
 }
 

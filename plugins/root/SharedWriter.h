@@ -66,15 +66,17 @@ class BatchFile {
 // the file and leaves its OutputFile to remove it.
 class SharedFile {
  public:
-  // Creates the file's temporary (file.begin("")); throws lanes::Exception.
-  SharedFile(OutputFile& file, int compression);
+  // Creates the file's temporary (file.begin("")) for the TTree `tree`;
+  // throws lanes::Exception.
+  SharedFile(OutputFile& file, int compression, std::string tree);
   ~SharedFile();
   SharedFile(SharedFile const&) = delete;
   SharedFile& operator=(SharedFile const&) = delete;
 
   // Merges a batch a BatchFile shipped; throws lanes::Exception naming the file.
   void merge(void const* bytes, std::size_t size);
-  // Writes and closes the file, and renames it to its final name.
+  // Writes and closes the file, and renames it to its final name once it
+  // reads back with every entry merged.
   void commit();
   bool committed() const { return committed_; }
 
@@ -83,8 +85,9 @@ class SharedFile {
 
  private:
   OutputFile& file_;
+  std::string tree_;
   TFileMerger merger_{false, false};
-  std::uint64_t batches_ = 0, bytes_ = 0;
+  std::uint64_t batches_ = 0, bytes_ = 0, entries_ = 0;
   bool committed_ = false;
 };
 

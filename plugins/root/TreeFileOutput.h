@@ -21,21 +21,24 @@ namespace lanes::rootio {
 template <typename Base>
 class TreeFileOutput : public Base {
  public:
-  void mergeParts(std::vector<std::string> const& parts) override { file_.mergeParts(parts, compression_); }
+  void mergeParts(std::vector<std::string> const& parts) override {
+    file_.mergeParts(parts, compression_, treeEntries(treeName_));
+  }
   void discardParts(std::vector<std::string> const& parts) override { file_.discardParts(parts); }
   bool sharesWriter() const override { return true; }
-  void openShared() override { shared_ = std::make_unique<SharedFile>(file_, compression_); }
+  void openShared() override { shared_ = std::make_unique<SharedFile>(file_, compression_, treeName_); }
   void mergeBatch(void const* bytes, std::size_t size) override { shared_->merge(bytes, size); }
   void commitShared() override { shared_->commit(); }
   void abandonShared() override { shared_.reset(); }
 
  protected:
-  // Reads the options file=PATH (required) and compression=/level=; the
-  // other arguments go to Base.
+  // Reads the options file=PATH (required), tree=NAME and
+  // compression=/level=; the other arguments go to Base.
   template <typename... BaseArguments>
   explicit TreeFileOutput(PluginOptions const& checked, BaseArguments&&... arguments)
       : Base(std::forward<BaseArguments>(arguments)...),
         file_(checked.forOption("file", [&] { return OutputFile(checked.required("file")); })),
+        treeName_(checked.raw().getString("tree", "Events")),
         compression_(compressionOption(checked)) {}
 
   // The details of the file the shared writer committed, if this is the
@@ -46,6 +49,7 @@ class TreeFileOutput : public Base {
   }
 
   OutputFile file_;
+  std::string const treeName_;
   int const compression_;
 
  private:

@@ -17,7 +17,6 @@ TreeOutput::TreeOutput(std::string label, Options const& options)
 
 TreeOutput::TreeOutput(std::string label, Options const& options, PluginOptions const& checked)
     : TreeFileOutput(checked, std::move(label)),
-      treeName_(options.getString("tree", "Events")),
       settings_{static_cast<int>(checked.positive("basket", 32000)), static_cast<int>(checked.count("split", 99))},
       autoFlush_(options.getInt("autoflush", -30000000)),
       flushEvents_(checked.positive("flush", 5000)),
@@ -42,8 +41,8 @@ void TreeOutput::beginJob(JobContext const& context) {
     file_.begin(context.part);
     takeRootMessage();
     rootFile_.reset(TFile::Open(file_.temporaryPath().c_str(), "RECREATE", "", compression_));
-    if (!rootFile_ || rootFile_->IsZombie()) {
-      throw Exception("cannot create '" + file_.temporaryPath() + "': " + takeRootMessage());
+    if (!rootFile_ || rootFile_->IsZombie() || rootFile_->TestBit(TFile::kWriteError)) {
+      file_.fail(writeFailure(file_.temporaryPath(), takeRootMessage()));
     }
     directory = rootFile_.get();
   }
@@ -55,8 +54,14 @@ void TreeOutput::beginJob(JobContext const& context) {
 
 void TreeOutput::write(Event const& event) {
   auto const fill = [&] {
-    auto const bytes = filler_->fill(event);
-    if (batch_ && batch_->add(bytes)) ship();
+    try {
+      auto const bytes = filler_->fill(event);
+      if (batch_ && batch_->add(bytes)) ship();
+    } catch (Exception const&) {
+      // A basket the file could not take: say why, in one line.
+      if (rootFile_ && rootFile_->TestBit(TFile::kWriteError)) file_.fail(writeFailure(file_.temporaryPath(), {}));
+      throw;
+    }
   };
   if (imt_) {
     tbb::this_task_arena::isolate(fill);
@@ -81,9 +86,10 @@ void TreeOutput::endJob() {
   }
   rootFile_->cd();
   takeRootMessage();
-  if (tree_->Write() <= 0) throw Exception("cannot write tree to '" + file_.temporaryPath() + "': " + takeRootMessage());
-  close();
-  file_.commit();
+  bool const written = tree_->Write() > 0;
+  auto const message = takeRootMessage();
+  if (!close() || !written) file_.fail(writeFailure(file_.temporaryPath(), message));
+  file_.commit(written_, treeEntries(treeName_));
 }
 
 void TreeOutput::abandon() {
@@ -91,12 +97,17 @@ void TreeOutput::abandon() {
   if (!shipping_) file_.discard();  // a worker that ships has no file, and leaves the writer's alone
 }
 
-void TreeOutput::close() {
+bool TreeOutput::close() {
   filler_.reset();
-  if (rootFile_) rootFile_->Close();
+  bool intact = true;
+  if (rootFile_) {
+    rootFile_->Close();
+    intact = !rootFile_->TestBit(TFile::kWriteError);
+  }
   rootFile_.reset();
   batch_.reset();  // deletes the tree it holds
   tree_ = nullptr;
+  return intact;
 }
 
 std::string TreeOutput::details() const {

@@ -44,10 +44,10 @@ class TreeOutput : public TreeFileOutput<one::Output> {
 
  private:
   TreeOutput(std::string label, Options const& options, PluginOptions const& checked);
-  void close();
+  // Closes the file; false if ROOT failed to write some of it.
+  bool close();
   void ship();
 
-  std::string treeName_;
   TreeSettings settings_;
   long long autoFlush_;
   std::uint64_t flushEvents_;

@@ -8,8 +8,8 @@
 
 namespace lanes {
 
-// Throws lanes::Exception naming `path` (as the context's file) when the file
-// cannot be created, written or renamed; the temporary is removed then.
+// Throws lanes::Exception "cannot write 'PATH': CAUSE" when the file cannot
+// be created, written, closed or renamed; the temporary is removed then.
 void writeAtomically(std::string const& path, std::function<void(std::ostream&)> const& write);
 
 }  // namespace lanes

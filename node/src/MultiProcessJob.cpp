@@ -465,7 +465,12 @@ void MultiProcessParent::finishOutputs() {
     // The batches are in the files already: what is left is to close them.
     if (failed_) return processor_.abandonSharedOutputs();
     auto const begin = Clock::now();
-    processor_.commitSharedOutputs();
+    try {
+      processor_.commitSharedOutputs();
+    } catch (Exception const& error) {
+      failJob(error.what());
+      processor_.abandonSharedOutputs();
+    }
     mergeSeconds_ = std::chrono::duration<double>(Clock::now() - begin).count();
     return describeMergedOutputs();
   }
@@ -479,7 +484,13 @@ void MultiProcessParent::finishOutputs() {
   }
   auto const begin = Clock::now();
   processor_.discardOutputParts(lost);
-  processor_.mergeOutputParts(written);
+  try {
+    processor_.mergeOutputParts(written);
+  } catch (Exception const& error) {
+    // The summary still comes, with the failure; no part is left behind.
+    failJob(error.what());
+    processor_.discardOutputParts(written);
+  }
   mergeSeconds_ = std::chrono::duration<double>(Clock::now() - begin).count();
   describeMergedOutputs();
 }
@@ -491,7 +502,13 @@ void MultiProcessParent::describeMergedOutputs() {
   auto const& modules = processor_.info().modules;
   for (std::size_t m = 0; m < details.size(); ++m) {
     auto merged = nlohmann::json::parse(details[m].empty() ? "null" : details[m], nullptr, false);
-    if (!merged.is_object() || !merged.value("committed", false)) continue;
+    if (!merged.is_object()) continue;
+    if (merged.value("failed", false)) {  // a failed merge or write: the report says which
+      merged["label"] = modules[m].label;
+      outputs_.push_back(std::move(merged));
+      continue;
+    }
+    if (!merged.value("committed", false)) continue;
     std::uint64_t events = 0;
     auto const addPart = [&](nlohmann::json const& report) {
       if (!report.is_object()) return;

@@ -25,7 +25,10 @@ namespace lanes::rootio {
 EntryCounter treeEntries(std::string tree) {
   return [tree = std::move(tree)](std::string const& path) -> std::optional<std::uint64_t> {
     std::unique_ptr<TFile> file(TFile::Open(path.c_str(), "READ"));
-    auto* const found = file && !file->IsZombie() ? file->Get<TTree>(tree.c_str()) : nullptr;
+    // Shorter than its header says (ROOT then recovers what it can): some
+    // write failed. Reading on would decompress truncated data.
+    if (!file || file->IsZombie() || file->TestBit(TFile::kRecovered)) return std::nullopt;
+    auto* const found = file->Get<TTree>(tree.c_str());
     if (!found) return std::nullopt;
     return static_cast<std::uint64_t>(found->GetEntries());
   };

@@ -142,7 +142,7 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
   processor.addObserver(&statistics);
   std::unique_ptr<TraceRecorder> trace;
   if (!arguments.trace.empty()) {
-    trace = std::make_unique<TraceRecorder>();
+    trace = std::make_unique<TraceRecorder>(partPath(arguments.trace, part ? part->name : ""));
     processor.addObserver(trace.get());
   }
   ProgressTicker ticker;  // silent unless stderr is a terminal, and for the workers of a multi-process job
@@ -158,7 +158,7 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
   report.stopRequested = report.stopRequested || signals->signalled();
   if (trace) {
     try {
-      trace->write(partPath(arguments.trace, part ? part->name : ""));
+      trace->close();
     } catch (Exception const& error) {
       report.failed = true;
       report.error = withFailure(report.error, error.what());

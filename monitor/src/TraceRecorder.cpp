@@ -1,13 +1,14 @@
 #include "lanes/monitor/TraceRecorder.h"
 
-#include <algorithm>
+#include <cerrno>
 #include <charconv>
-#include <map>
+#include <cstring>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include "lanes/monitor/AtomicFile.h"
+#include "lanes/core/Exception.h"
 #include "lanes/core/ProductRegistry.h"
 
 namespace lanes {
@@ -67,52 +68,85 @@ void appendCall(std::string& line, CallRecord const& call, std::string const& qu
 
 }  // namespace
 
-void TraceRecorder::jobStarted(JobInfo const& info) {
-  labels_.clear();
-  for (auto const& module : info.modules) labels_.push_back(module.label);
-  perThread_.clear();
-  start_ = Clock::now();
+TraceRecorder::TraceRecorder(std::string path, std::size_t chunk)
+    : path_(std::move(path)), temporary_(path_ + ".tmp"), chunk_(chunk) {}
+
+TraceRecorder::~TraceRecorder() {
+  if (file_) discard();  // a job that never closed its trace leaves none
 }
 
-void TraceRecorder::callFinished(CallRecord const& record) { perThread_.local().push_back({record, currentThread()}); }
+void TraceRecorder::jobStarted(JobInfo const& info) {
+  names_.clear();
+  for (auto const& module : info.modules) names_.push_back(quoted(module.label));
+  source_ = quoted("source");
+  perThread_.clear();
+  threads_.store(0);
+  if (file_) std::fclose(std::exchange(file_, nullptr));  // a job started again writes its trace anew
+  error_ = 0;
+  file_ = std::fopen(temporary_.c_str(), "w");
+  if (!file_) error_ = errno;
+  if (file_) std::setvbuf(file_, nullptr, _IONBF, 0);  // a chunk is one write, and its failure shows at once
+  start_ = Clock::now();
+  append("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n" + metadata(::getpid(), 0, "process_name", "lanes"));
+}
+
+void TraceRecorder::callFinished(CallRecord const& record) {
+  auto& buffer = perThread_.local();
+  if (buffer.tid == 0) {
+    buffer.tid = threads_.fetch_add(1, std::memory_order_relaxed) + 1;
+    buffer.thread = currentThread();
+    buffer.calls.reserve(chunk_);
+  }
+  buffer.calls.push_back(record);
+  if (buffer.calls.size() >= chunk_) flush(buffer);
+}
+
+// Formats the buffer's calls outside the lock; only appending takes it.
+void TraceRecorder::flush(Buffer& buffer) {
+  auto const pid = ::getpid();
+  std::string text;
+  for (auto const& call : buffer.calls) {
+    text += ",\n";
+    appendCall(text, call, call.module == kSourceProducer ? source_ : names_.at(call.module), start_, pid, buffer.tid);
+  }
+  buffer.written += buffer.calls.size();
+  buffer.calls.clear();
+  append(text);
+}
+
+void TraceRecorder::append(std::string const& text) {
+  std::lock_guard lock(fileMutex_);
+  if (error_ != 0) return;  // the trace is lost already: close() says why
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) error_ = errno ? errno : EIO;
+}
 
 std::size_t TraceRecorder::size() const {
   std::size_t total = 0;
-  for (auto const& buffer : perThread_) total += buffer.size();
+  for (auto const& buffer : perThread_) total += buffer.written + buffer.calls.size();
   return total;
 }
 
-std::vector<TraceRecorder::Entry> TraceRecorder::sortedEntries() const {
-  std::vector<Entry> all;
-  all.reserve(size());
-  for (auto const& buffer : perThread_) all.insert(all.end(), buffer.begin(), buffer.end());
-  std::stable_sort(all.begin(), all.end(), [](Entry const& a, Entry const& b) { return a.call.begin < b.call.begin; });
-  return all;
+void TraceRecorder::close() {
+  auto const pid = ::getpid();
+  for (auto& buffer : perThread_) {
+    flush(buffer);
+    auto const name = (buffer.thread == pid ? "main thread " : "thread ") + std::to_string(buffer.thread);
+    append(",\n" + metadata(pid, buffer.tid, "thread_name", name));
+  }
+  append("\n]}\n");
+  if (error_ == 0 && std::fflush(file_) != 0) error_ = errno;
+  if (error_ == 0 && std::fclose(std::exchange(file_, nullptr)) != 0) error_ = errno;
+  if (error_ == 0 && std::rename(temporary_.c_str(), path_.c_str()) != 0) error_ = errno;
+  if (error_ != 0) {
+    discard();
+    throw Exception("cannot write '" + path_ + "': " + std::strerror(error_));
+  }
 }
 
-void TraceRecorder::write(std::string const& path) const {
-  auto const entries = sortedEntries();
-  std::map<pid_t, unsigned> threads;  // OS thread -> 1, 2, ... in order of first call
-  for (auto const& entry : entries) threads.try_emplace(entry.thread, static_cast<unsigned>(threads.size() + 1));
-  std::vector<std::string> names;  // JSON strings by module index
-  for (auto const& label : labels_) names.push_back(quoted(label));
-  auto const source = quoted("source");
-  auto const pid = ::getpid();
-  writeAtomically(path, [&](std::ostream& out) {
-    out << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n" << metadata(pid, 0, "process_name", "lanes");
-    for (auto const& [osThread, tid] : threads) {
-      auto const name = (osThread == pid ? "main thread " : "thread ") + std::to_string(osThread);
-      out << ",\n" << metadata(pid, tid, "thread_name", name);
-    }
-    std::string line;
-    for (auto const& [call, osThread] : entries) {
-      line.clear();
-      appendCall(line, call, call.module == kSourceProducer ? source : names.at(call.module), start_, pid,
-                 threads.at(osThread));
-      out << ",\n" << line;
-    }
-    out << "\n]}\n";
-  });
+void TraceRecorder::discard() {
+  // The file is removed: what it could not take does not matter.
+  if (file_) std::fclose(std::exchange(file_, nullptr));
+  std::remove(temporary_.c_str());
 }
 
 }  // namespace lanes

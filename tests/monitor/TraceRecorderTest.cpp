@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -31,7 +32,8 @@ std::vector<nlohmann::json> eventsOfPhase(nlohmann::json const& trace, std::stri
 }
 
 TEST(TraceRecorder, WritesOneCompleteEventPerCall) {
-  TraceRecorder recorder;
+  auto const path = tempPath("one-thread.json");
+  TraceRecorder recorder(path);
   recorder.jobStarted(test::syntheticJob());
   auto const origin = Clock::now();
   recorder.callFinished(call(kSourceProducer, Transition::SourceNext, microseconds(5), 7, 1, origin));
@@ -39,8 +41,7 @@ TEST(TraceRecorder, WritesOneCompleteEventPerCall) {
   recorder.jobFinished();
   ASSERT_EQ(recorder.size(), 2u);
 
-  auto const path = tempPath("one-thread.json");
-  recorder.write(path);
+  recorder.close();
   auto const calls = eventsOfPhase(readJson(path), "X");
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_EQ(calls[0].at("name"), "source");
@@ -63,7 +64,8 @@ class TraceRecorderConcurrent : public testing::TestWithParam<unsigned> {};
 TEST_P(TraceRecorderConcurrent, NamesEachThreadAndKeepsEveryCall) {
   unsigned const threads = GetParam();
   unsigned const perThread = 500;
-  TraceRecorder recorder;
+  auto const path = tempPath("threads-" + std::to_string(threads) + ".json");
+  TraceRecorder recorder(path, /*chunk=*/64);  // most calls reach the file while the job runs
   recorder.jobStarted(test::syntheticJob(threads));
   auto const origin = Clock::now();
   test::onThreads(threads, [&](unsigned t) {
@@ -74,8 +76,7 @@ TEST_P(TraceRecorderConcurrent, NamesEachThreadAndKeepsEveryCall) {
   recorder.jobFinished();
   EXPECT_EQ(recorder.size(), threads * perThread);
 
-  auto const path = tempPath("threads-" + std::to_string(threads) + ".json");
-  recorder.write(path);
+  recorder.close();
   auto const trace = readJson(path);
   auto const calls = eventsOfPhase(trace, "X");
   ASSERT_EQ(calls.size(), threads * perThread);
@@ -94,25 +95,63 @@ TEST_P(TraceRecorderConcurrent, NamesEachThreadAndKeepsEveryCall) {
 
 INSTANTIATE_TEST_SUITE_P(Threads, TraceRecorderConcurrent, testing::Range(1u, 5u));
 
-TEST(TraceRecorder, MissingDirectoryThrowsNamingTheFile) {
-  TraceRecorder recorder;
+TEST(TraceRecorder, StreamsFullBuffersToTheFileWhileTheJobRuns) {
+  auto const path = tempPath("streaming.json");
+  TraceRecorder recorder(path, /*chunk=*/10);
   recorder.jobStarted(test::syntheticJob());
-  auto const path = tempPath("no-such-directory/trace.json");
+  auto const origin = Clock::now();
+  for (unsigned i = 0; i < 25; ++i) recorder.callFinished(call(0, Transition::Event, microseconds(1), i, 0, origin));
+  std::ifstream partial(path + ".tmp");
+  std::string const written((std::istreambuf_iterator<char>(partial)), std::istreambuf_iterator<char>());
+  std::size_t calls = 0;
+  for (auto at = written.find("\"ph\":\"X\""); at != std::string::npos; at = written.find("\"ph\":\"X\"", at + 1)) ++calls;
+  EXPECT_EQ(calls, 20u) << "two full buffers are in the file, the third is not";
+  recorder.jobFinished();
+  recorder.close();
+  EXPECT_EQ(eventsOfPhase(readJson(path), "X").size(), 25u);
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  std::filesystem::remove(path);
+}
+
+TEST(TraceRecorder, AFailedWriteThrowsWithItsCauseAndLeavesNoFile) {
+  auto const path = tempPath("full.json");
+  TraceRecorder recorder(path, /*chunk=*/1);
+  // /dev/full takes no byte: every write fails with ENOSPC, as a full disk's.
+  std::filesystem::remove(path + ".tmp");
+  std::filesystem::create_symlink("/dev/full", path + ".tmp");
+  recorder.jobStarted(test::syntheticJob());
+  recorder.callFinished(call(0, Transition::Event, microseconds(1), 1, 0, Clock::now()));
   try {
-    recorder.write(path);
+    recorder.close();
     FAIL() << "expected lanes::Exception";
   } catch (Exception const& error) {
-    EXPECT_NE(std::string(error.what()).find(path), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("cannot write '" + path + "': No space left on device"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::is_symlink(path + ".tmp"));
+}
+
+TEST(TraceRecorder, MissingDirectoryThrowsNamingTheFile) {
+  auto const path = tempPath("no-such-directory/trace.json");
+  TraceRecorder recorder(path);
+  recorder.jobStarted(test::syntheticJob());
+  try {
+    recorder.close();
+    FAIL() << "expected lanes::Exception";
+  } catch (Exception const& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot write '" + path + "': No such file or directory"), std::string::npos)
+        << error.what();
   }
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
 }
 
 TEST(TraceRecorder, FailedRenameLeavesNoTemporary) {
-  TraceRecorder recorder;
-  recorder.jobStarted(test::syntheticJob());
   auto const path = tempPath("occupied-by-a-directory");
   std::filesystem::create_directories(path + "/inside");
-  EXPECT_THROW(recorder.write(path), Exception);
+  TraceRecorder recorder(path);
+  recorder.jobStarted(test::syntheticJob());
+  EXPECT_THROW(recorder.close(), Exception);
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
   std::filesystem::remove_all(path);
 }

@@ -1,14 +1,21 @@
 #pragma once
-// Records every call the job makes, with the OS thread that made it, and
-// writes them as a Chrome trace (the JSON that Perfetto and chrome://tracing
-// open): one complete event ("ph": "X") per call, named after the module
-// label (or "source"), with the transition as category and the lane and event
-// id as arguments; timestamps in microseconds since jobStarted().
+// Records every call the job makes, with the OS thread that made it, as a
+// Chrome trace (the JSON that Perfetto and chrome://tracing open): one
+// complete event ("ph": "X") per call, named after the module label (or
+// "source"), with the transition as category and the lane and event id as
+// arguments; timestamps in microseconds since jobStarted().
 //
 // Each calling thread appends to its own buffer, so recording costs a vector
-// push_back and never contends. Memory grows with the number of calls.
+// push_back and never contends; a thread whose buffer is full formats it and
+// appends it to the file (under a lock, once per `chunk` calls), so memory
+// stays bounded however long the job runs. The file is written under
+// `path + ".tmp"` and renamed when complete.
 
+#include <atomic>
+#include <cerrno>
 #include <cstddef>
+#include <cstdio>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -20,31 +27,51 @@
 namespace lanes {
 
 // Thread-safe: callFinished() may be called concurrently from any thread once
-// jobStarted() has returned. size() and write() read every buffer and must not
+// jobStarted() has returned. size() and close() read every buffer and must not
 // overlap with callFinished(): call them after jobFinished().
 class TraceRecorder : public ProcessingObserver {
  public:
+  // Writes to `path`; a thread writes its calls out every `chunk` calls.
+  explicit TraceRecorder(std::string path, std::size_t chunk = 4096);
+  ~TraceRecorder() override;
+  TraceRecorder(TraceRecorder const&) = delete;
+  TraceRecorder& operator=(TraceRecorder const&) = delete;
+
+  // Creates the temporary file (a failure is kept for close()).
   void jobStarted(JobInfo const& info) override;
   void callFinished(CallRecord const& record) override;
 
   // The number of calls recorded.
   std::size_t size() const;
 
-  // Writes the trace to `path` (through `path + ".tmp"`, renamed when
-  // complete). Throws lanes::Exception naming the file if it cannot.
-  void write(std::string const& path) const;
+  // Writes the calls still buffered and the thread names, and renames the
+  // file to its path. Throws lanes::Exception "cannot write 'PATH': CAUSE"
+  // if any write, the close or the rename failed; no file is left then.
+  void close();
 
  private:
-  struct Entry {
-    CallRecord call;
-    pid_t thread;  // OS thread id
+  struct Buffer {
+    std::vector<CallRecord> calls;
+    std::size_t written = 0;  // calls already in the file
+    pid_t thread = 0;         // OS thread id
+    unsigned tid = 0;         // the trace's: 1, 2, ... in order of first call
   };
 
-  std::vector<Entry> sortedEntries() const;
+  void flush(Buffer& buffer);
+  void append(std::string const& text);
+  void discard();
 
+  std::string const path_;
+  std::string const temporary_;
+  std::size_t const chunk_;
   Clock::time_point start_;
-  std::vector<std::string> labels_;  // by module index
-  tbb::enumerable_thread_specific<std::vector<Entry>> perThread_;
+  std::vector<std::string> names_;  // JSON strings by module index
+  std::string source_;              // the source's, as a JSON string
+  tbb::enumerable_thread_specific<Buffer> perThread_;
+  std::atomic<unsigned> threads_{0};
+  std::mutex fileMutex_;  // guards file_ and error_
+  std::FILE* file_ = nullptr;
+  int error_ = EBADF;  // the errno of the first failed write (no file before jobStarted())
 };
 
 }  // namespace lanes

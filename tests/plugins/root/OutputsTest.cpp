@@ -10,12 +10,15 @@
 #include <TFile.h>
 #include <TTree.h>
 
+#include <filesystem>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "plugins/PluginTesting.h"
 #include "plugins/root/RootTesting.h"
+#include "lanes/core/Exception.h"
+#include "root/OutputSupport.h"
 #include "root/SerializeOutput.h"
 
 namespace lanes::rootio::test {
@@ -104,6 +107,36 @@ TEST(RootOutputsTest, AFailedJobLeavesNoFile) {
   auto const summary = mimicry::test::runJob(config);
   EXPECT_TRUE(summary.failed);
   EXPECT_TRUE(scratch.files().empty()) << "left: " << scratch.files().front();
+}
+
+// A file that does not read back complete is never committed: ROOT loses
+// some failed writes (TBufferMerger's, RNTuple's at close) without a word.
+TEST(RootOutputsTest, AFileThatReadsBackShortIsNotCommittedAndTheReportSaysWhy) {
+  ScratchDirectory scratch;
+  auto const config = rootJob("root:file=" + dataFile(kNanoAod), {"root:file=" + scratch.path("tree.root")}, 2, 2);
+  ASSERT_FALSE(mimicry::test::runJob(config).failed);
+
+  OutputFile file(scratch.path("short.root"));
+  file.begin("");
+  std::filesystem::copy_file(scratch.path("tree.root"), file.temporaryPath());
+  try {
+    file.commit(201, treeEntries("Events"));
+    FAIL() << "expected lanes::Exception";
+  } catch (Exception const& error) {
+    EXPECT_EQ(std::string(error.what()), "cannot write '" + scratch.path("short.root") + "': it reads back 200 of 201 entries");
+  }
+  EXPECT_EQ(scratch.files(), std::vector<std::string>{"tree.root"}) << "neither the file nor its temporary";
+  auto const details = nlohmann::json::parse(fileDetails(file, 201));
+  EXPECT_EQ(details["failed"], true);
+  EXPECT_EQ(details["error"], "it reads back 200 of 201 entries");
+  EXPECT_EQ(details["committed"], false);
+
+  OutputFile truncated(scratch.path("truncated.root"));
+  truncated.begin("");
+  std::filesystem::copy_file(scratch.path("tree.root"), truncated.temporaryPath());
+  std::filesystem::resize_file(truncated.temporaryPath(), std::filesystem::file_size(truncated.temporaryPath()) / 2);
+  EXPECT_THROW(truncated.commit(200, treeEntries("Events")), Exception);
+  EXPECT_EQ(scratch.files(), std::vector<std::string>{"tree.root"});
 }
 
 TEST(RootOutputsTest, AnOutputPathThatCannotBeWrittenFailsBeforeTheJob) {

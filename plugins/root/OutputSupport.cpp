@@ -28,9 +28,9 @@ EntryCounter treeEntries(std::string tree) {
     // Shorter than its header says (ROOT then recovers what it can): some
     // write failed. Reading on would decompress truncated data.
     if (!file || file->IsZombie() || file->TestBit(TFile::kRecovered)) return std::nullopt;
+    // A parallel-root part that received no event holds no tree.
     auto* const found = file->Get<TTree>(tree.c_str());
-    if (!found) return std::nullopt;
-    return static_cast<std::uint64_t>(found->GetEntries());
+    return found ? static_cast<std::uint64_t>(found->GetEntries()) : 0;
   };
 }
 
@@ -59,6 +59,7 @@ void OutputFile::begin(std::string const& part) {
   discard();
   path_ = partPath(requested_, part);
   temporary_ = path_ + ".partial-" + std::to_string(::getpid());
+  error_.clear();
   done_ = committed_ = false;
 }
 

@@ -25,7 +25,7 @@ constexpr char const* kIdColumns[] = {"run", "luminosityBlock", "event"};
 // path, or nullopt if ROOT cannot read them there.
 using EntryCounter = std::function<std::optional<std::uint64_t>(std::string const& path)>;
 
-// Counts the entries of the TTree `tree`.
+// Counts the entries of the TTree `tree` (none in a file without it).
 EntryCounter treeEntries(std::string tree);
 
 // An output's file: the output writes temporaryPath(); commit() renames it to

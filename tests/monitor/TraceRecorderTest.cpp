@@ -95,6 +95,15 @@ TEST_P(TraceRecorderConcurrent, NamesEachThreadAndKeepsEveryCall) {
 
 INSTANTIATE_TEST_SUITE_P(Threads, TraceRecorderConcurrent, testing::Range(1u, 5u));
 
+void expectCloseFails(TraceRecorder& recorder, std::string const& message) {
+  try {
+    recorder.close();
+    FAIL() << "expected lanes::Exception";
+  } catch (Exception const& error) {
+    EXPECT_EQ(std::string(error.what()), message);
+  }
+}
+
 TEST(TraceRecorder, StreamsFullBuffersToTheFileWhileTheJobRuns) {
   auto const path = tempPath("streaming.json");
   TraceRecorder recorder(path, /*chunk=*/10);
@@ -121,13 +130,7 @@ TEST(TraceRecorder, AFailedWriteThrowsWithItsCauseAndLeavesNoFile) {
   std::filesystem::create_symlink("/dev/full", path + ".tmp");
   recorder.jobStarted(test::syntheticJob());
   recorder.callFinished(call(0, Transition::Event, microseconds(1), 1, 0, Clock::now()));
-  try {
-    recorder.close();
-    FAIL() << "expected lanes::Exception";
-  } catch (Exception const& error) {
-    EXPECT_NE(std::string(error.what()).find("cannot write '" + path + "': No space left on device"), std::string::npos)
-        << error.what();
-  }
+  expectCloseFails(recorder, "cannot write '" + path + "': No space left on device");
   EXPECT_FALSE(std::filesystem::exists(path));
   EXPECT_FALSE(std::filesystem::is_symlink(path + ".tmp"));
 }
@@ -136,13 +139,7 @@ TEST(TraceRecorder, MissingDirectoryThrowsNamingTheFile) {
   auto const path = tempPath("no-such-directory/trace.json");
   TraceRecorder recorder(path);
   recorder.jobStarted(test::syntheticJob());
-  try {
-    recorder.close();
-    FAIL() << "expected lanes::Exception";
-  } catch (Exception const& error) {
-    EXPECT_NE(std::string(error.what()).find("cannot write '" + path + "': No such file or directory"), std::string::npos)
-        << error.what();
-  }
+  expectCloseFails(recorder, "cannot write '" + path + "': No such file or directory");
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
 }
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import uproot
 
-from faults import assert_nothing_under, run_limited
+from faults import assert_nothing_under, event_count, run_limited
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "files"
 # Events numbered 1..2421 (the file has no event id branches).
@@ -79,3 +79,36 @@ def test_bad_retry_options_are_refused_before_the_job(tmp_path, args, fragment):
     assert result.returncode == 2
     assert fragment in result.stderr.splitlines()[0]
     assert not (tmp_path / "out.root").exists() and result.report is None
+
+
+# --watchdog: a module call that makes no progress (a 20 s sleep at event 150) is named; the action decides the rest.
+SLEEPY = "fault:label=sleepy,at=150,action=sleep,seconds=20"
+
+
+@pytest.mark.parametrize("action", ["warn", "stop", "abort"])
+@pytest.mark.parametrize("processes", [0, 2])
+def test_the_watchdog_names_a_hung_module_call(tmp_path, action, processes):
+    args = ["run", "-t", 2, "--source", SOURCE, "-n", EVENTS, "--output", "root:file=out.root", "--module", SLEEPY,
+            "--watchdog", 1, "--watchdog-action", action]
+    args += ["--processes", processes] if processes else []
+    result = run_limited(*args, cwd=tmp_path)
+    named = [line for line in result.stderr.splitlines() if line.startswith("lanes: watchdog: ")]
+    assert len(named) == 1, result.stderr
+    assert "module 'sleepy' (fault)" in named[0] and "event 1:1:150" in named[0] and "pid " in named[0]
+    if action == "warn":
+        assert result.returncode == 0, result.stderr
+        report = result.report if not processes else next(
+            w["report"] for w in result.report["workers"] if w["report"]["watchdog"]["hangs"])
+        assert report["watchdog"]["hangs"][0]["module"] == "sleepy"
+        assert event_count(tmp_path / "out.root") == result.report["events"] == EVENTS
+    elif action == "stop":
+        assert result.returncode == 1
+        assert "watchdog: module 'sleepy'" in result.stderr.strip().splitlines()[-1]
+    else:
+        assert result.returncode == 1
+        assert_nothing_under(tmp_path / "out.root")
+
+
+def test_a_watchdog_action_without_a_watchdog_is_refused(tmp_path):
+    result = run_limited("run", "--source", SOURCE, "-n", 5, "--watchdog-action", "stop", cwd=tmp_path)
+    assert result.returncode == 2 and "--watchdog-action needs a watchdog" in result.stderr

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "AccelOptions.h"
+#include "CleanCommand.h"
 #include "Menu.h"
 #include "PinCommand.h"
 #include "SignalStop.h"
@@ -22,6 +23,7 @@
 #include "lanes/monitor/ResourceUsage.h"
 #include "lanes/monitor/RunReport.h"
 #include "lanes/monitor/TraceRecorder.h"
+#include "lanes/monitor/Watchdog.h"
 #include "lanes/monitor/AtomicFile.h"
 #include "lanes/node/MultiProcessJob.h"
 
@@ -92,6 +94,8 @@ JobConfig makeJob(RunArguments const& arguments) {
 
 namespace {
 
+constexpr double kMultiProcessWatchdogSeconds = 600;
+
 // Fails before the job runs rather than after, when a result has nowhere to go.
 void requireWritableDirectory(std::string const& path, char const* what) {
   if (path.empty()) return;
@@ -105,6 +109,19 @@ void requireWritableDirectory(std::string const& path, char const* what) {
     throw Exception(std::string("cannot write the ") + what + " '" + path + "': directory '" + directory.string() +
                     "' is not writable");
   }
+}
+
+double watchdogSeconds(RunArguments const& arguments) {
+  if (arguments.watchdog >= 0) return arguments.watchdog;
+  return arguments.processes ? kMultiProcessWatchdogSeconds : 0;
+}
+
+// A stopped job failed, naming what hung.
+void noteWatchdog(Watchdog const& watchdog, RunReport& report) {
+  report.sections["watchdog"] = watchdog.toJson();
+  if (watchdog.action() != WatchdogAction::Stop || watchdog.firstHang().empty() || report.failed) return;
+  report.failed = true;
+  report.error = "watchdog: " + watchdog.firstHang() + "; the job was stopped";
 }
 
 // One part of a job with the monitor attached: the whole job in a single
@@ -135,7 +152,7 @@ int finish(bool failed, std::string error, int signal, std::string const& report
 
 RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArguments const& arguments, SignalStop* signals) {
   std::optional<SignalStop> ownSignals;
-  if (!signals) signals = &ownSignals.emplace();
+  if (!signals) signals = &ownSignals.emplace(SignalStop::Role::Worker);
   signals->attach(processor);
   auto const pinner = pinJobThreads(arguments.pin, processor, part ? part->seat : 0, part ? part->seats : 1);
   ModuleStatistics statistics;
@@ -144,6 +161,11 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
   if (!arguments.trace.empty()) {
     trace = std::make_unique<TraceRecorder>(partPath(arguments.trace, part ? part->name : ""));
     processor.addObserver(trace.get());
+  }
+  std::optional<Watchdog> watchdog;
+  if (auto const seconds = watchdogSeconds(arguments); seconds > 0) {
+    auto const action = parseWatchdogAction(arguments.watchdogAction.empty() ? "warn" : arguments.watchdogAction);
+    watchdog.emplace(processor, seconds, action, [signals] { signals->abort(1); });
   }
   ProgressTicker ticker;  // silent unless stderr is a terminal, and for the workers of a multi-process job
   if (!part) processor.addObserver(&ticker);
@@ -155,6 +177,7 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
   auto report = RunReport::build(processor.info(), statistics, summary, wall, ResourceUsage::sample().since(usageBefore),
                                  processor.moduleDetails());
   if (pinner) report.sections["pinning"] = pinningReport(arguments.pin, *pinner);
+  if (watchdog) noteWatchdog(*watchdog, report);
   report.stopRequested = report.stopRequested || signals->signalled();
   if (trace) {
     try {
@@ -172,7 +195,11 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
 
 int runSingleProcess(RunArguments const& arguments) {
   SignalStop signalStop;  // before any thread starts
-  EventProcessor processor(makeJob(arguments));
+  auto job = makeJob(arguments);
+  auto const files = outputFiles(job);
+  warnAboutStalePartials(files);
+  signalStop.onAbort([&files] { removeOwnPartials(files); });
+  EventProcessor processor(std::move(job));
   auto const report = runPart(processor, nullptr, arguments, &signalStop);
   report.printTable(std::cout);
   return finish(report.failed, report.error, signalStop.signalled(), arguments.report,
@@ -187,6 +214,7 @@ node::MultiProcessOptions multiProcessOptions(RunArguments const& arguments) {
   options.eventsBeforeFork = arguments.eventsBeforeFork;
   options.fork = !arguments.noFork;
   options.retryLost = arguments.retryLost;
+  options.retryLimit = arguments.retryLimit;
   options.outputMode = node::parseOutputMode(arguments.outputMode);
   // The independent jobs of --no-fork run this very command line.
   std::ifstream cmdline("/proc/self/cmdline");
@@ -197,7 +225,7 @@ node::MultiProcessOptions multiProcessOptions(RunArguments const& arguments) {
 
 // A job started with exec by the parent of a --no-fork job.
 int runExecWorker(RunArguments const& arguments) {
-  SignalStop signalStop;  // before any thread starts
+  SignalStop signalStop(SignalStop::Role::Worker);  // before any thread starts
   auto const role = node::WorkerRole::parse(arguments.workerRole);
   auto const options = multiProcessOptions(arguments);
   EventProcessor processor(makeJob(arguments));
@@ -208,18 +236,24 @@ int runExecWorker(RunArguments const& arguments) {
 
 int runMultiProcess(RunArguments const& arguments) {
   auto const options = multiProcessOptions(arguments);
-  EventProcessor processor(makeJob(arguments));  // no SignalStop: its thread would be there at the fork
+  auto job = makeJob(arguments);
+  warnAboutStalePartials(outputFiles(job));
+  EventProcessor processor(std::move(job));  // no SignalStop: its thread would be there at the fork
   node::validate(options, processor);            // before anything runs
   auto const report = node::runMultiProcess(processor, options, [&](EventProcessor& p, ProcessPart const& part) {
     return runPart(p, &part, arguments, nullptr).toJson();
   });
   node::printMultiProcessReport(report, std::cout);
+  if (report["aborted"].get<bool>()) return 128 + report["signal"].get<int>();  // said so already
   return finish(report["failed"].get<bool>(), report["error"].get<std::string>(), report["signal"].get<int>(),
                 arguments.report,
                 [&] { writeAtomically(arguments.report, [&](std::ostream& out) { out << report.dump(2) << "\n"; }); });
 }
 
 int runJob(RunArguments const& arguments) {
+  if (!arguments.watchdogAction.empty() && watchdogSeconds(arguments) == 0) {
+    throw Exception("--watchdog-action needs a watchdog: give --watchdog SECONDS");
+  }
   requireWritableDirectory(arguments.report, "report");
   requireWritableDirectory(arguments.trace, "trace");
   if (!arguments.workerRole.empty()) return runExecWorker(arguments);
@@ -273,11 +307,22 @@ void addRunCommand(CLI::App& app, int& exitCode) {
                 "With --processes: run P independent jobs instead (the multi-job baseline for memory)");
   run->add_flag("--retry-lost", arguments->retryLost,
                 "With --processes: a worker that crashes has its events processed by a new worker");
+  run->add_option("--retry-limit", arguments->retryLimit,
+                  "With --retry-lost: how many times the same events are retried before the job fails (default: 2)")
+      ->check(CLI::PositiveNumber)
+      ->needs("--retry-lost");
   run->add_option("--output-mode", arguments->outputMode,
                   "With --processes: merge (each worker writes its part, merged at the end) or shared-writer "
                   "(workers ship batches through shared memory to the parent, which writes them as they come; "
                   "root and parallel-root outputs)")
       ->check(CLI::IsMember({"merge", "shared-writer"}));
+  run->add_option("--watchdog", arguments->watchdog,
+                  "Name a module call or lane that makes no progress for SECONDS (default: off; 600 with "
+                  "--processes; 0: off)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--watchdog-action", arguments->watchdogAction,
+                  "What a hang also does: warn (default), stop (gracefully, then fail) or abort (at once, no output)")
+      ->check(CLI::IsMember({"warn", "stop", "abort"}));
   run->add_option("--worker-role", arguments->workerRole)->group("");  // lanes' own, for --no-fork
   for (auto const* name :
        {"--distribution", "--chunk", "--events-before-fork", "--no-fork", "--retry-lost", "--output-mode"}) {

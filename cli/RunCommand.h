@@ -28,9 +28,12 @@ struct RunArguments {
   std::uint64_t eventsBeforeFork = 0;
   bool noFork = false;
   bool retryLost = false;
+  unsigned retryLimit = 2;
   std::string outputMode = "merge";
   std::string workerRole;  // set by the parent for the jobs it starts with exec
   std::string pin;  // a pinning strategy; empty: threads not pinned
+  double watchdog = -1;         // seconds; < 0: the default (off, 600 s in a multi-process job); 0: off
+  std::string watchdogAction;   // empty: not given (warn)
 };
 
 // The job the arguments describe; the built-in default job when they name no

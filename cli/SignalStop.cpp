@@ -7,13 +7,15 @@
 #include <cstring>
 #include <string>
 
+#include "lanes/monitor/Watchdog.h"
+
 namespace lanes::cli {
 
 namespace {
 // SIGUSR1 only wakes the waiter when the job is over.
 constexpr int kWake = SIGUSR1;
 
-// Whether a SignalStop takes SIGINT and SIGTERM (see sigaction() below).
+// Whether a SignalStop takes the stop signals (see sigaction() below).
 std::atomic<bool> stopSignalsTaken{false};
 
 // On a terminal the progress ticker owns the current line: start a new one.
@@ -23,11 +25,10 @@ void say(std::string text) {
 }
 }  // namespace
 
-SignalStop::SignalStop() {
+SignalStop::SignalStop(Role role) : role_(role) {
   stopSignalsTaken.store(true);
   sigemptyset(&signals_);
-  sigaddset(&signals_, SIGINT);
-  sigaddset(&signals_, SIGTERM);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals_, signal);
   sigaddset(&signals_, kWake);
   pthread_sigmask(SIG_BLOCK, &signals_, &previousMask_);
   waiter_ = std::thread([this] { waitForSignals(); });
@@ -46,6 +47,11 @@ void SignalStop::attach(EventProcessor& processor) {
   if (signal_.load()) processor.requestStop();
 }
 
+void SignalStop::abort(int status) {
+  if (processor_.load() && cleanup_) cleanup_();
+  ::_exit(status);
+}
+
 void SignalStop::waitForSignals() {
   while (true) {
     int received = 0;
@@ -54,9 +60,19 @@ void SignalStop::waitForSignals() {
       if (closing_.load()) return;
       continue;  // someone else's SIGUSR1: not ours to act on
     }
-    if (signal_.exchange(received) != 0) {
+    int const earlier = signal_.exchange(received);
+    if (earlier != 0 && role_ == Role::Worker) {
+      signal_.store(earlier);  // the same stop, heard twice
+      continue;
+    }
+    if (earlier != 0) {
       say("lanes: " + std::string(strsignal(received)) + " again: aborting\n");
-      ::_exit(128 + received);
+      if (auto* processor = processor_.load()) {
+        for (auto const& activity : processor->laneActivity()) {
+          if (activity.busy) say("lanes: still running: " + describeActivity(activity, processor->info()) + "\n");
+        }
+      }
+      abort(128 + received);
     }
     say("lanes: " + std::string(strsignal(received)) +
         ": finishing the events in flight, then writing the report (send it again to abort)\n");
@@ -78,7 +94,7 @@ void SignalStop::waitForSignals() {
 extern "C" int sigaction(int signal, struct sigaction const* action, struct sigaction* previous) {
   using Sigaction = int (*)(int, struct sigaction const*, struct sigaction*);
   static auto const libc = reinterpret_cast<Sigaction>(::dlsym(RTLD_NEXT, "sigaction"));
-  bool const stopSignal = signal == SIGINT || signal == SIGTERM;
+  bool const stopSignal = signal == SIGINT || signal == SIGTERM || signal == SIGHUP;
   if (action && action->sa_handler == SIG_IGN && stopSignal && lanes::cli::stopSignalsTaken.load()) {
     return libc(signal, nullptr, previous);  // reports the current action, changes nothing
   }

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "CleanCommand.h"
 #include "InspectCommand.h"
 #include "PinCommand.h"
 #include "PluginsCommand.h"
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   lanes::cli::addTopologyCommand(app);
   lanes::cli::addPinCommand(app, exitCode);
   lanes::cli::addSuperviseCommand(app, exitCode);
+  lanes::cli::addCleanCommand(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (CLI::ParseError const& error) {

@@ -80,6 +80,10 @@ void EventProcessor::requestStop() {
   schedule_->halted.store(true, std::memory_order_release);
 }
 
+void EventProcessor::watchLanes() { schedule_->watched = true; }
+
+std::vector<LaneActivity> EventProcessor::laneActivity() const { return schedule_->laneActivity(); }
+
 JobInfo const& EventProcessor::info() const { return schedule_->info; }
 
 std::vector<std::string> EventProcessor::moduleDetails() const {

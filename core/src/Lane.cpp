@@ -37,6 +37,7 @@ void Lane::start() {
 
 void Lane::run() {
   timing_ = schedule_.timing();
+  watched_ = schedule_.watched;
   if (!schedule_.replicatedSource) return fetchSharedAndProcess();
   while (auto ordinal = nextOrdinal()) {
     if (!advanceSource(*ordinal) || !processEvent()) return;
@@ -95,6 +96,7 @@ bool Lane::nextShared(std::uint64_t ordinal) {
 
 bool Lane::processEvent() {
   resetEventState();
+  if (watched_) watch_.eventBegan(event_.id());
   eventPending_.store(2, std::memory_order_relaxed);
   auto const nPaths = static_cast<unsigned>(paths_.size());
   pendingPaths_.store(nPaths + 1, std::memory_order_release);
@@ -136,6 +138,7 @@ void Lane::eventDone() {
     schedule_.fail(error_);
   }
   for (auto* observer : schedule_.observers) observer->eventFinished(index_, event_.id(), status);
+  if (watched_) watch_.eventEnded();
   if (eventPending_.fetch_sub(1, std::memory_order_acq_rel) == 1) run();
 }
 
@@ -268,6 +271,7 @@ void Lane::launch(unsigned module) {
 void Lane::runModule(unsigned module) {
   auto& state = modules_[module];
   if (!eventFailed()) {
+    if (watched_) watch_.callBegan(module);
     auto const begin = now();
     try {
       state.accepted = schedule_.workers[module]->callEvent(event_, index_);
@@ -275,6 +279,7 @@ void Lane::runModule(unsigned module) {
     } catch (...) {
       failEvent(std::current_exception(), contextFor(module, Transition::Event));
     }
+    if (watched_) watch_.callEnded(module);
   }
   finish(module);
 }
@@ -297,6 +302,7 @@ void Lane::acquire(unsigned module) {
     // after this call: the resumed task can finish the job before it returns.
     arena->enqueue(std::move(*resume));
   });
+  if (watched_) watch_.callBegan(module);
   auto const begin = now();
   try {
     schedule_.workers[module]->callAcquire(event_, index_, std::move(completion));
@@ -304,6 +310,7 @@ void Lane::acquire(unsigned module) {
   } catch (...) {
     failEvent(std::current_exception(), contextFor(module, Transition::Acquire));
   }
+  if (watched_) watch_.callEnded(module);
 }
 
 void Lane::produceAfterAcquire(unsigned module) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "LaneWatch.h"
 #include "Schedule.h"
 #include "lanes/core/Event.h"
 #include "lanes/core/detail/WaitingList.h"
@@ -21,6 +22,9 @@ namespace lanes::detail {
 class Lane {
  public:
   Lane(Schedule& schedule, unsigned index);
+
+  // What the lane does now; thread-safe (see LaneWatch).
+  LaneActivity activity() const { return watch_.snapshot(index_); }
 
   // Starts processing a part: run() with nothing claimed yet.
   void start();
@@ -112,6 +116,8 @@ class Lane {
   Schedule& schedule_;
   unsigned const index_;
   bool timing_ = false;
+  bool watched_ = false;  // a watchdog reads watch_
+  LaneWatch watch_;
   Event event_;
   SourceEvent sourceEvent_;
   bool fetched_ = false;  // written in the source queue's task, read right after it in the same task

@@ -54,6 +54,13 @@ Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
 
 Schedule::~Schedule() = default;
 
+std::vector<LaneActivity> Schedule::laneActivity() const {
+  std::vector<LaneActivity> activity;
+  if (!watched) return activity;
+  for (auto const& lane : lanes_) activity.push_back(lane->activity());
+  return activity;
+}
+
 void Schedule::buildSource(PluginRegistry const& plugins) {
   Options options = config.source.options;
   auto repeat = options.take("repeat");

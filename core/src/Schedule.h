@@ -63,6 +63,8 @@ class Schedule {
   std::vector<OutputRoute> outputs;
   std::vector<ProcessingObserver*> observers;
   std::function<void()> threadEntryHook;  // EventProcessor::onThreadEntry
+  bool watched = false;                   // EventProcessor::watchLanes
+  std::vector<LaneActivity> laneActivity() const;
 
   // Run-time state.
   // Shared with the continuations of external work: a foreign thread that

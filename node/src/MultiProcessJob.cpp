@@ -66,6 +66,17 @@ std::unique_ptr<EventDispenser> dispenserFor(MultiProcessOptions const& options,
   return std::make_unique<RoundRobinDispenser>(options.eventsBeforeFork, role.residue, options.processes);
 }
 
+// The parent died (its death signal stopped this worker): nobody will merge
+// this worker's part, so it goes, with the parent's directory of reports.
+bool parentGone(WorkerRole const& role) { return ::getppid() != role.parent; }
+
+int abandon(EventProcessor& processor, WorkerRole const& role) {
+  processor.discardOutputParts({partName(role.index)});
+  std::error_code ignored;
+  std::filesystem::remove_all(role.directory, ignored);
+  return 1;
+}
+
 // Everything a worker does once it exists, forked or exec'd: runs its
 // part, reports, tells the parent, waits to be released (so that the
 // parent measures every worker's memory at the same moment), ends the job.
@@ -74,6 +85,7 @@ int serveAsWorker(EventProcessor& processor, MultiProcessOptions const& options,
   auto dispenser = dispenserFor(options, role, queue);
   auto const started = monotonicNanoseconds();
   auto report = runner(processor, {partName(role.index), dispenser.get(), 0, role.residue, options.processes, ring});
+  if (parentGone(role)) return abandon(processor, role);
   if (auto* chunks = dynamic_cast<QueueDispenser*>(dispenser.get()); chunks && chunks->exhausted()) {
     report["failed"] = true;
     report["error"] = "the event queue ran out of chunks before the source ended: raise --chunk";
@@ -83,7 +95,7 @@ int serveAsWorker(EventProcessor& processor, MultiProcessOptions const& options,
   report["finished_ns"] = monotonicNanoseconds();
   writeAtomically(reportPath(role.directory, role.index), [&](std::ostream& out) { out << report.dump(); });
   std::uint32_t const index = role.index;
-  if (::write(role.doneFd, &index, sizeof index) != sizeof index) return 1;
+  if (::write(role.doneFd, &index, sizeof index) != sizeof index) return parentGone(role) ? abandon(processor, role) : 1;
   waitForRelease(role.releaseFd);
   processor.endJob();
   return report.value("failed", false) ? 1 : 0;
@@ -100,6 +112,7 @@ struct WorkerProcess {
   bool exited = false;  // reaped
   int status = 0;       // waitpid()'s
   std::optional<int> replacedBy;  // the slot that took over its events
+  unsigned retries = 0;           // how many workers died holding its events before it
   nlohmann::json report;          // its run report, once done
   nlohmann::json memory;          // measured before its release
   std::uint64_t peakPss = 0;      // the most seen while it ran
@@ -146,6 +159,7 @@ class MultiProcessParent {
   void onBatches();
   void onExit(WorkerProcess& worker);
   void onSignal();
+  std::string heldEvents(WorkerProcess const& worker) const;
   void failJob(std::string error);
   void killAll();
   bool everyLiveWorkerDone() const;
@@ -169,7 +183,8 @@ class MultiProcessParent {
   std::vector<WorkerProcess> workers_;
   bool released_ = false;
   bool failed_ = false;
-  int stopSignal_ = 0;  // the first SIGINT or SIGTERM received
+  bool aborted_ = false;  // by a second stop signal
+  int stopSignal_ = 0;    // the first SIGINT, SIGTERM or SIGHUP received
   std::string error_;
   unsigned threadsAtFork_ = 0;
   nlohmann::json preFork_;
@@ -239,11 +254,12 @@ void MultiProcessParent::prepareChannels() {
     ring_ = std::make_unique<BatchRing>(std::min(2 * options_.processes, BatchRing::kMaxSlots), BatchRing::kDefaultSlotBytes);
   }
   if (::pipe2(done_, O_CLOEXEC) != 0 || ::pipe2(release_, O_CLOEXEC) != 0) systemError("cannot create pipes");
-  // SIGINT and SIGTERM are forwarded to the workers, which stop gracefully.
+  // SIGINT, SIGTERM and SIGHUP are forwarded to the workers, which stop
+  // gracefully (and take a second one for the same stop: a terminal sends
+  // its Ctrl-C to them too); a second one here aborts the job.
   sigset_t stopSignals;
   sigemptyset(&stopSignals);
-  sigaddset(&stopSignals, SIGINT);
-  sigaddset(&stopSignals, SIGTERM);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stopSignals, signal);
   ::sigprocmask(SIG_BLOCK, &stopSignals, &previousMask_);
   signals_ = ::signalfd(-1, &stopSignals, SFD_CLOEXEC);
   if (signals_ < 0) systemError("cannot take signals");
@@ -252,6 +268,7 @@ void MultiProcessParent::prepareChannels() {
 void MultiProcessParent::spawn(unsigned residue, std::optional<unsigned> replacing) {
   WorkerRole role;
   role.index = static_cast<unsigned>(workers_.size());
+  role.parent = ::getpid();
   role.residue = residue;
   role.replacement = replacing.has_value();
   role.queueFd = queue_ ? queue_->fd() : -1;
@@ -269,6 +286,7 @@ void MultiProcessParent::spawn(unsigned residue, std::optional<unsigned> replaci
   worker.role = role;
   worker.pid = pid;
   worker.pidfd = pidfdOpen(pid);
+  if (replacing) worker.retries = workers_.at(*replacing).retries + 1;
   if (worker.pidfd < 0) systemError("cannot watch worker " + std::to_string(pid));
   workers_.push_back(std::move(worker));
 }
@@ -278,8 +296,12 @@ void MultiProcessParent::spawn(unsigned residue, std::optional<unsigned> replaci
   ::close(release_[1]);
   ::close(signals_);
   for (auto const& sibling : workers_) ::close(sibling.pidfd);
-  // Without its writer a worker would wait for a free slot forever.
-  if (ring_) ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // A worker outlives its parent only to stop: gracefully, so that it can
+  // remove its part; at once in a shared writer's job, where it has no part
+  // and would wait for a free slot forever. The death signal survives exec.
+  ::prctl(PR_SET_PDEATHSIG, ring_ ? SIGKILL : SIGTERM);
+  if (parentGone(role)) ::_exit(1);  // it died before the prctl
+  ::signal(SIGPIPE, SIG_IGN);        // a write to a dead parent's pipe fails instead
   if (!options_.fork) {
     // An independent job: the same command, told its role. Its descriptors
     // must survive the exec.
@@ -379,16 +401,34 @@ void MultiProcessParent::onExit(WorkerProcess& worker) {
                                          strsignal(WTERMSIG(worker.status)) + ")"
                                    : "exited with status " + std::to_string(WEXITSTATUS(worker.status));
   if (failed_ || stopSignal_) return;  // they were told to stop, or killed
+  auto const who = partName(worker.role.index) + " (pid " + std::to_string(worker.pid) + ") " + what;
+  if (crashed && options_.retryLost && !released_ && worker.retries >= options_.retryLimit) {
+    return failJob(who + " holding " + heldEvents(worker) + ", which " + std::to_string(worker.retries + 1) +
+                   " workers died holding: --retry-limit " + std::to_string(options_.retryLimit) + " reached");
+  }
   if (crashed && options_.retryLost && !released_) {
-    std::fprintf(stderr, "lanes: %s (pid %d) %s; its events go to a new worker\n", partName(worker.role.index).c_str(),
-                 worker.pid, what.c_str());
+    std::fprintf(stderr, "lanes: %s; its events go to a new worker\n", who.c_str());
     worker.replacedBy = static_cast<int>(workers_.size());
     auto const dead = worker.role;  // spawn() may move the workers
     spawn(dead.residue, dead.index);
     return;
   }
-  failJob(partName(worker.role.index) + " (pid " + std::to_string(worker.pid) + ") " + what +
-          (options_.retryLost ? "" : "; rerun with --retry-lost to give its events to another worker"));
+  // Only a crash can be retried, and a shared writer's job cannot retry.
+  bool const retryHelps = crashed && !options_.retryLost && options_.outputMode != OutputMode::SharedWriter;
+  failJob(who + (retryHelps ? "; rerun with --retry-lost to give its events to another worker" : ""));
+}
+
+// What a worker held when it died, for messages: with the queue, its last
+// chunk (where it was, most likely); round-robin, its residue class.
+std::string MultiProcessParent::heldEvents(WorkerProcess const& worker) const {
+  if (!queue_) {
+    return "the events of ordinal " + std::to_string(options_.eventsBeforeFork + worker.role.residue) + " + k * " +
+           std::to_string(options_.processes);
+  }
+  auto const chunks = queue_->chunksOf(worker.role.index);
+  if (chunks.empty()) return "no events";
+  auto const first = queue_->first() + chunks.back() * queue_->chunkSize();
+  return "the events of ordinals " + std::to_string(first) + " to " + std::to_string(first + queue_->chunkSize() - 1);
 }
 
 void MultiProcessParent::onSignal() {
@@ -396,7 +436,10 @@ void MultiProcessParent::onSignal() {
   if (::read(signals_, &info, sizeof info) != sizeof info) return;
   int const signal = static_cast<int>(info.ssi_signo);
   if (stopSignal_) {
-    killAll();  // the second one: at once
+    // The second one: at once, and nothing under the final names.
+    std::fprintf(stderr, "lanes: %s again: aborting\n", strsignal(signal));
+    aborted_ = true;
+    failJob(std::string(strsignal(signal)) + " again: aborted");
     return;
   }
   stopSignal_ = signal;
@@ -612,6 +655,7 @@ nlohmann::json MultiProcessParent::report() const {
           {"failed", failed_},
           {"error", error_},
           {"stop_requested", stopSignal_ != 0},
+          {"aborted", aborted_},
           {"signal", stopSignal_}};
 }
 
@@ -651,7 +695,7 @@ void validate(MultiProcessOptions const& options, EventProcessor const& processo
 }
 
 std::string WorkerRole::format() const {
-  return std::to_string(index) + ":" + std::to_string(residue) + ":" + (replacement ? "1" : "0") + ":" +
+  return std::to_string(index) + ":" + std::to_string(parent) + ":" + std::to_string(residue) + ":" + (replacement ? "1" : "0") + ":" +
          std::to_string(queueFd) + ":" + std::to_string(doneFd) + ":" + std::to_string(releaseFd) + ":" +
          std::to_string(ringFd) + ":" + std::to_string(readyFd) + ":" + directory;
 }
@@ -660,8 +704,8 @@ WorkerRole WorkerRole::parse(std::string const& text) {
   WorkerRole role;
   int replacement = 0;
   int consumed = 0;
-  if (std::sscanf(text.c_str(), "%u:%u:%d:%d:%d:%d:%d:%d:%n", &role.index, &role.residue, &replacement, &role.queueFd,
-                  &role.doneFd, &role.releaseFd, &role.ringFd, &role.readyFd, &consumed) != 8 ||
+  if (std::sscanf(text.c_str(), "%u:%d:%u:%d:%d:%d:%d:%d:%d:%n", &role.index, &role.parent, &role.residue, &replacement,
+                  &role.queueFd, &role.doneFd, &role.releaseFd, &role.ringFd, &role.readyFd, &consumed) != 9 ||
       consumed == 0 || role.doneFd < 0 || role.releaseFd < 0 || (role.ringFd < 0) != (role.readyFd < 0)) {
     throw Exception("--worker-role '" + text + "' is not one this program wrote (it is for lanes' own use)");
   }

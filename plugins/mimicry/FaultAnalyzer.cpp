@@ -14,17 +14,23 @@ namespace lanes::mimicry {
 namespace {
 
 FaultAnalyzer::Action readAction(PluginOptions const& options) {
-  auto const action = options.choice("action", "throw", {"throw", "abort", "hang", "interrupt", "terminate"});
+  auto const action = options.choice("action", "throw", {"throw", "abort", "hang", "interrupt", "terminate", "sleep"});
   if (action == "abort") return FaultAnalyzer::Action::Abort;
   if (action == "hang") return FaultAnalyzer::Action::Hang;
   if (action == "interrupt") return FaultAnalyzer::Action::Interrupt;
   if (action == "terminate") return FaultAnalyzer::Action::Terminate;
+  if (action == "sleep") return FaultAnalyzer::Action::Sleep;
   return FaultAnalyzer::Action::Throw;
 }
 
 std::uint64_t readEventNumber(PluginOptions const& options) {
   options.required("at");
   return options.positive("at", 1);
+}
+
+double readSeconds(PluginOptions const& options) {
+  options.required("seconds");
+  return options.nonNegative("seconds", 0);
 }
 
 [[noreturn]] void hang() {
@@ -40,6 +46,7 @@ FaultAnalyzer::FaultAnalyzer(std::string label, PluginOptions const& options)
     : Analyzer(std::move(label)),
       at_(readEventNumber(options)),
       action_(readAction(options)),
+      seconds_(action_ == Action::Sleep ? readSeconds(options) : 0),
       once_(options.raw().getString("once").value_or("")) {
   for (auto const& product : options.raw().getAll("consumes")) consumesAny(product);
 }
@@ -52,6 +59,7 @@ void FaultAnalyzer::analyze(Event const& event) const {
     case Action::Hang: hang();
     case Action::Interrupt: ::kill(::getpid(), SIGINT); return;  // to the process, not this thread
     case Action::Terminate: ::kill(::getpid(), SIGTERM); return;
+    case Action::Sleep: std::this_thread::sleep_for(std::chrono::duration<double>(seconds_)); return;
   }
 }
 
@@ -67,8 +75,8 @@ bool FaultAnalyzer::firstTime() const {
 
 namespace {
 RegisterModule<FaultAnalyzer> const registration(
-    "fault", "injects a failure at event number at=K: action=throw|abort|hang|interrupt|terminate, consumes=LABEL, "
-    "once=PATH (only if PATH does not exist; creates it: a transient fault)");
+    "fault", "injects a failure at event number at=K: action=throw|abort|hang|interrupt|terminate|sleep (seconds=S), "
+    "consumes=LABEL, once=PATH (only if PATH does not exist; creates it: a transient fault)");
 }
 
 }  // namespace lanes::mimicry

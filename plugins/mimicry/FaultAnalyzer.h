@@ -21,10 +21,11 @@ class FaultAnalyzer : public global::Analyzer {
     Hang,       // never returns
     Interrupt,  // sends SIGINT to its own process, as a Ctrl-C would
     Terminate,  // sends SIGTERM to its own process, as a batch system would
+    Sleep,      // sleeps seconds=S, then goes on: a call that is slow, not dead
   };
 
-  // Options: at=K (required, an event number), action=throw|abort|hang|interrupt|terminate
-  // (default throw), consumes=LABEL (repeatable; to place it after producers),
+  // Options: at=K (required, an event number), action=throw|abort|hang|interrupt|terminate|sleep
+  // (default throw), seconds=S (sleep's, required), consumes=LABEL (repeatable; to place it after producers),
   // once=PATH (strike only if PATH does not exist, and create it).
   FaultAnalyzer(std::string label, Options const& options);
 
@@ -37,6 +38,7 @@ class FaultAnalyzer : public global::Analyzer {
 
   std::uint64_t at_;
   Action action_;
+  double seconds_;  // Sleep's
   std::string once_;
 };
 

@@ -19,6 +19,7 @@
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/ProductRegistry.h"
+#include "lanes/core/TemporaryName.h"
 
 namespace lanes::rootio {
 
@@ -44,7 +45,7 @@ OutputFile::OutputFile(std::string path) : requested_(path), path_(std::move(pat
   }
   if (fs::is_directory(path_, error)) throw Exception("cannot write '" + path_ + "': it is a directory");
   // Next to the final name (so that the rename is atomic), unique per process.
-  temporary_ = path_ + ".partial-" + std::to_string(::getpid());
+  temporary_ = partialPath(path_, ::getpid());
   // Trying is the only sure test (permission bits do not bind root, a
   // read-only mount binds everyone): fail now rather than after the job.
   int const fd = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -58,7 +59,7 @@ OutputFile::OutputFile(std::string path) : requested_(path), path_(std::move(pat
 void OutputFile::begin(std::string const& part) {
   discard();
   path_ = partPath(requested_, part);
-  temporary_ = path_ + ".partial-" + std::to_string(::getpid());
+  temporary_ = partialPath(path_, ::getpid());
   error_.clear();
   done_ = committed_ = false;
 }

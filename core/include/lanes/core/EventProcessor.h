@@ -12,6 +12,7 @@
 #include "lanes/core/BatchSink.h"
 #include "lanes/core/EventDispenser.h"
 #include "lanes/core/JobConfig.h"
+#include "lanes/core/LaneActivity.h"
 #include "lanes/core/PluginRegistry.h"
 #include "lanes/core/ProcessingObserver.h"
 
@@ -97,6 +98,13 @@ class EventProcessor {
 
   // In-flight events finish; no new event starts.
   void requestStop();
+
+  // For a watchdog. watchLanes(), before run() or process(), makes every
+  // lane note which event and module call it runs (two clock reads and a
+  // few relaxed stores per call; nothing unless asked); laneActivity() is
+  // thread-safe and returns one entry per lane (none unless watched).
+  void watchLanes();
+  std::vector<LaneActivity> laneActivity() const;
 
   JobInfo const& info() const;
 

@@ -36,6 +36,7 @@ struct MultiProcessOptions {
   std::uint64_t eventsBeforeFork = 0;   // processed by the parent, one thread
   bool fork = true;                     // false: P independent jobs started with exec
   bool retryLost = false;               // a crashed worker's events go to a replacement
+  unsigned retryLimit = 2;              // ... at most this many times for the same events
   OutputMode outputMode = OutputMode::Merge;
   // --no-fork: the command line of the independent jobs (this job's own);
   // a worker's role is appended as `--worker-role ROLE`.
@@ -57,6 +58,7 @@ using PartRunner = std::function<nlohmann::json(EventProcessor&, ProcessPart con
 // inherited; formatted into, and parsed from, the --worker-role argument.
 struct WorkerRole {
   unsigned index = 0;        // names its part of the outputs: worker-INDEX
+  int parent = -1;           // the parent's pid: a worker whose parent is gone discards its part
   unsigned residue = 0;      // its seat: round-robin, it takes events first + residue + k * processes
   bool replacement = false;  // takes over the events of a worker that died
   int queueFd = -1;          // the SharedEventQueue (queue distribution), or -1

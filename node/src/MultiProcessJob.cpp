@@ -628,7 +628,7 @@ nlohmann::json MultiProcessParent::report() const {
   }
   memory["total_pss_bytes"] = totalPss;
   memory["total_rss_bytes"] = totalRss;
-  memory["peak_total_pss_bytes"] = peakTotalPss_;
+  memory["peak_total_pss_bytes"] = std::max(peakTotalPss_, totalPss);  // the end is a sample too
   auto const wall = secondsBetween(started_, finished_);
   nlohmann::json writer;  // null unless shared
   if (ring_) {

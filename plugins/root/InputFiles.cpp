@@ -1,6 +1,8 @@
 #include "root/InputFiles.h"
 
+#include <TClass.h>
 #include <TFile.h>
+#include <TKey.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -48,6 +50,17 @@ bool selectedName(std::string const& name, std::vector<std::string> const& inclu
   return included && std::none_of(exclude.begin(), exclude.end(), matches);
 }
 
+void requireMatches(std::string const& key, std::vector<std::string> const& patterns,
+                    std::vector<std::string> const& names, char const* what) {
+  for (auto const& pattern : patterns) {
+    auto matches = [&](std::string const& name) { return globMatch(pattern, name); };
+    if (std::none_of(names.begin(), names.end(), matches)) {
+      throw Exception(key + "=" + pattern + " matches no " + what + " (there are " + std::to_string(names.size()) +
+                      ")");
+    }
+  }
+}
+
 void requireReadable(std::string const& path) {
   std::error_code error;
   if (!std::filesystem::exists(path, error)) throw Exception("file '" + path + "' does not exist");
@@ -64,15 +77,45 @@ std::unique_ptr<TFile> openInputFile(std::string const& path) {
   initialiseRoot();
   requireReadable(path);
   takeRootMessage();
-  std::unique_ptr<TFile> file(TFile::Open(path.c_str(), "READ"));
+  std::unique_ptr<TFile> file;
+  std::string why;
+  try {
+    ThrowOnRootFatal const guard;
+    file.reset(TFile::Open(path.c_str(), "READ"));
+  } catch (Exception const& fatal) {
+    why = fatal.message();
+  }
   if (!file || file->IsZombie()) {
-    auto const why = takeRootMessage();
+    if (why.empty()) why = takeRootMessage();
     throw Exception("'" + path + "' is not a readable ROOT file" + (why.empty() ? "" : " (" + why + ")"));
   }
   if (file->TestBit(TFile::kRecovered)) {
     throw Exception("'" + path + "' is truncated or was not closed properly (ROOT had to recover it)");
   }
   return file;
+}
+
+void* readObject(TFile& file, std::string const& name, TClass* cls, char const* kind) {
+  takeRootMessage();
+  std::string why;
+  try {
+    ThrowOnRootFatal const guard;
+    if (auto* object = file.GetObjectChecked(name.c_str(), cls)) return object;
+    why = takeRootMessage();
+  } catch (Exception const& fatal) {
+    why = fatal.message();
+  } catch (std::exception const& error) {  // RNTuple's anchor streamer throws RException (checksum mismatch)
+    why = rootExceptionMessage(error);
+  }
+  auto* key = file.GetKey(name.c_str());
+  if (!key) return nullptr;
+  std::string const where = "'" + std::string(file.GetName()) + "': ";
+  auto* stored = TClass::GetClass(key->GetClassName());
+  if (!stored || !stored->InheritsFrom(cls)) {
+    throw Exception(where + "'" + name + "' is of class " + key->GetClassName() + ", not " + cls->GetName());
+  }
+  throw Exception(where + "its " + kind + " '" + name + "' cannot be read (" +
+                  (why.empty() ? "its metadata is corrupt" : why) + ")");
 }
 
 }  // namespace lanes::rootio

@@ -14,6 +14,7 @@
 
 #include "lanes/core/PluginOptions.h"
 
+class TClass;
 class TFile;
 
 namespace lanes::rootio {
@@ -29,6 +30,12 @@ std::vector<std::string> inputFiles(PluginOptions const& options);
 bool selectedName(std::string const& name, std::vector<std::string> const& include,
                   std::vector<std::string> const& exclude);
 
+// Throws lanes::Exception if one of the `key=` globs `patterns` matches none
+// of `names` (the file's branches or fields, each a `what`): a mistyped
+// pattern would silently select, or leave out, nothing.
+void requireMatches(std::string const& key, std::vector<std::string> const& patterns,
+                    std::vector<std::string> const& names, char const* what);
+
 // Checks, without opening it with ROOT, that `path` is a readable file that
 // starts as a ROOT file does. Throws lanes::Exception naming the file.
 void requireReadable(std::string const& path);
@@ -37,6 +44,16 @@ void requireReadable(std::string const& path);
 // missing, unreadable, not a ROOT file, or truncated (a file ROOT had to
 // recover was never closed properly: its last entries are lost).
 std::unique_ptr<TFile> openInputFile(std::string const& path);
+
+// The object `name` of class `cls` (or derived) in `file`, or nullptr if the
+// file has no key of that name. Throws lanes::Exception naming the file if
+// the key holds another class or cannot be read as one (corrupt metadata);
+// `kind` names what cannot be read ("TTree").
+void* readObject(TFile& file, std::string const& name, TClass* cls, char const* kind);
+template <typename T>
+T* readObject(TFile& file, std::string const& name, char const* kind) {
+  return static_cast<T*>(readObject(file, name, T::Class(), kind));
+}
 
 // Each file's entry count, once a copy of a source has counted it. The copies
 // of one source (one per lane) share one, so that a file is opened to be

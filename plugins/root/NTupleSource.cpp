@@ -106,15 +106,18 @@ namespace {
 // The reader of `name` in `file`, with errors that name the file.
 std::unique_ptr<ROOT::RNTupleReader> openReader(TFile& file, std::string const& name,
                                                 ROOT::RNTupleReadOptions const& options) {
-  auto* ntuple = file.Get<ROOT::RNTuple>(name.c_str());
+  auto* ntuple = readObject<ROOT::RNTuple>(file, name, "RNTuple");
   if (!ntuple) {
     throw Exception("'" + std::string(file.GetName()) + "' has no RNTuple '" + name + "' (its RNTuples: " +
                     ntupleNames(file) + ")");
   }
   try {
+    ThrowOnRootFatal const guard;
     return ROOT::RNTupleReader::Open(*ntuple, options);
   } catch (ROOT::RException const& error) {
     throw Exception("cannot read RNTuple '" + name + "' in '" + file.GetName() + "': " + rootExceptionMessage(error));
+  } catch (Exception const& fatal) {
+    throw Exception("cannot read RNTuple '" + name + "' in '" + file.GetName() + "': " + fatal.message());
   }
 }
 
@@ -133,6 +136,12 @@ void describeFields(ROOT::RNTupleDescriptor const& descriptor, std::vector<std::
                     std::vector<std::string> const& exclude, NTupleSource::Layout& layout) {
   std::vector<FieldLayout> ids(std::size(kIdFields));
   std::size_t found = 0;
+  std::vector<std::string> names;
+  for (auto const& field : descriptor.GetFieldIterable(descriptor.GetFieldZeroId())) {
+    names.push_back(field.GetFieldName());
+  }
+  requireMatches("fields", include, names, "field");
+  requireMatches("exclude", exclude, names, "field");
   for (auto const& field : descriptor.GetFieldIterable(descriptor.GetFieldZeroId())) {
     auto const& name = field.GetFieldName();
     // Untyped records (an importer's parents of projected fields) are no
@@ -239,10 +248,12 @@ bool NTupleSource::position(std::uint64_t entry, SourceEvent& event) {
   std::uint64_t values[3] = {};
   for (std::size_t i = 0; i < 3; ++i) {
     try {
+      ThrowOnRootFatal const guard;
       file.views[first + i](local);
     } catch (ROOT::RException const& error) {
-      throw Exception("cannot read field '" + std::string(kIdFields[i]) + "' of entry " + std::to_string(local) +
-                      ": " + rootExceptionMessage(error));
+      throw readError(kIdFields[i], local, rootExceptionMessage(error));
+    } catch (Exception const& fatal) {
+      throw readError(kIdFields[i], local, fatal.message());
     }
     // Ids are non-negative integers of 32 or 64 bits: the low bytes of a uint64 (little-endian).
     std::memcpy(&values[i], file.scalars[first + i].data(), layout_->ids[i].fundamental->size);
@@ -257,18 +268,25 @@ void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSl
   auto& view = file.views[product];
   void* object = field.cls ? field.cls->New() : nullptr;
   try {
+    ThrowOnRootFatal const guard;
     if (object) view.BindRawPtr(object);
     view(local);
   } catch (ROOT::RException const& error) {
     if (object) field.cls->Destructor(object);
-    throw Exception("cannot read field '" + field.name + "' of entry " + std::to_string(local) + " in '" + origin() +
-                    "': " + rootExceptionMessage(error));
+    throw readError(field.name, local, rootExceptionMessage(error));
+  } catch (Exception const& fatal) {
+    throw readError(field.name, local, fatal.message());  // the object may be half-built: not destroyed
   }
   if (object) {
     adoptObject(slot, field.cls, object, field.cls->Size());
   } else {
     field.fundamental->putScalar(file.scalars[product].data(), slot, field.fundamental->size);
   }
+}
+
+Exception NTupleSource::readError(std::string const& field, std::uint64_t entry, std::string const& why) const {
+  return Exception("cannot read field '" + field + "' of entry " + std::to_string(entry) + " in '" + origin() +
+                   "': " + why);
 }
 
 std::pair<NTupleSource::OpenFile&, std::uint64_t> NTupleSource::fileOf(std::uint64_t entry) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "lanes/core/Exception.h"
 #include "lanes/core/Options.h"
 #include "lanes/core/PluginOptions.h"
 #include "lanes/core/Source.h"
@@ -51,6 +52,8 @@ class NTupleSource : public Source {
   bool reach(std::uint64_t entry);
   std::pair<OpenFile&, std::uint64_t> fileOf(std::uint64_t entry);
   std::unique_ptr<OpenFile> open(std::size_t file) const;
+  // "cannot read field F of entry E in FILE: why", for the current file.
+  Exception readError(std::string const& field, std::uint64_t entry, std::string const& why) const;
 
   std::shared_ptr<Layout const> layout_;
   FileSequence sequence_{{}};  // this copy's: files are counted as they are reached

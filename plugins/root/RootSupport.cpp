@@ -21,12 +21,19 @@ namespace lanes::rootio {
 namespace {
 
 thread_local std::string lastRootMessage;
+thread_local int fatalGuards = 0;  // ThrowOnRootFatal objects alive on this thread
 
 // ROOT's messages would otherwise go to stderr in ROOT's own format; lanes
 // reports one line per failure, so they are kept for the exception that
-// follows. LANES_ROOT_VERBOSE=1 prints them as well.
+// follows. LANES_ROOT_VERBOSE=1 prints them as well. ROOT calls this
+// directly from Fatal() and friends, holding no lock of its own, so a throw
+// from here unwinds only the frames of the ROOT call that failed.
 void keepRootMessage(int level, Bool_t abort, char const* location, char const* message) {
   if (level >= kWarning) lastRootMessage = std::string(location) + ": " + message;
+  if (abort && fatalGuards > 0) {
+    lastRootMessage.clear();
+    throw Exception("ROOT fatal error in " + std::string(location) + ": " + message);
+  }
   static bool const verbose = std::getenv("LANES_ROOT_VERBOSE") != nullptr;
   if (verbose || abort) DefaultErrorHandler(level, abort, location, message);
 }
@@ -103,6 +110,10 @@ void initialiseRoot() {
     gSystem->ResetSignals();  // in case gROOT was made only now (see DefaultSignals)
   });
 }
+
+ThrowOnRootFatal::ThrowOnRootFatal() { ++fatalGuards; }
+
+ThrowOnRootFatal::~ThrowOnRootFatal() { --fatalGuards; }
 
 std::string takeRootMessage() { return std::exchange(lastRootMessage, {}); }
 

@@ -23,6 +23,23 @@ void initialiseRoot();
 // The last error or warning ROOT reported on this thread ("" if none), cleared.
 std::string takeRootMessage();
 
+// While one is alive on a thread, a fatal error that ROOT reports on that
+// thread (Fatal(), which would abort the process) throws a lanes::Exception
+// saying what ROOT said, instead; elsewhere ROOT still aborts. Readers hold
+// one around the ROOT calls that read a file, whose bytes can be corrupt: the
+// exception unwinds through ROOT's frames (as CMSSW's handler does), so the
+// ROOT object that was reading is left unusable and its job must fail.
+// Lane-confined: the state is per thread, so concurrent lanes each guard
+// their own reads (a fatal error on a thread of ROOT's implicit
+// multi-threading still aborts).
+class ThrowOnRootFatal {
+ public:
+  ThrowOnRootFatal();
+  ~ThrowOnRootFatal();
+  ThrowOnRootFatal(ThrowOnRootFatal const&) = delete;
+  ThrowOnRootFatal& operator=(ThrowOnRootFatal const&) = delete;
+};
+
 // What a ROOT exception (RNTuple's RException) says, in one line: its what()
 // runs to several lines with a stack, and notes on ROOT's own error handling.
 std::string rootExceptionMessage(std::exception const& error);

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "lanes/core/Exception.h"
@@ -101,7 +102,7 @@ std::string treeNames(TFile& file) {
 }
 
 TTree* findTree(TFile& file, std::string const& name) {
-  auto* tree = file.Get<TTree>(name.c_str());
+  auto* tree = readObject<TTree>(file, name, "TTree");
   if (!tree) {
     throw Exception("'" + std::string(file.GetName()) + "' has no TTree '" + name + "' (its trees: " + treeNames(file) +
                     ")");
@@ -152,6 +153,15 @@ bool describeBranches(TTree& tree, std::vector<std::string> const& include, std:
     }
   }
   return ids == std::size(kIdBranches);
+}
+
+// Throws if a branches= or exclude= glob matches none of the tree's top-level branches.
+void requireBranchMatches(TTree& tree, std::vector<std::string> const& include,
+                          std::vector<std::string> const& exclude) {
+  std::vector<std::string> names;
+  for (auto* branch : *tree.GetListOfBranches()) names.emplace_back(branch->GetName());
+  requireMatches("branches", include, names, "branch");
+  requireMatches("exclude", exclude, names, "branch");
 }
 
 // The classes of the selected branches that ROOT emulates (no dictionary).
@@ -224,6 +234,7 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   }
   layout->chunk = checked.positive("chunk", firstClusterEntries(*tree));
   try {
+    requireBranchMatches(*tree, include, exclude);
     layout->hasIds = describeBranches(*tree, include, exclude, layout->branches);
   } catch (Exception const& error) {
     throw Exception("'" + files.front() + "': " + error.message());
@@ -281,9 +292,16 @@ bool TreeSource::position(std::uint64_t entry, SourceEvent& event) {
   std::uint64_t values[3];
   for (std::size_t i = 0; i < 3; ++i) {
     auto* leaf = file.idLeaves[i];
-    if (leaf->GetBranch()->GetEntry(local) < 0) {
+    std::optional<std::string> why;
+    try {
+      ThrowOnRootFatal const guard;
+      if (leaf->GetBranch()->GetEntry(local) < 0) why = takeRootMessage();
+    } catch (Exception const& fatal) {
+      why = fatal.message();
+    }
+    if (why) {
       throw Exception("cannot read branch '" + std::string(kIdBranches[i]) + "' of entry " + std::to_string(local) +
-                      ": " + takeRootMessage());
+                      " in '" + origin() + "': " + *why);
     }
     values[i] = static_cast<std::uint64_t>(leaf->GetValueLong64());
   }
@@ -338,11 +356,20 @@ void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry,
     object = layout.cls->New();
     file.objects[product] = object;
   }
-  auto const bytes = file.branches[product]->GetEntry(entry);
+  auto const failed = [&](std::string const& why) {
+    return Exception("cannot read branch '" + layout.name + "' of entry " + std::to_string(entry) + " in '" +
+                     origin() + "': " + why);
+  };
+  Int_t bytes = -1;
+  try {
+    ThrowOnRootFatal const guard;
+    bytes = file.branches[product]->GetEntry(entry);
+  } catch (Exception const& fatal) {
+    throw failed(fatal.message());  // the object ROOT was filling may be half-built: not destroyed
+  }
   if (bytes < 0) {
     if (object) layout.cls->Destructor(object);
-    throw Exception("cannot read branch '" + layout.name + "' of entry " + std::to_string(entry) + " in '" + origin() +
-                    "': " + takeRootMessage());
+    throw failed(takeRootMessage());
   }
   auto* leaf = file.leaves[product];
   switch (layout.kind) {

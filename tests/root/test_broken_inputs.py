@@ -31,8 +31,8 @@ def test_unreadable_file(tmp_path, lanes, plugin, kind):
 
 @pytest.mark.parametrize("plugin, input, name, fragment", [
     ("root", NANO, "Nope", "no TTree 'Nope'"),
-    ("rntuple", NANO, "Events", "no RNTuple 'Events'"),  # a TTree-only file
-    ("root", MUONS, "Events", "no TTree 'Events'"),  # an RNTuple-only file
+    ("rntuple", NANO, "Events", "'Events' is of class TTree, not ROOT::RNTuple"),  # a TTree-only file
+    ("root", MUONS, "Events", "'Events' is of class ROOT::RNTuple, not TTree"),  # an RNTuple-only file
 ], ids=["no-such-tree", "rntuple-in-tree-file", "tree-in-rntuple-file"])
 def test_file_without_the_requested_data(tmp_path, lanes, plugin, input, name, fragment):
     out = tmp_path / "out.root"

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "lanes/core/Exception.h"
+
 namespace lanes::rootio::test {
 namespace {
 
@@ -52,6 +54,18 @@ TEST(FileSequenceTest, CountsFilesWhenReachedAndSharesTheCounts) {
   EXPECT_EQ(second.locate(59), (std::pair<std::size_t, std::uint64_t>{2, 29}));
   EXPECT_FALSE(second.reach(60, shared, count)) << "60 entries in all";
   EXPECT_EQ(counted, (std::vector<std::size_t>{0, 1, 2})) << "each file counted once, by the first to reach it";
+}
+
+TEST(RequireMatchesTest, NamesThePatternThatMatchesNothing) {
+  std::vector<std::string> const names{"Jet_pt", "Jet_eta", "nJet"};
+  EXPECT_NO_THROW(requireMatches("branches", {"Jet_*", "nJet"}, names, "branch"));
+  EXPECT_NO_THROW(requireMatches("exclude", {}, names, "branch"));
+  try {
+    requireMatches("exclude", {"Jet_*", "Muon_*"}, names, "branch");
+    FAIL() << "no exception";
+  } catch (Exception const& error) {
+    EXPECT_EQ(error.message(), "exclude=Muon_* matches no branch (there are 3)");
+  }
 }
 
 TEST(RecentlyOpenedTest, KeepsTheMostRecentFilesAndReopensOthers) {

@@ -72,7 +72,12 @@ TEST(NTupleSourceTest, FieldsAndExcludeSelectProducts) {
 
 TEST(NTupleSourceTest, BadInputNamesTheFile) {
   auto error = [](std::string const& options) { return errorOf([&] { NTupleSource source(optionsOf(options)); }); };
-  expectMentions(error("file=" + dataFile(kNanoAod)), {kNanoAod.c_str(), "no RNTuple 'Events'", "none"});
+  expectMentions(error("file=" + dataFile(kNanoAod)),
+                 {kNanoAod.c_str(), "'Events' is of class TTree, not ROOT::RNTuple"});
+  expectMentions(error("file=" + dataFile(kMuons) + ",fields=Muon_ptt"),
+                 {kMuons.c_str(), "fields=Muon_ptt matches no field"});
+  expectMentions(error("file=" + dataFile(kMuons) + ",exclude=Muon_*,exclude=Jet_*"),
+                 {kMuons.c_str(), "exclude=Jet_* matches no field"});
   expectMentions(error("file=" + dataFile(kMuons) + ",ntuple=Muons"), {"no RNTuple 'Muons'", "Events"});
   expectMentions(error("file=/nonexistent.root"), {"/nonexistent.root", "does not exist"});
 }

@@ -184,7 +184,11 @@ TEST(TreeSourceTest, BadInputNamesTheFile) {
   expectMentions(error("file=" + scratch.path("text.root")), {"text.root", "not a readable ROOT file"});
   expectMentions(error("file=" + scratch.path("truncated.root")), {"truncated.root"});
   expectMentions(error("file=" + dataFile(kHzz)), {kHzz.c_str(), "no TTree 'Events'", "events"});
-  expectMentions(error("file=" + dataFile(kMuons)), {kMuons.c_str(), "no TTree 'Events'"});
+  expectMentions(error("file=" + dataFile(kMuons)), {kMuons.c_str(), "'Events' is of class ROOT::RNTuple, not TTree"});
+  expectMentions(error("file=" + dataFile(kNanoAod) + ",branches=Jet_ptt"),
+                 {kNanoAod.c_str(), "branches=Jet_ptt matches no branch"});
+  expectMentions(error("file=" + dataFile(kNanoAod) + ",exclude=Jet_*,exclude=Jets_*"),
+                 {kNanoAod.c_str(), "exclude=Jets_* matches no branch"});
   expectMentions(error("files=" + scratch.path("nolist.txt")), {"nolist.txt"});
   expectMentions(error("tree=Events"), {"no input"});
   // A dictionary cache that cannot be made fails before any build.

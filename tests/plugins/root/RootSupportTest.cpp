@@ -1,0 +1,69 @@
+// ROOT's fatal errors inside a ThrowOnRootFatal: an exception on the thread
+// that read, never an abort of the process, also with many threads at once.
+
+#include "root/RootSupport.h"
+
+#include <TError.h>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lanes/core/Exception.h"
+
+namespace lanes::rootio::test {
+namespace {
+
+std::string fatalMessage(std::string const& what) {
+  try {
+    Fatal("TTest::Read", "%s", what.c_str());
+  } catch (Exception const& error) {
+    return error.message();
+  }
+  return "no exception";
+}
+
+TEST(ThrowOnRootFatalTest, AFatalErrorThrowsWhatRootSaid) {
+  initialiseRoot();
+  ThrowOnRootFatal const guard;
+  EXPECT_EQ(fatalMessage("capacity too large"), "ROOT fatal error in TTest::Read: capacity too large");
+  EXPECT_EQ(takeRootMessage(), "");  // the exception carries it
+}
+
+TEST(ThrowOnRootFatalTest, NestedGuardsKeepThrowingUntilTheOutermostEnds) {
+  initialiseRoot();
+  ThrowOnRootFatal const outer;
+  { ThrowOnRootFatal const inner; }
+  EXPECT_EQ(fatalMessage("x"), "ROOT fatal error in TTest::Read: x");
+}
+
+TEST(ThrowOnRootFatalTest, ErrorsBelowFatalOnlyLeaveAMessage) {
+  initialiseRoot();
+  ThrowOnRootFatal const guard;
+  EXPECT_NO_THROW(Error("TTest::Read", "bad basket"));
+  EXPECT_EQ(takeRootMessage(), "TTest::Read: bad basket");
+}
+
+TEST(ThrowOnRootFatalTest, EachThreadGetsItsOwnFatalError) {
+  initialiseRoot();
+  constexpr int kThreads = 8;
+  constexpr int kRounds = 200;
+  std::vector<int> wrong(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &wrong] {
+      for (int round = 0; round < kRounds; ++round) {
+        ThrowOnRootFatal const guard;
+        auto const what = std::to_string(t) + "/" + std::to_string(round);
+        if (fatalMessage(what) != "ROOT fatal error in TTest::Read: " + what) ++wrong[t];
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong, std::vector<int>(kThreads, 0));
+}
+
+}  // namespace
+}  // namespace lanes::rootio::test

@@ -131,15 +131,14 @@ PluginSpec PluginSpec::parse(std::string const& text) {
   auto colon = text.find(':');
   spec.name = text.substr(0, colon);
   if (spec.name.empty()) throw Exception("empty plugin name in spec '" + shortened(text) + "'");
-  if (colon == std::string::npos) return spec;
+  if (colon == std::string::npos || colon + 1 == text.size()) return spec;  // "name" or "name:": no options
   std::string rest = text.substr(colon + 1);
   std::size_t start = 0;
   while (start <= rest.size()) {
     auto comma = rest.find(',', start);
     std::string pair = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (pair.empty()) {
-      throw Exception("empty option in spec '" + shortened(text) + "' (after '" + spec.name + ":', between commas "
-                      "or at the end): remove it");
+      throw Exception("empty option in spec '" + shortened(text) + "' (between commas, or at either end): remove it");
     }
     auto eq = pair.find('=');
     if (eq == std::string::npos || eq == 0) {

@@ -42,9 +42,8 @@ std::uint64_t ranged(PluginOptions const& options, std::string const& key, std::
   auto const& raw = options.raw();
   auto value = raw.getInt(key, static_cast<std::int64_t>(fallback));
   if (value < 0 || static_cast<std::uint64_t>(value) < min || static_cast<std::uint64_t>(value) > max) {
-    options.fail(key, "must be " + (max == PluginOptions::kMaxCount ? ">= " + std::to_string(min)
-                                                                     : "from " + std::to_string(min) + " to " + std::to_string(max)) +
-                          ", got " + shortened(raw.getString(key, "")));
+    auto const upTo = max == PluginOptions::kMaxCount ? std::string() : " and <= " + std::to_string(max);
+    options.fail(key, "must be >= " + std::to_string(min) + upTo + ", got " + shortened(raw.getString(key, "")));
   }
   return static_cast<std::uint64_t>(value);
 }

@@ -1,6 +1,7 @@
 #include "Menu.h"
 
 #include <filesystem>
+#include <limits>
 #include <sstream>
 
 #include <toml++/toml.h>
@@ -95,12 +96,14 @@ class MenuReader {
     }
   }
 
-  unsigned positive(toml::table const& table, char const* key) const {
+  std::uint64_t whole(toml::table const& table, char const* key, std::uint64_t max) const {
     auto const* node = table.get(key);
     if (!node) return 0;
     auto value = node->value_exact<std::int64_t>();
-    if (!value || *value < 0) fail(std::string("job.") + key + " must be a non-negative integer");
-    return static_cast<unsigned>(*value);
+    if (!value || *value < 0 || static_cast<std::uint64_t>(*value) > max) {
+      fail(std::string("job.") + key + " must be an integer from 0 to " + std::to_string(max));
+    }
+    return static_cast<std::uint64_t>(*value);
   }
 
   MenuJobSettings read(JobConfig& config) const {
@@ -125,11 +128,13 @@ class MenuReader {
         auto const name = std::string(key.str());
         if (name != "threads" && name != "lanes" && name != "events") fail("unknown key job." + name + " (known: threads, lanes, events)");
       }
-      settings.threads = positive(*job, "threads");
-      settings.lanes = positive(*job, "lanes");
+      settings.threads = static_cast<unsigned>(whole(*job, "threads", std::numeric_limits<unsigned>::max()));
+      settings.lanes = static_cast<unsigned>(whole(*job, "lanes", std::numeric_limits<unsigned>::max()));
       settings.hasEvents = job->contains("events");
-      settings.events = positive(*job, "events");
+      settings.events = whole(*job, "events", std::numeric_limits<std::int64_t>::max());
     }
+    if (menu.empty()) fail("the menu is empty: it has no [job], [source], [[module]], [[waiter]], [[path]] or [[output]]");
+    if (menu.contains("source") && !menu["source"].is_table()) fail("'source' must be a table: write [source]");
     if (auto const* source = menu["source"].as_table()) config.source = plugin(*source, "source", {});
     eachTable(menu, "waiter", [&](auto const& table, auto const& where) { config.waiters.push_back(plugin(table, where, {})); });
     eachTable(menu, "module", [&](auto const& table, auto const& where) {

@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <iostream>
 #include <thread>
@@ -16,8 +19,10 @@
 #include "Menu.h"
 #include "PinCommand.h"
 #include "SignalStop.h"
+#include "WholeNumber.h"
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/Exception.h"
+#include "lanes/core/JobFiles.h"
 #include "lanes/monitor/ModuleStatistics.h"
 #include "lanes/monitor/ProgressTicker.h"
 #include "lanes/monitor/ResourceUsage.h"
@@ -41,10 +46,15 @@ void addDefaultJob(JobConfig& config) {
 }
 
 // `--module producer:label=tracks,...`: the label comes out of the options
-// (default: the plugin name, numbered if repeated).
+// (default: the plugin name, numbered if repeated; a label given twice is an
+// error, as in a menu).
 std::string takeLabel(PluginSpec& spec, std::vector<std::string>& used) {
-  auto label = spec.options.take("label").value_or(spec.name);
-  if (std::find(used.begin(), used.end(), label) != used.end() && !spec.options.has("label")) {
+  auto const given = spec.options.take("label");
+  if (given && given->empty()) throw Exception("'" + spec.name + ":label=' is empty: give a label or leave it out");
+  auto label = given.value_or(spec.name);
+  bool const taken = std::find(used.begin(), used.end(), label) != used.end();
+  if (taken && given) throw Exception("two modules are labelled '" + label + "'");
+  if (taken) {
     for (int n = 2;; ++n) {
       auto candidate = label + "#" + std::to_string(n);
       if (std::find(used.begin(), used.end(), candidate) == used.end()) {
@@ -57,18 +67,54 @@ std::string takeLabel(PluginSpec& spec, std::vector<std::string>& used) {
   return label;
 }
 
+// More threads, processes or lanes than this are a typo, not a study of
+// oversubscription: the machine's PUs (or a thread's lanes) times this.
+constexpr unsigned kOversubscription = 64;
+
+unsigned machinePus() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+void requireAtMost(std::uint64_t value, std::uint64_t bound, std::string const& what, std::string const& why) {
+  if (value > bound) {
+    throw Exception(what + " " + std::to_string(value) + " is more than " + std::to_string(bound) + " (" + why + ")");
+  }
+}
+
+void requireSaneSize(JobConfig const& config, RunArguments const& arguments) {
+  auto const pus = machinePus();
+  auto const perPu = std::to_string(kOversubscription) + " x the machine's " + std::to_string(pus) + " PUs";
+  requireAtMost(config.threads, std::uint64_t{kOversubscription} * pus, "threads", perPu);
+  requireAtMost(arguments.processes, std::uint64_t{kOversubscription} * pus, "--processes", perPu);
+  requireAtMost(config.lanes, std::uint64_t{kOversubscription} * config.threads, "lanes",
+                std::to_string(kOversubscription) + " x the " + std::to_string(config.threads) + " threads");
+  if (config.maxEvents) {
+    requireAtMost(arguments.eventsBeforeFork, config.maxEvents, "--events-before-fork",
+                  "the job's " + std::to_string(config.maxEvents) + " events");
+  }
+}
+
+// The files the job reads and writes: its plugins', the menu, the report and the trace.
+std::vector<JobFile> filesOf(JobConfig const& config, RunArguments const& arguments) {
+  auto files = jobFiles(config);
+  if (!arguments.menu.empty()) files.push_back({arguments.menu, false, "the menu (--menu " + arguments.menu + ")"});
+  if (!arguments.report.empty()) files.push_back({arguments.report, true, "the report (--report " + arguments.report + ")"});
+  if (!arguments.trace.empty()) files.push_back({arguments.trace, true, "the trace (--trace " + arguments.trace + ")"});
+  return files;
+}
+
 }  // namespace
 
 JobConfig makeJob(RunArguments const& arguments) {
   JobConfig config;
   MenuJobSettings menu;
   if (!arguments.menu.empty()) menu = loadMenu(arguments.menu, config);
-  bool const describesJob = !arguments.menu.empty() || !arguments.source.empty() || !arguments.waiters.empty() ||
+  bool const describesJob = !arguments.menu.empty() || arguments.sourceGiven || !arguments.waiters.empty() ||
                             !arguments.modules.empty() || !arguments.outputs.empty();
   if (!describesJob) addDefaultJob(config);
-  if (!arguments.source.empty()) config.source = PluginSpec::parse(arguments.source);
+  if (arguments.sourceGiven) config.source = PluginSpec::parse(arguments.source);
   for (auto const& waiter : arguments.waiters) config.waiters.push_back(PluginSpec::parse(waiter));
   std::vector<std::string> labels;
+  for (auto const& module : config.modules) labels.push_back(module.label);  // the menu's
+  for (auto const& output : config.outputs) labels.push_back(output.label);
   for (auto const& text : arguments.modules) {
     auto spec = PluginSpec::parse(text);
     auto label = takeLabel(spec, labels);
@@ -84,11 +130,19 @@ JobConfig makeJob(RunArguments const& arguments) {
   config.threads = arguments.threads ? arguments.threads : (menu.threads ? menu.threads : cores);
   config.lanes = arguments.lanes ? arguments.lanes : menu.lanes;
   config.maxEvents = arguments.eventsGiven || !menu.hasEvents ? arguments.events : menu.events;
+  if (arguments.endless && !arguments.eventsGiven && !menu.hasEvents) config.maxEvents = 0;
+  config.endless = arguments.endless;
+  if (arguments.endless && config.maxEvents) {
+    throw Exception("--endless runs until a signal stops the job; it excludes -n " + std::to_string(config.maxEvents) +
+                    " (give -n 0 or leave -n out)");
+  }
   if (arguments.onError == "skip") {
     config.onError = ErrorPolicy::Skip;
   } else if (arguments.onError != "stop") {
     throw Exception("--on-error must be 'stop' or 'skip', not '" + arguments.onError + "'");
   }
+  requireSaneSize(config, arguments);
+  requireDistinctFiles(filesOf(config, arguments));
   return config;
 }
 
@@ -122,6 +176,13 @@ void noteWatchdog(Watchdog const& watchdog, RunReport& report) {
   if (watchdog.action() != WatchdogAction::Stop || watchdog.firstHang().empty() || report.failed) return;
   report.failed = true;
   report.error = "watchdog: " + watchdog.firstHang() + "; the job was stopped";
+}
+
+// Heartbeat lines when asked for (by every worker of a multi-process job,
+// each naming its part); else the live line on a terminal, in one process.
+ProgressStyle progressStyle(double seconds, bool part) {
+  if (seconds > 0) return ProgressStyle::Heartbeat;
+  return !part && ::isatty(STDERR_FILENO) == 1 ? ProgressStyle::Live : ProgressStyle::Off;
 }
 
 // One part of a job with the monitor attached: the whole job in a single
@@ -167,8 +228,10 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
     auto const action = parseWatchdogAction(arguments.watchdogAction.empty() ? "warn" : arguments.watchdogAction);
     watchdog.emplace(processor, seconds, action, [signals] { signals->abort(1); });
   }
-  ProgressTicker ticker;  // silent unless stderr is a terminal, and for the workers of a multi-process job
-  if (!part) processor.addObserver(&ticker);
+  ProgressTicker ticker(std::cerr, progressStyle(arguments.progress, part != nullptr),
+                        std::chrono::milliseconds(arguments.progress ? std::max(1L, std::lround(arguments.progress * 1000)) : 500),
+                        part ? part->name : "");
+  processor.addObserver(&ticker);
 
   auto const usageBefore = ResourceUsage::sample();
   auto const start = Clock::now();
@@ -178,6 +241,7 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
                                  processor.moduleDetails());
   if (pinner) report.sections["pinning"] = pinningReport(arguments.pin, *pinner);
   if (watchdog) noteWatchdog(*watchdog, report);
+  if (summary.configurationError) report.sections["configuration_error"] = true;
   report.stopRequested = report.stopRequested || signals->signalled();
   if (trace) {
     try {
@@ -201,6 +265,10 @@ int runSingleProcess(RunArguments const& arguments) {
   signalStop.onAbort([&files] { removeOwnPartials(files); });
   EventProcessor processor(std::move(job));
   auto const report = runPart(processor, nullptr, arguments, &signalStop);
+  if (report.sections.count("configuration_error")) {  // bad input, found as the modules began: no event ran
+    std::cerr << "lanes: error: " << report.error << "\n";
+    return 2;
+  }
   report.printTable(std::cout);
   return finish(report.failed, report.error, signalStop.signalled(), arguments.report,
                 [&] { report.writeJson(arguments.report); });
@@ -266,18 +334,32 @@ int runJob(RunArguments const& arguments) {
 void addRunCommand(CLI::App& app, int& exitCode) {
   auto arguments = std::make_shared<RunArguments>();
   auto* run = app.add_subcommand("run", "Run a job (with no arguments: the built-in NanoAOD-like default job)");
-  run->add_option("-t,--threads", arguments->threads, "Worker threads (default: the machine's cores)")
-      ->check(CLI::PositiveNumber);
-  run->add_option("-l,--lanes", arguments->lanes, "Events in flight (default: as many as threads)")
-      ->check(CLI::PositiveNumber);
+  auto const anyCount = wholeNumber(0, std::numeric_limits<std::int64_t>::max());
+  auto const positiveCount = wholeNumber(1, std::numeric_limits<unsigned>::max());
+  run->add_option("-t,--threads", arguments->threads, "Worker threads (default: the machine's cores; at most 64 x its PUs)")
+      ->check(positiveCount);
+  run->add_option("-l,--lanes", arguments->lanes, "Events in flight (default: as many as threads; at most 64 x threads)")
+      ->check(positiveCount);
   run->add_option_function<std::uint64_t>(
          "-n,--events",
          [arguments](std::uint64_t n) {
            arguments->events = n;
            arguments->eventsGiven = true;
          },
-         "Events to process; 0 = until the source ends (default: 1000)");
-  run->add_option("--source", arguments->source, "Source SPEC, e.g. synthetic:profile=FILE,repeat=100");
+         "Events to process; 0 = until the source ends (default: 1000)")
+      ->check(anyCount);
+  run->add_flag("--endless", arguments->endless, "Run a source that never ends until a signal stops the job (-n 0; without it such a job is refused)");
+  run->add_option("--progress", arguments->progress,
+                  "A progress line (events, rate, elapsed, % and ETA when the total is known) every SECONDS "
+                  "(default: a live line when stderr is a terminal)")
+      ->check(positiveSeconds());
+  run->add_option_function<std::string>(
+      "--source",
+      [arguments](std::string const& spec) {
+        arguments->source = spec;
+        arguments->sourceGiven = true;
+      },
+      "Source SPEC, e.g. synthetic:profile=FILE,repeat=100");
   // One SPEC per occurrence: `--module a b` is an error, not two modules.
   run->add_option("--waiter", arguments->waiters, "Waiter SPEC, e.g. busy:scale=1e-9 (repeatable)")->allow_extra_args(false);
   run->add_option("--module", arguments->modules, "Module SPEC, e.g. fault:at=5,action=throw (repeatable)")
@@ -295,14 +377,15 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   run->add_option("-p,--processes", arguments->processes,
                   "Multi-process mode: initialise once, then fork P workers that share memory copy-on-write, "
                   "each with -t threads and -l lanes; their outputs are merged")
-      ->check(CLI::PositiveNumber);
+      ->check(positiveCount);
   run->add_option("--distribution", arguments->distribution,
                   "How workers share events: queue (chunks as they become free) or round-robin (worker r: r, r+P, ...)")
       ->check(CLI::IsMember({"queue", "round-robin"}));
   run->add_option("--chunk", arguments->chunk, "Events a worker takes from the queue at a time (default: 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(wholeNumber(1, 1'000'000'000));
   run->add_option("--events-before-fork", arguments->eventsBeforeFork,
-                  "Events the parent processes (one thread) before it forks; they are written too");
+                  "Events the parent processes (one thread) before it forks; they are written too")
+      ->check(anyCount);
   run->add_flag("--no-fork", arguments->noFork,
                 "With --processes: run P independent jobs instead (the multi-job baseline for memory)");
   run->add_flag("--retry-lost", arguments->retryLost,
@@ -330,8 +413,19 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   }
   addAccelOptions(*run);
   run->footer(
-      "SPEC is name:key=value,key=value. Repeat a key for a list (file=a.root,file=b.root).\n"
-      "`lanes plugins` lists the sources, modules, waiters and outputs with their options.");
+      "SPEC is name:key=value,key=value. Repeat a key for a list (file=a.root,file=b.root); any other key once.\n"
+      "`lanes plugins` lists the sources, modules, waiters and outputs with their options.\n\n"
+      "Examples:\n"
+      "  lanes run -t 4 -l 8 -n 2000 --report report.json\n"
+      "  lanes run -n 0 --source root:file=in.root --output root:file=copy.root\n"
+      "  lanes run --menu examples/reconstruction.toml -t 2 --trace trace.json --progress 10\n"
+      "  lanes run -n 0 --endless --source synthetic:size.a=100 --waiter busy   (until Ctrl-C)\n"
+      "  lanes run --processes 4 -t 2 --source root:file=in.root --output root:file=out.root\n\n"
+      "Exit status: 0 the job succeeded; 1 it failed while running (the error names module, event and file);\n"
+      "2 bad input, found before any event (an unknown plugin or option, a number out of range, a broken\n"
+      "menu, an output over an input, a setting a module refuses as the job begins); 128+N stopped by\n"
+      "signal N. SIGINT (Ctrl-C), SIGTERM and SIGHUP stop gracefully: the events in flight finish, the\n"
+      "outputs close valid, the report is written; a second signal ends the process at once.");
   run->callback([arguments, &exitCode] { exitCode = runJob(*arguments); });
 }
 

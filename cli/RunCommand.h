@@ -14,6 +14,9 @@ struct RunArguments {
   std::uint64_t events = 1000;
   bool eventsGiven = false;
   std::string source;
+  bool sourceGiven = false;  // --source "" is an error, not the default job
+  bool endless = false;      // -n 0 on a source that never ends: run until a signal stops the job
+  double progress = 0;       // --progress SECONDS: a heartbeat line every SECONDS; 0: the live line on a terminal
   std::vector<std::string> waiters;
   std::vector<std::string> modules;
   std::vector<std::string> outputs;

@@ -11,11 +11,13 @@
 #include "RunCommand.h"
 #include "SuperviseCommand.h"
 #include "TopologyCommand.h"
+#include "WholeNumber.h"
 #include "lanes/core/Exception.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"lanes: a HEP event-processing framework and throughput laboratory on oneTBB", "lanes"};
   app.require_subcommand(1);
+  app.failure_message(lanes::cli::failureMessage);
   int exitCode = 0;
   lanes::cli::addRunCommand(app, exitCode);
   lanes::cli::addPluginsCommand(app);

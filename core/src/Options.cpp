@@ -16,11 +16,18 @@ std::string const* Options::last(std::string const& key) const {
   known_.insert(key);
   auto it = values_.find(key);
   if (it == values_.end() || it->second.empty()) return nullptr;
+  requireSingle(key, it->second);
   return &it->second.back();
 }
 
+void Options::requireSingle(std::string const& key, std::vector<std::string> const& values) const {
+  if (values.size() < 2) return;
+  throw Exception(prefix() + "option '" + key + "' is given " + std::to_string(values.size()) + " times ('" +
+                  shortened(values[0]) + "', '" + shortened(values[1]) + "'...); it takes one value");
+}
+
 void Options::illTyped(std::string const& key, std::string const& value, char const* expected) const {
-  throw Exception(prefix() + "option '" + key + "' expects " + expected + ", got '" + value + "'");
+  throw Exception(prefix() + "option '" + key + "' expects " + expected + ", got '" + shortened(value) + "'");
 }
 
 std::string Options::getString(std::string const& key, std::string const& fallback) const {
@@ -73,6 +80,7 @@ std::map<std::string, std::string> Options::getPrefixed(std::string const& prefi
   std::map<std::string, std::string> result;
   for (auto const& [key, values] : values_) {
     if (key.size() > prefix.size() && key.compare(0, prefix.size(), prefix) == 0 && !values.empty()) {
+      requireSingle(key, values);
       result[key.substr(prefix.size())] = values.back();
     }
   }
@@ -106,29 +114,37 @@ std::vector<std::string> Options::takeAll(std::string const& key) {
 std::optional<std::string> Options::take(std::string const& key) {
   auto it = values_.find(key);
   if (it == values_.end() || it->second.empty()) return std::nullopt;
+  requireSingle(key, it->second);
   std::string value = it->second.back();
   values_.erase(it);
   return value;
 }
 
+std::string shortened(std::string const& text, std::size_t max) {
+  if (text.size() <= max) return text;
+  return text.substr(0, max) + "...(" + std::to_string(text.size()) + " characters)";
+}
+
 PluginSpec PluginSpec::parse(std::string const& text) {
   PluginSpec spec;
+  if (text.empty()) throw Exception("empty SPEC: give a plugin name (`lanes plugins` lists them)");
   auto colon = text.find(':');
   spec.name = text.substr(0, colon);
-  if (spec.name.empty()) throw Exception("empty plugin name in spec '" + text + "'");
-  if (colon == std::string::npos) return spec;
+  if (spec.name.empty()) throw Exception("empty plugin name in spec '" + shortened(text) + "'");
+  if (colon == std::string::npos || colon + 1 == text.size()) return spec;  // "name" or "name:": no options
   std::string rest = text.substr(colon + 1);
   std::size_t start = 0;
   while (start <= rest.size()) {
     auto comma = rest.find(',', start);
     std::string pair = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!pair.empty()) {
-      auto eq = pair.find('=');
-      if (eq == std::string::npos || eq == 0) {
-        throw Exception("malformed option '" + pair + "' in spec '" + text + "' (expected key=value)");
-      }
-      spec.options.add(pair.substr(0, eq), pair.substr(eq + 1));
+    if (pair.empty()) {
+      throw Exception("empty option in spec '" + shortened(text) + "' (between commas, or at either end): remove it");
     }
+    auto eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Exception("malformed option '" + shortened(pair) + "' in spec '" + shortened(text) + "' (expected key=value)");
+    }
+    spec.options.add(pair.substr(0, eq), pair.substr(eq + 1));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

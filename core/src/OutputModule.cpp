@@ -1,5 +1,6 @@
 #include "lanes/core/OutputModule.h"
 
+#include "lanes/core/Exception.h"
 #include "lanes/core/ProductRegistry.h"
 
 namespace lanes {
@@ -22,11 +23,19 @@ bool globMatch(std::string const& pattern, std::string const& text) {
 }
 
 void OutputModule::selectProducts(ProductRegistry const& registry) {
+  std::vector<bool> matched(keepPatterns_.size(), false);
   for (auto const& entry : registry.entries()) {
     auto const& label = entry.description.label;
     bool kept = keepPatterns_.empty();
-    for (auto const& pattern : keepPatterns_) kept = kept || globMatch(pattern, label);
+    for (std::size_t k = 0; k < keepPatterns_.size(); ++k) {
+      if (globMatch(keepPatterns_[k], label)) kept = matched[k] = true;
+    }
     if (kept) consumesAny(label);
+  }
+  for (std::size_t k = 0; k < keepPatterns_.size(); ++k) {
+    if (!matched[k]) {
+      throw Exception("output '" + label() + "': keep=" + keepPatterns_[k] + " matches no product of the job");
+    }
   }
 }
 

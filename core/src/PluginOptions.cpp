@@ -23,27 +23,39 @@ std::string PluginOptions::required(std::string const& key) const {
 double PluginOptions::nonNegative(std::string const& key, double fallback) const {
   double value = options_->getDouble(key, fallback);
   if (!(value >= 0) || !std::isfinite(value)) {
-    fail(key, "must be a finite number >= 0, got " + options_->getString(key, ""));
+    fail(key, "must be a finite number >= 0, got " + shortened(options_->getString(key, "")));
   }
   return value;
 }
 
 double PluginOptions::fraction(std::string const& key, double fallback) const {
   double value = options_->getDouble(key, fallback);
-  if (!(value >= 0 && value <= 1)) fail(key, "must be a fraction in [0, 1], got " + options_->getString(key, ""));
+  if (!(value >= 0 && value <= 1)) fail(key, "must be a fraction in [0, 1], got " + shortened(options_->getString(key, "")));
   return value;
 }
 
-std::uint64_t PluginOptions::count(std::string const& key, std::uint64_t fallback) const {
-  auto value = options_->getInt(key, static_cast<std::int64_t>(fallback));
-  if (value < 0) fail(key, "must be >= 0, got " + std::to_string(value));
+namespace {
+
+// An integer in [min, max]; the message says the range and quotes what was typed.
+std::uint64_t ranged(PluginOptions const& options, std::string const& key, std::uint64_t fallback, std::uint64_t min,
+                     std::uint64_t max) {
+  auto const& raw = options.raw();
+  auto value = raw.getInt(key, static_cast<std::int64_t>(fallback));
+  if (value < 0 || static_cast<std::uint64_t>(value) < min || static_cast<std::uint64_t>(value) > max) {
+    auto const upTo = max == PluginOptions::kMaxCount ? std::string() : " and <= " + std::to_string(max);
+    options.fail(key, "must be >= " + std::to_string(min) + upTo + ", got " + shortened(raw.getString(key, "")));
+  }
   return static_cast<std::uint64_t>(value);
 }
 
-std::uint64_t PluginOptions::positive(std::string const& key, std::uint64_t fallback) const {
-  auto value = options_->getInt(key, static_cast<std::int64_t>(fallback));
-  if (value < 1) fail(key, "must be >= 1, got " + std::to_string(value));
-  return static_cast<std::uint64_t>(value);
+}  // namespace
+
+std::uint64_t PluginOptions::count(std::string const& key, std::uint64_t fallback, std::uint64_t max) const {
+  return ranged(*this, key, fallback, 0, max);
+}
+
+std::uint64_t PluginOptions::positive(std::string const& key, std::uint64_t fallback, std::uint64_t max) const {
+  return ranged(*this, key, fallback, 1, max);
 }
 
 std::string PluginOptions::choice(std::string const& key, std::string const& fallback,
@@ -54,7 +66,7 @@ std::string PluginOptions::choice(std::string const& key, std::string const& fal
     if (value == option) return value;
     list += (list.empty() ? "" : "|") + std::string(option);
   }
-  fail(key, "must be one of " + list + ", got '" + value + "'");
+  fail(key, "must be one of " + list + ", got '" + shortened(value) + "'");
 }
 
 std::vector<std::pair<std::string, std::size_t>> PluginOptions::sizes(std::string const& prefix) const {
@@ -67,7 +79,9 @@ std::vector<std::pair<std::string, std::size_t>> PluginOptions::sizes(std::strin
     } catch (std::out_of_range const&) {
       digits = false;
     }
-    if (!digits) fail(prefix + label, "expects a size in bytes (an integer >= 0), got '" + text + "'");
+    if (!digits || parsed > kMaxProductBytes) {
+      fail(prefix + label, "expects a size in bytes from 0 to 2^40 (1 TiB), got '" + shortened(text) + "'");
+    }
     result.emplace_back(label, parsed);
   }
   return result;

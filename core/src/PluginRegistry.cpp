@@ -81,6 +81,18 @@ PluginInfo const& PluginRegistry::moduleInfo(std::string const& name) const {
   return lookup(modules_, name, "module").info;
 }
 
+namespace {
+template <typename Map>
+PluginInfo const* find(Map const& map, std::string const& name) {
+  auto it = map.find(name);
+  return it == map.end() ? nullptr : &it->second.info;
+}
+}  // namespace
+
+PluginInfo const* PluginRegistry::findSource(std::string const& name) const { return find(sources_, name); }
+PluginInfo const* PluginRegistry::findModule(std::string const& name) const { return find(modules_, name); }
+PluginInfo const* PluginRegistry::findOutput(std::string const& name) const { return find(outputs_, name); }
+
 std::vector<PluginInfo> PluginRegistry::sources() const { return infos(sources_); }
 std::vector<PluginInfo> PluginRegistry::modules() const { return infos(modules_); }
 std::vector<PluginInfo> PluginRegistry::outputs() const { return infos(outputs_); }

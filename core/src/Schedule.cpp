@@ -18,6 +18,9 @@ namespace {
 
 [[noreturn]] void invalid(std::string const& message) { throw Exception(message); }
 
+// repeat= caches its events in memory: more than this is a typo, not a job.
+constexpr std::int64_t kMaxRepeat = 100'000'000;
+
 // Thread-safe: oneTBB calls on_scheduler_entry from each thread entering the
 // arena. Observes the one arena it is given from construction to destruction
 // (a default-constructed observer would see only the calling thread's
@@ -69,7 +72,10 @@ void Schedule::buildSource(PluginRegistry const& plugins) {
     Options parsed;
     parsed.add("repeat", *repeat);
     auto events = parsed.getInt("repeat", 0);
-    if (events <= 0) invalid("source option 'repeat' must be a positive number of events, got '" + *repeat + "'");
+    if (events <= 0 || events > kMaxRepeat) {
+      invalid("source option 'repeat' must be a number of events from 1 to " + std::to_string(kMaxRepeat) + ", got '" +
+              shortened(*repeat) + "'");
+    }
     try {
       source = std::make_unique<RepeatingSource>(std::move(source), static_cast<std::size_t>(events));
     } catch (...) {
@@ -77,6 +83,11 @@ void Schedule::buildSource(PluginRegistry const& plugins) {
     }
   }
   info.source = config.source.name;
+  if (source->endless() && config.maxEvents == 0 && !config.endless) {
+    invalid("source '" + config.source.name + (repeat ? ":repeat=" + *repeat : "") +
+            "' never ends and -n is 0: give -n COUNT, or --endless to run until a signal stops the job");
+  }
+  info.expectedEvents = expectedEvents();
   spareReplica_ = source->replicate();
   replicatedSource = spareReplica_ != nullptr;
   if (replicatedSource) replicaChunk = std::max<std::uint64_t>(1, spareReplica_->replicaChunk());
@@ -112,14 +123,22 @@ void Schedule::buildModules(PluginRegistry const& plugins) {
     }
     Options options = waiter.options;
     auto patterns = options.takeAll("products");
+    std::set<std::string> unmatched(patterns.begin(), patterns.end());
     for (std::size_t p = 0; p < sourceProducts; ++p) {
       auto const& product = registry[p].description.label;
-      bool selected = patterns.empty() ||
-                      std::any_of(patterns.begin(), patterns.end(), [&](auto const& g) { return globMatch(g, product); });
+      bool selected = patterns.empty();
+      for (auto const& pattern : patterns) {
+        if (!globMatch(pattern, product)) continue;
+        selected = true;
+        unmatched.erase(pattern);
+      }
       if (!selected) continue;
       PluginSpec spec{waiter.name, options};
       spec.options.add("product", product);
       specs.push_back({waiter.name + "/" + product, std::move(spec)});
+    }
+    if (!unmatched.empty()) {
+      invalid("waiter '" + waiter.name + "': products=" + *unmatched.begin() + " matches no product of the source");
     }
   }
   for (auto const& spec : specs) {
@@ -265,6 +284,7 @@ RunSummary Schedule::run() {
     summary.failed = true;
     summary.error = jobError_;
   }
+  summary.configurationError = configurationError_;
   return summary;
 }
 
@@ -307,6 +327,7 @@ RunSummary Schedule::process(ProcessPart const& part) {
     endOutputs();
   }
   summary.failed = jobFailed_;
+  summary.configurationError = configurationError_;
   summary.error = jobError_;
   summary.eventsProcessed = eventsProcessed.load();
   summary.eventsSkipped = eventsSkipped.load();
@@ -334,6 +355,7 @@ void Schedule::startPart(ProcessPart const& part) {
 
 void Schedule::runJobTransition(Transition transition, Modules which, std::string const& part, BatchSink* sink) {
   JobContext context{registry, lanes, config.threads, part};
+  context.lastEventNumber = lastEventNumber();
   unsigned outputNumber = 0;
   for (auto& worker : workers) {
     if ((worker->output() != nullptr) != (which == Modules::Outputs)) continue;
@@ -353,6 +375,9 @@ void Schedule::runJobTransition(Transition transition, Modules which, std::strin
         } else {
           instance->endJob();
         }
+      } catch (ConfigurationError const&) {
+        if (!jobFailed_) configurationError_ = true;
+        failJob(describe(withContext(std::current_exception(), {worker->label(), transition, {}, {}, {}})));
       } catch (...) {
         failJob(describe(withContext(std::current_exception(), {worker->label(), transition, {}, {}, {}})));
         // An output whose end failed drops what it wrote, as a failed job's do.
@@ -361,6 +386,14 @@ void Schedule::runJobTransition(Transition transition, Modules which, std::strin
     }
   }
 }
+
+std::uint64_t Schedule::expectedEvents() const {
+  auto const count = source->eventCount();
+  if (!count) return config.maxEvents;
+  return config.maxEvents ? std::min(config.maxEvents, *count) : *count;
+}
+
+std::uint64_t Schedule::lastEventNumber() const { return source->numbersByOrdinal() ? expectedEvents() : 0; }
 
 void Schedule::failJob(std::string error) {
   if (!jobFailed_) jobError_ = std::move(error);

@@ -115,10 +115,15 @@ class Schedule {
   // A failure of a job transition, or the first error of a part: the job
   // stays failed. Job-thread only.
   void failJob(std::string error);
+  // Events the job will process and the largest event number it can reach,
+  // when the source and the event limit tell (0: unknown).
+  std::uint64_t expectedEvents() const;
+  std::uint64_t lastEventNumber() const;
 
   enum class Step { Constructed, Begun, Ended };
   Step step_ = Step::Constructed;
   bool jobFailed_ = false;
+  bool configurationError_ = false;  // the job failed on a ConfigurationError as it began
   std::string jobError_;
   EventDispenser* dispenser_ = nullptr;
   std::unique_ptr<Source> spareReplica_;

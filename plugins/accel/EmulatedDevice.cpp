@@ -150,7 +150,7 @@ void raiseTo(std::atomic<unsigned>& peak, unsigned value) {
 
 EmulatedConfig EmulatedConfig::fromOptions(PluginOptions const& options) {
   EmulatedConfig config;
-  config.kernelSlots = static_cast<unsigned>(options.positive("slots", config.kernelSlots));
+  config.kernelSlots = static_cast<unsigned>(options.positive("slots", config.kernelSlots, PluginOptions::kMaxConcurrency));
   config.hostToDeviceBytesPerS = options.nonNegative("h2d", config.hostToDeviceBytesPerS);
   config.deviceToHostBytesPerS = options.nonNegative("d2h", config.deviceToHostBytesPerS);
   config.launchOverheadS = options.nonNegative("launch", config.launchOverheadS);

@@ -71,14 +71,14 @@ Settings Settings::parse(std::string const& spec, std::string const& strategy) {
   }
   PluginOptions const backendOptions(backend.options, backend.name);
   if (settings.backend == Backend::Emulated) settings.emulated = EmulatedConfig::fromOptions(backendOptions);
-  if (settings.backend != Backend::None) settings.maxQueues = static_cast<unsigned>(backendOptions.count("queues", 0));
+  if (settings.backend != Backend::None) settings.maxQueues = static_cast<unsigned>(backendOptions.count("queues", 0, PluginOptions::kMaxConcurrency));
   backend.options.requireAllUsed();
 
   auto chosen = PluginSpec::parse(strategy);
   chosen.options.setOwner("--accel-strategy");
   settings.strategy = strategyNamed(chosen.name);
   if (settings.strategy == Strategy::WaitingPool) {
-    settings.waitingThreads = static_cast<unsigned>(PluginOptions(chosen.options, chosen.name).positive("threads", settings.waitingThreads));
+    settings.waitingThreads = static_cast<unsigned>(PluginOptions(chosen.options, chosen.name).positive("threads", settings.waitingThreads, PluginOptions::kMaxConcurrency));
   }
   chosen.options.requireAllUsed();
   return settings;

@@ -36,7 +36,7 @@ std::unique_ptr<Module> makeConcurrent(std::string const& plugin, std::string co
   if (concurrency == "one") return std::make_unique<M<typename Bases::OneBase>>(options, label);
   if (concurrency == "global") return std::make_unique<M<typename Bases::GlobalBase>>(options, label);
   if (!raw.has("limit")) options.fail("limit", "is required with concurrency=limited");
-  auto const limit = static_cast<unsigned>(options.positive("limit", 1));
+  auto const limit = static_cast<unsigned>(options.positive("limit", 1, PluginOptions::kMaxConcurrency));
   return std::make_unique<M<typename Bases::LimitedBase>>(options, label, limit);
 }
 

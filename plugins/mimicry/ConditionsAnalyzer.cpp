@@ -1,5 +1,7 @@
 #include "mimicry/ConditionsAnalyzer.h"
 
+#include <unistd.h>
+
 #include "lanes/core/Event.h"
 #include "lanes/core/PluginRegistry.h"
 
@@ -14,9 +16,14 @@ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// The state must fit in the machine's memory.
+std::uint64_t physicalBytes() {
+  return static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
 std::vector<std::uint64_t> buildState(PluginOptions const& options) {
   options.required("bytes");
-  auto const words = options.positive("bytes", 1) / sizeof(std::uint64_t);
+  auto const words = options.positive("bytes", 1, physicalBytes()) / sizeof(std::uint64_t);
   if (words == 0) options.fail("bytes", "must be at least 8");
   std::vector<std::uint64_t> state(words);
   for (std::uint64_t k = 0; k < words; ++k) state[k] = mix(k);  // every page written, as real initialisation does

@@ -20,7 +20,7 @@ void EventTimeWaiter::analyze(Event const& event) const {
 namespace {
 RegisterModule<EventTimeWaiter> const registration(
     "event-time", "costs a measured time per event: file=PATH (seconds per line), scale=1, mode=busy|sleep",
-    PluginRole::Waiter);
+    PluginRole::Waiter, {{"file", FileAccess::Read}});
 }
 
 }  // namespace lanes::mimicry

@@ -51,6 +51,12 @@ FaultAnalyzer::FaultAnalyzer(std::string label, PluginOptions const& options)
   for (auto const& product : options.raw().getAll("consumes")) consumesAny(product);
 }
 
+void FaultAnalyzer::beginJob(JobContext const& context) {
+  if (context.lastEventNumber == 0 || at_ <= context.lastEventNumber) return;
+  throw ConfigurationError("option 'at': no event is numbered " + std::to_string(at_) + ": this job's events are 1 to " +
+                           std::to_string(context.lastEventNumber) + " (at= is an event number, not an ordinal)");
+}
+
 void FaultAnalyzer::analyze(Event const& event) const {
   if (event.id().event != at_ || !firstTime()) return;
   switch (action_) {
@@ -75,8 +81,9 @@ bool FaultAnalyzer::firstTime() const {
 
 namespace {
 RegisterModule<FaultAnalyzer> const registration(
-    "fault", "injects a failure at event number at=K: action=throw|abort|hang|interrupt|terminate|sleep (seconds=S), "
-    "consumes=LABEL, once=PATH (only if PATH does not exist; creates it: a transient fault)");
+    "fault", "injects a failure at the event numbered at=K (its event number, as in run:lumi:event, not its ordinal; "
+    "refused when the job has no such event): action=throw|abort|hang|interrupt|terminate|sleep (seconds=S), consumes=LABEL, "
+    "once=PATH (only if PATH does not exist; creates it: a transient fault)");
 }
 
 }  // namespace lanes::mimicry

@@ -24,11 +24,15 @@ class FaultAnalyzer : public global::Analyzer {
     Sleep,      // sleeps seconds=S, then goes on: a call that is slow, not dead
   };
 
-  // Options: at=K (required, an event number), action=throw|abort|hang|interrupt|terminate|sleep
+  // Options: at=K (required: the event whose number, as in run:lumi:event,
+  // is K; not the K-th event processed), action=throw|abort|hang|interrupt|terminate|sleep
   // (default throw), seconds=S (sleep's, required), consumes=LABEL (repeatable; to place it after producers),
   // once=PATH (strike only if PATH does not exist, and create it).
   FaultAnalyzer(std::string label, Options const& options);
 
+  // Refuses an at= that no event of the job has (when the job knows its
+  // event numbers): a fault that can never strike tests nothing.
+  void beginJob(JobContext const& context) override;
   void analyze(Event const& event) const override;
 
  private:

@@ -16,6 +16,11 @@ class NumberedSource : public Source {
  public:
   bool next(SourceEvent& event) override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
+  std::optional<std::uint64_t> eventCount() const override {
+    return events_ ? std::optional<std::uint64_t>(events_) : std::nullopt;
+  }
+  bool endless() const override { return events_ == 0; }
+  bool numbersByOrdinal() const override { return true; }
 
  protected:
   // `events` = 0: unlimited (the job's event limit ends it); `cycle` = 0: no cycle.

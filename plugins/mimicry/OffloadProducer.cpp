@@ -21,7 +21,7 @@ OffloadProducer::OffloadProducer(std::string label, Options const& options)
 OffloadProducer::OffloadProducer(std::string label, PluginOptions const& options)
     : MimicModule(options, std::move(label)),
       failAt_(readFailAt(options)),
-      pool_(static_cast<unsigned>(options.positive("threads", 2))) {
+      pool_(static_cast<unsigned>(options.positive("threads", 2, PluginOptions::kMaxConcurrency))) {
   declareProduced(options);
 }
 

@@ -10,6 +10,9 @@
 namespace lanes::mimicry {
 namespace {
 
+// count= makes that many products in every event: more is a typo, not a job.
+constexpr std::uint64_t kMaxProducts = 1'000'000;
+
 std::vector<ProductSizes> fixedSizes(PluginOptions const& options) {
   std::vector<ProductSizes> result;
   for (auto const& [label, bytes] : options.sizes("size.")) result.push_back({label, {bytes}});
@@ -38,7 +41,7 @@ std::vector<ProductSizes> productsFrom(PluginOptions const& options) {
     if (sizes.empty()) options.fail("profile", "'" + *profile + "' lists no products");
   }
   if (sizes.empty()) options.fail("size.<label>", "or profile=PATH is required: the source has no products");
-  auto count = options.count("count", 0);
+  auto count = options.count("count", 0, kMaxProducts);
   return count == 0 ? sizes : cycled(sizes, count);
 }
 
@@ -74,7 +77,8 @@ namespace {
 RegisterSource<SyntheticSource> const registration(
     "synthetic",
     "products of given sizes: size.<label>=BYTES or profile=PATH (JSON from tools/derive_profile.py), "
-    "count=N products (cycled), events=N (0: unlimited)");
+    "count=N products (cycled), events=N (0: unlimited)",
+    {{"profile", FileAccess::Read}});
 }
 
 }  // namespace lanes::mimicry

@@ -9,34 +9,16 @@
 #include <fstream>
 
 #include "lanes/core/Exception.h"
+#include "lanes/core/JobFiles.h"
 #include "lanes/core/OutputModule.h"
 #include "root/RootSupport.h"
 
 namespace lanes::rootio {
 
-namespace {
-
-std::vector<std::string> readList(std::string const& list) {
-  std::ifstream in(list);
-  if (!in) throw Exception("cannot read file list '" + list + "'");
-  auto const base = std::filesystem::path(list).parent_path();
-  std::vector<std::string> files;
-  for (std::string line; std::getline(in, line);) {
-    auto const first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#') continue;
-    auto const last = line.find_last_not_of(" \t\r");
-    std::filesystem::path path = line.substr(first, last - first + 1);
-    files.push_back((path.is_relative() ? base / path : path).string());
-  }
-  return files;
-}
-
-}  // namespace
-
 std::vector<std::string> inputFiles(PluginOptions const& options) {
   auto files = options.raw().getAll("file");
   if (auto list = options.raw().getString("files")) {
-    auto const listed = options.forOption("files", [&] { return readList(*list); });
+    auto const listed = options.forOption("files", [&] { return readFileList(*list); });
     files.insert(files.end(), listed.begin(), listed.end());
   }
   if (files.empty()) options.fail("file", "no input: give file=PATH (repeatable) or files=LIST");

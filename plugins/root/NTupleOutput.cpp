@@ -159,7 +159,7 @@ ParallelNTupleOutput::ParallelNTupleOutput(std::string label, Options const& opt
     : ParallelNTupleOutput(std::move(label), options, PluginOptions(options, "rntuple-parallel")) {}
 
 ParallelNTupleOutput::ParallelNTupleOutput(std::string label, Options const& options, PluginOptions const& checked)
-    : Output(std::move(label), static_cast<unsigned>(checked.positive("concurrency", 2))), layout_(checked) {
+    : Output(std::move(label), static_cast<unsigned>(checked.positive("concurrency", 2, PluginOptions::kMaxConcurrency))), layout_(checked) {
   keep(options.getAll("keep"));
 }
 

@@ -40,7 +40,7 @@ ParallelTreeOutput::ParallelTreeOutput(std::string label, Options const& options
     : ParallelTreeOutput(std::move(label), options, PluginOptions(options, "parallel-root")) {}
 
 ParallelTreeOutput::ParallelTreeOutput(std::string label, Options const& options, PluginOptions const& checked)
-    : TreeFileOutput(checked, std::move(label), static_cast<unsigned>(checked.positive("concurrency", 2))),
+    : TreeFileOutput(checked, std::move(label), static_cast<unsigned>(checked.positive("concurrency", 2, PluginOptions::kMaxConcurrency))),
       settings_{static_cast<int>(checked.positive("basket", 32000)), static_cast<int>(checked.count("split", 99))},
       flushEvents_(checked.positive("flush", 5000)) {
   initialiseRoot();

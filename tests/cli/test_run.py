@@ -118,7 +118,7 @@ import pytest  # noqa: E402
 def test_signal_stops_gracefully_and_reports(lanes, action, signal_number):
     # The fault module signals its own process at event 50, as Ctrl-C or a batch
     # system would. The source is endless (-n 0), so only the stop ends the job.
-    result = lanes("run", "-t", "2", "-l", "2", "-n", "0", "--source", "empty",
+    result = lanes("run", "-t", "2", "-l", "2", "-n", "0", "--endless", "--source", "empty",
                    "--module", f"fault:at=50,action={action}", "--output", "dummy")
     assert result.returncode == 128 + signal_number, result.stderr
     assert result.report["stop_requested"] is True

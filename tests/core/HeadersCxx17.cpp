@@ -5,6 +5,7 @@
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/JobConfig.h"
+#include "lanes/core/JobFiles.h"
 #include "lanes/core/LaneActivity.h"
 #include "lanes/core/LimitedTaskQueue.h"
 #include "lanes/core/ModuleTypes.h"

@@ -62,5 +62,28 @@ TEST(PluginOptionsTest, ForOptionBlamesTheOptionForAFailedRead) {
   EXPECT_EQ(options.forOption("file", [] { return 7; }), 7);
 }
 
+TEST(PluginOptionsTest, RefusesCountsOutOfRangeQuotingAShortenedValue) {
+  auto raw = optionsOf("n=5000,big=" + std::string(300, '9') + ",size.a=2000000000000");
+  PluginOptions options(raw, "demo");
+  expectMentions(errorOf([&] { options.count("n", 0, 4096); }), {"option 'n'", ">= 0 and <= 4096", "5000"});
+  expectMentions(errorOf([&] { options.positive("big", 1); }), {"option 'big'", "(300 characters)"});
+  EXPECT_LT(errorOf([&] { options.positive("big", 1); }).size(), 200u);
+  expectMentions(errorOf([&] { options.sizes("size."); }), {"size.a", "1 TiB"});
+}
+
+TEST(PluginOptionsTest, ARepeatedKeyReadAsOneValueIsRefused) {
+  auto raw = optionsOf("n=1,n=2,keep=a,keep=b");
+  PluginOptions options(raw, "demo");
+  expectMentions(errorOf([&] { options.count("n", 0); }), {"option 'n' is given 2 times", "'1', '2'"});
+  EXPECT_EQ(raw.getAll("keep"), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(PluginOptionsTest, EmptySpecsAndItemsAreRefused) {
+  expectMentions(errorOf([] { PluginSpec::parse(""); }), {"empty SPEC"});
+  expectMentions(errorOf([] { PluginSpec::parse("x:a=1,,b=2"); }), {"empty option", "x:a=1,,b=2"});
+  expectMentions(errorOf([] { PluginSpec::parse("x:a=1,"); }), {"empty option"});
+  expectMentions(errorOf([] { PluginSpec::parse("x:,a=1"); }), {"empty option"});
+}
+
 }  // namespace
 }  // namespace lanes::test

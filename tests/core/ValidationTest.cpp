@@ -57,7 +57,7 @@ TEST_F(ValidationTest, UnknownSourceOption) {
 }
 
 TEST_F(ValidationTest, BadRepeatValue) {
-  EXPECT_EQ(rejection(job("count:repeat=0")), "source option 'repeat' must be a positive number of events, got '0'");
+  EXPECT_EQ(rejection(job("count:repeat=0")), "source option 'repeat' must be a number of events from 1 to 100000000, got '0'");
 }
 
 TEST_F(ValidationTest, ProductConsumedButNeverProduced) {

@@ -24,7 +24,7 @@ std::string lastLine(std::string const& text) { return text.substr(text.rfind('\
 
 TEST(ProgressTicker, SilentWhenDisabled) {
   std::ostringstream out;
-  ProgressTicker ticker(out, false, 1ms);
+  ProgressTicker ticker(out, ProgressStyle::Off, 1ms);
   ticker.jobStarted(test::syntheticJob());
   finishEvents(ticker, 2, 100);
   ticker.jobFinished();
@@ -36,7 +36,7 @@ class ProgressTickerConcurrent : public testing::TestWithParam<unsigned> {};
 TEST_P(ProgressTickerConcurrent, FinalLineCountsEveryDoneEvent) {
   unsigned const threads = GetParam();
   std::ostringstream out;
-  ProgressTicker ticker(out, true, 1ms);
+  ProgressTicker ticker(out, ProgressStyle::Live, 1ms);
   ticker.jobStarted(test::syntheticJob(threads));
   finishEvents(ticker, threads, 400);
   ticker.jobFinished();
@@ -53,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(Threads, ProgressTickerConcurrent, testing::Range(1u, 5
 // With a period of an hour, only a prompt wake-up lets these return.
 TEST(ProgressTicker, StopsWithoutWaitingForTheNextTick) {
   std::ostringstream out;
-  ProgressTicker ticker(out, true, 1h);
+  ProgressTicker ticker(out, ProgressStyle::Live, 1h);
   ticker.jobStarted(test::syntheticJob());
   ticker.jobFinished();
   EXPECT_EQ(lastLine(out.str()).rfind("  0 events  ", 0), 0u) << out.str();
@@ -62,10 +62,41 @@ TEST(ProgressTicker, StopsWithoutWaitingForTheNextTick) {
 TEST(ProgressTicker, DestructorStopsARunningTicker) {
   std::ostringstream out;
   {
-    ProgressTicker ticker(out, true, 1h);
+    ProgressTicker ticker(out, ProgressStyle::Live, 1h);
     ticker.jobStarted(test::syntheticJob());
   }
   EXPECT_EQ(out.str(), "");
+}
+
+// A heartbeat is whole lines; with a known total it gives the share and the
+// ETA, and the last line, ending ", finished", counts every event.
+TEST(ProgressTicker, HeartbeatLinesWithTotal) {
+  std::ostringstream out;
+  ProgressTicker ticker(out, ProgressStyle::Heartbeat, 1ms);
+  auto job = test::syntheticJob(2);
+  job.expectedEvents = 200;
+  ticker.jobStarted(job);
+  finishEvents(ticker, 2, 100);
+  ticker.jobFinished();
+  auto const text = out.str();
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(text.find('\r'), std::string::npos);
+  auto const last = text.substr(text.rfind('\n', text.size() - 2) + 1);
+  EXPECT_EQ(last.rfind("lanes: progress: 150 events, ", 0), 0u) << text;
+  EXPECT_NE(last.find("75.0% of 200, finished\n"), std::string::npos) << text;
+}
+
+TEST(ProgressTicker, HeartbeatOfAPartNamesItAndShowsNoTotal) {
+  std::ostringstream out;
+  ProgressTicker ticker(out, ProgressStyle::Heartbeat, 1h, "worker-1");
+  auto job = test::syntheticJob(1);
+  job.expectedEvents = 200;
+  ticker.jobStarted(job);
+  finishEvents(ticker, 1, 4);
+  ticker.jobFinished();
+  EXPECT_EQ(out.str().rfind("lanes: progress worker-1: 3 events, ", 0), 0u) << out.str();
+  EXPECT_EQ(out.str().find('%'), std::string::npos) << out.str();
 }
 
 }  // namespace

@@ -207,7 +207,7 @@ def test_ctrl_c_stops_the_workers_and_their_parts_are_merged(tmp_path):
     every event written exactly once."""
     report = tmp_path / "report.json"
     job = subprocess.Popen(
-        [str(BINARY), "run", "--processes", "2", "-t", "1", "--source", f"{SOURCE},repeat=50", "-n", "0",
+        [str(BINARY), "run", "--processes", "2", "-t", "1", "--source", f"{SOURCE},repeat=50", "-n", "0", "--endless",
          "--waiter", "busy:scale=1e-6", "--output", "root:file=out.root", "--report", str(report)],
         cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )

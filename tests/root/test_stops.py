@@ -13,7 +13,7 @@ def start_endless_job(tmp_path, kind):
     """An endless job (the NanoAOD events cycled) writing tmp_path/out.root with an output of `kind`: returns the
     job (a context yielding the Popen) and the output path."""
     out = tmp_path / "out.root"
-    job = background_lanes("--source", NANO.spec(repeat=200), "-n", "0", "-t", "2", "--output", output_spec(kind, out),
+    job = background_lanes("--source", NANO.spec(repeat=200), "-n", "0", "--endless", "-t", "2", "--output", output_spec(kind, out),
                            cwd=tmp_path)
     return job, out
 

@@ -24,6 +24,7 @@ struct RunSummary {
   bool failed = false;                // the job stopped on an error
   bool stopRequested = false;         // requestStop() ended the job early
   std::string error;                  // one line naming module and event, when failed
+  bool configurationError = false;    // it failed on a ConfigurationError as the job began: bad input, no event ran
 };
 
 // One process's share of a multi-process job (the node layer runs them).

@@ -49,6 +49,14 @@ class Exception : public std::runtime_error {
   std::string what_;
 };
 
+// Bad input that a module finds only when the job begins (beginJob): a
+// setting that cannot take effect, a file that does not fit the job. The job
+// ends before any event, as for every configuration error (lanes exits 2).
+class ConfigurationError : public Exception {
+ public:
+  using Exception::Exception;
+};
+
 // Converts whatever `error` holds into a lanes::Exception carrying `context`.
 std::exception_ptr withContext(std::exception_ptr error, ErrorContext context);
 

@@ -41,6 +41,7 @@ struct JobConfig {
   unsigned threads = 1;
   unsigned lanes = 0;             // 0: as many as threads
   std::uint64_t maxEvents = 0;    // 0: until the source ends
+  bool endless = false;           // allows maxEvents 0 on a source that never ends (only a stop ends the job)
   ErrorPolicy onError = ErrorPolicy::Stop;
 };
 

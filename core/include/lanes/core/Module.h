@@ -47,6 +47,11 @@ struct JobContext {
   // wait of a worker thread it allows); throws lanes::Exception.
   std::function<void(void const* bytes, std::size_t size)> shipBatch = {};
   std::size_t maxBatchBytes = 0;
+  // The largest event number the job can reach, when it is known before
+  // the job (a source that numbers events by ordinal, with a count or an
+  // event limit); 0 when it is not. A module can refuse a setting that
+  // could never take effect (throw lanes::ConfigurationError).
+  std::uint64_t lastEventNumber = 0;
 };
 
 // Where the `part` of a multi-process job writes the output that a single

@@ -44,6 +44,8 @@ class Options {
 
  private:
   std::string const* last(std::string const& key) const;
+  // A key read as one value must not be repeated (a list is read with getAll).
+  void requireSingle(std::string const& key, std::vector<std::string> const& values) const;
   std::string prefix() const;
   [[noreturn]] void illTyped(std::string const& key, std::string const& value, char const* expected) const;
 
@@ -52,6 +54,10 @@ class Options {
   mutable std::set<std::string> known_;
   mutable std::set<std::string> knownPrefixes_;
 };
+
+// `text` as an error message quotes a value the user typed: at most `max`
+// characters, the rest elided ("123456...(300 characters)").
+std::string shortened(std::string const& text, std::size_t max = 40);
 
 // `name:key=value,key=value` split into the plugin name and its options.
 struct PluginSpec {

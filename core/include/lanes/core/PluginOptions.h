@@ -17,6 +17,12 @@ namespace lanes {
 // thread that constructs the plugin. Each getter marks its key as known.
 class PluginOptions {
  public:
+  static constexpr std::uint64_t kMaxCount = (std::uint64_t{1} << 63) - 1;
+  // A product of more than a TiB is a typo (and sums of sizes must not overflow).
+  static constexpr std::uint64_t kMaxProductBytes = std::uint64_t{1} << 40;
+  // Threads, queues or concurrent calls one plugin may ask for.
+  static constexpr std::uint64_t kMaxConcurrency = 4096;
+
   PluginOptions(Options const& options, std::string plugin) : options_(&options), plugin_(std::move(plugin)) {}
 
   Options const& raw() const { return *options_; }
@@ -25,12 +31,13 @@ class PluginOptions {
   double nonNegative(std::string const& key, double fallback) const;
   // A number in [0, 1].
   double fraction(std::string const& key, double fallback) const;
-  std::uint64_t count(std::string const& key, std::uint64_t fallback) const;
-  // A count of at least 1.
-  std::uint64_t positive(std::string const& key, std::uint64_t fallback) const;
+  // A count in [0, max].
+  std::uint64_t count(std::string const& key, std::uint64_t fallback, std::uint64_t max = kMaxCount) const;
+  // A count in [1, max].
+  std::uint64_t positive(std::string const& key, std::uint64_t fallback, std::uint64_t max = kMaxCount) const;
   // One of `allowed`.
   std::string choice(std::string const& key, std::string const& fallback, std::initializer_list<char const*> allowed) const;
-  // `prefix<label>=BYTES` pairs, in label order.
+  // `prefix<label>=BYTES` pairs, in label order; each at most kMaxProductBytes.
   std::vector<std::pair<std::string, std::size_t>> sizes(std::string const& prefix) const;
 
   // Runs `read()`; a lanes::Exception it throws (a bad file, say) comes back

@@ -30,10 +30,28 @@ using ModuleFactory = std::function<std::unique_ptr<Module>(std::string const& l
 using OutputFactory = std::function<std::unique_ptr<OutputModule>(std::string const& label, Options const& options)>;
 using SourceFactory = std::function<std::unique_ptr<Source>(Options const& options)>;
 
+// An option whose values name files: the job refuses, before anything runs,
+// to write a file that it also reads or writes elsewhere (lanes/core/JobFiles.h).
+enum class FileAccess {
+  Read,      // file=PATH read by the plugin
+  ReadList,  // files=LIST: a text file naming files to read (readFileList())
+  Write,     // file=PATH written by the plugin
+};
+
+struct FileOption {
+  std::string key;
+  FileAccess access;
+};
+
+// Unless a plugin says otherwise: a source reads file= and files=, an output writes file=.
+inline std::vector<FileOption> const kSourceFiles{{"file", FileAccess::Read}, {"files", FileAccess::ReadList}};
+inline std::vector<FileOption> const kOutputFiles{{"file", FileAccess::Write}};
+
 struct PluginInfo {
   std::string name;
   std::string help;
   PluginRole role = PluginRole::Module;
+  std::vector<FileOption> files = {};
 };
 
 // Registration happens during static initialisation (single-threaded); after
@@ -53,6 +71,10 @@ class PluginRegistry {
   std::unique_ptr<OutputModule> makeOutput(std::string const& name, std::string const& label, Options const& options) const;
 
   PluginInfo const& moduleInfo(std::string const& name) const;
+  // The plugin's information, or nullptr for an unknown name.
+  PluginInfo const* findSource(std::string const& name) const;
+  PluginInfo const* findModule(std::string const& name) const;
+  PluginInfo const* findOutput(std::string const& name) const;
 
   std::vector<PluginInfo> sources() const;
   std::vector<PluginInfo> modules() const;
@@ -73,8 +95,9 @@ class PluginRegistry {
 // from (std::string label, Options const&).
 template <typename T>
 struct RegisterModule {
-  RegisterModule(std::string name, std::string help, PluginRole role = PluginRole::Module) {
-    PluginRegistry::instance().addModule({std::move(name), std::move(help), role},
+  RegisterModule(std::string name, std::string help, PluginRole role = PluginRole::Module,
+                 std::vector<FileOption> files = {}) {
+    PluginRegistry::instance().addModule({std::move(name), std::move(help), role, std::move(files)},
                                          [](std::string const& label, Options const& options) {
                                            return std::unique_ptr<Module>(std::make_unique<T>(label, options));
                                          });
@@ -83,8 +106,8 @@ struct RegisterModule {
 
 template <typename T>
 struct RegisterOutput {
-  RegisterOutput(std::string name, std::string help) {
-    PluginRegistry::instance().addOutput({std::move(name), std::move(help)},
+  RegisterOutput(std::string name, std::string help, std::vector<FileOption> files = kOutputFiles) {
+    PluginRegistry::instance().addOutput({std::move(name), std::move(help), PluginRole::Module, std::move(files)},
                                          [](std::string const& label, Options const& options) {
                                            return std::unique_ptr<OutputModule>(std::make_unique<T>(label, options));
                                          });
@@ -93,8 +116,9 @@ struct RegisterOutput {
 
 template <typename T>
 struct RegisterSource {
-  RegisterSource(std::string name, std::string help) {
-    PluginRegistry::instance().addSource({std::move(name), std::move(help)}, [](Options const& options) {
+  RegisterSource(std::string name, std::string help, std::vector<FileOption> files = kSourceFiles) {
+    PluginRegistry::instance().addSource({std::move(name), std::move(help), PluginRole::Module, std::move(files)},
+                                         [](Options const& options) {
       return std::unique_ptr<Source>(std::make_unique<T>(options));
     });
   }

@@ -39,6 +39,7 @@ struct JobInfo {
   unsigned lanes;
   std::vector<ModuleInfo> modules;
   std::string source;
+  std::uint64_t expectedEvents = 0;  // the events the job will process when known before it starts (0: unknown)
 };
 
 // Thread-safe: callFinished() and eventFinished() are called concurrently from

@@ -24,6 +24,7 @@ class RepeatingSource : public Source {
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
   bool concurrentReads() const override { return true; }
+  bool endless() const override { return true; }
   std::unique_ptr<Source> replicate() const override;
   std::string origin() const override;
 

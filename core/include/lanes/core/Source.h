@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,16 @@ class Source {
   // A file source decompresses a cluster of entries at once; lanes that took
   // alternate events would each decompress, and open, everything.
   virtual std::uint64_t replicaChunk() const { return 1; }
+
+  // How many events next() yields, when the source knows before the job
+  // starts (a given count); nullopt when it does not, or never ends.
+  virtual std::optional<std::uint64_t> eventCount() const { return std::nullopt; }
+  // True if next() never returns false: a job on it needs an event limit,
+  // or must be asked for explicitly (JobConfig::endless).
+  virtual bool endless() const { return false; }
+  // True if the event of ordinal k is always event number k + 1, so that the
+  // job knows which event numbers it will see (JobContext::lastEventNumber).
+  virtual bool numbersByOrdinal() const { return false; }
 
   // The file (or other origin) the current events come from, for error messages.
   virtual std::string origin() const { return {}; }

@@ -1,9 +1,14 @@
 #pragma once
-// A live progress line for people watching a terminal:
-//   "\r  <events> events  <rate> ev/s  <elapsed>s"
-// redrawn about twice a second by a thread of its own between jobStarted()
-// and jobFinished(), which draws it a last time and ends the line. When the
-// output is not a terminal the ticker stays silent and starts no thread.
+// Progress for people watching a job, drawn by a thread of its own between
+// jobStarted() and jobFinished(), which draws it a last time:
+// - Live (a terminal): one line redrawn in place about twice a second,
+//     "\r  <events> events  <rate> ev/s  <elapsed>s[  <percent>%  ETA <s>s]"
+// - Heartbeat (a log, `--progress SECONDS`): a line every period,
+//     "lanes: progress[ <part>]: <events> events, <rate> ev/s, <elapsed> s[, <percent>% of <total>, ETA <s> s]"
+//   the last one ending ", finished".
+// The percentage and ETA appear when the total is known (JobInfo::
+// expectedEvents) and the ticker watches the whole job, not one worker's
+// part of it. Off: silent, no thread.
 
 #include <atomic>
 #include <chrono>
@@ -11,20 +16,24 @@
 #include <cstdint>
 #include <mutex>
 #include <ostream>
+#include <string>
 #include <thread>
 
 #include "lanes/core/ProcessingObserver.h"
 
 namespace lanes {
 
+enum class ProgressStyle { Off, Live, Heartbeat };
+
 // Thread-safe: eventFinished() may be called concurrently from any thread;
 // jobStarted() and jobFinished() are called by the thread that runs the job.
 class ProgressTicker : public ProcessingObserver {
  public:
-  // Draws on stderr, if stderr is a terminal.
-  ProgressTicker();
-  // Draws on `out` if `enabled`; `out` must outlive the ticker.
-  ProgressTicker(std::ostream& out, bool enabled, std::chrono::milliseconds period = std::chrono::milliseconds(500));
+  // Draws on `out` (which must outlive the ticker) every `period`. `part`
+  // names a worker's part of a multi-process job (its lines say so, and show
+  // no total: the worker's share is not known in advance).
+  ProgressTicker(std::ostream& out, ProgressStyle style,
+                 std::chrono::milliseconds period = std::chrono::milliseconds(500), std::string part = {});
   ~ProgressTicker() override;
   ProgressTicker(ProgressTicker const&) = delete;
   ProgressTicker& operator=(ProgressTicker const&) = delete;
@@ -35,12 +44,14 @@ class ProgressTicker : public ProcessingObserver {
 
  private:
   void tick();
-  void draw();
+  void draw(bool last);
   void stop();
 
   std::ostream& out_;
-  bool const enabled_;
+  ProgressStyle const style_;
   std::chrono::milliseconds const period_;
+  std::string const part_;
+  std::uint64_t total_ = 0;  // 0: unknown
   Clock::time_point start_;
   std::atomic<std::uint64_t> events_{0};
   std::mutex mutex_;  // guards stopping_

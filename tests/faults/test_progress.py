@@ -1,0 +1,69 @@
+"""Progress of long jobs: heartbeat lines every --progress SECONDS when stderr is not a terminal. Nothing here
+depends on timing: the jobs run long enough for one period, and the last line always comes."""
+
+import re
+
+import pytest
+
+from faults import run_limited
+
+LINE = re.compile(r"lanes: progress( (?P<part>worker-\d+))?: (?P<events>\d+) events, [\d.]+ ev/s, [\d.]+ s"
+                  r"(?P<total>, [\d.]+% of (?P<of>\d+))?(?P<eta>, ETA [\d.]+ s)?(?P<last>, finished)?$")
+# About 0.5 s of CPU: a job much longer than the 0.05 s period, even on an idle machine.
+SLOW = ["--source", "empty", "--module", "analyzer:time=0.0002,concurrency=one", "--output", "dummy"]
+
+
+def progress_lines(result):
+    lines = [line for line in result.stderr.splitlines() if line.startswith("lanes: progress")]
+    for line in lines:
+        assert LINE.match(line), line
+    return [LINE.match(line) for line in lines]
+
+
+def test_heartbeat_with_a_known_total(tmp_path):
+    result = run_limited("run", "-n", "2500", "-t", "2", *SLOW, "--progress", "0.05", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = progress_lines(result)
+    assert len(lines) >= 2, result.stderr
+    assert all(line["of"] == "2500" for line in lines)
+    assert any(line["eta"] for line in lines[:-1]), result.stderr
+    assert lines[-1]["last"] and not lines[-1]["eta"]
+    assert int(lines[-1]["events"]) == result.report["events"] == 2500
+    assert [int(line["events"]) for line in lines] == sorted(int(line["events"]) for line in lines)
+
+
+def test_heartbeat_with_the_sources_count(tmp_path):
+    result = run_limited("run", "-n", "0", "--source", "empty:events=40", "--output", "dummy", "--progress", "30",
+                         cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = progress_lines(result)
+    assert lines and lines[-1]["last"] and lines[-1]["of"] == "40" and lines[-1]["events"] == "40"
+
+
+def test_heartbeat_without_a_total_until_stopped(tmp_path):
+    result = run_limited("run", "-n", "0", "--endless", "-t", "2", "--source", "empty", "--module",
+                         "fault:at=200,action=terminate", "--output", "dummy", "--progress", "0.05", cwd=tmp_path)
+    assert result.returncode == 143, result.stderr
+    lines = progress_lines(result)
+    assert lines and not any(line["total"] for line in lines)
+    assert int(lines[-1]["events"]) == result.report["events"]
+
+
+def test_no_progress_lines_unless_asked_for_off_a_terminal(tmp_path):
+    result = run_limited("run", "-n", "200", *SLOW, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+
+
+@pytest.mark.parametrize("distribution", ["queue", "round-robin"])
+def test_each_worker_of_a_multi_process_job_reports(tmp_path, distribution):
+    result = run_limited("run", "--processes", "2", "-t", "1", "-n", "1000", "--distribution", distribution, *SLOW,
+                         "--progress", "0.05", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = progress_lines(result)
+    last = {line["part"]: int(line["events"]) for line in lines if line["last"]}
+    assert set(last) == {"worker-0", "worker-1"}, result.stderr
+    assert not any(line["total"] for line in lines)
+    by_worker = {worker["part"]: worker["events"] for worker in result.report["workers"]}
+    assert last == by_worker
+    assert sum(last.values()) == result.report["events"] == 1000

@@ -8,6 +8,7 @@
 #include "PinCommand.h"
 #include "PluginsCommand.h"
 #include "RunCommand.h"
+#include "ScanCommand.h"
 #include "SuperviseCommand.h"
 #include "TopologyCommand.h"
 #include "lanes/core/Exception.h"
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   lanes::cli::addTopologyCommand(app);
   lanes::cli::addPinCommand(app, exitCode);
   lanes::cli::addSuperviseCommand(app, exitCode);
+  lanes::cli::addScanCommand(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (CLI::ParseError const& error) {

@@ -51,7 +51,7 @@ examples:
       --source root:file=data/files/nanoAOD_2015_CMS_Open_Data_ttbar.root,repeat=200 --output root:file=out.root
 """
 
-FILE_KEYS = {"menu", "args", "axes", "procedure", "events", "repeat", "cores", "description"}
+FILE_KEYS = {"menu", "args", "axes", "procedure", "events", "repeat", "cores"}
 
 
 class OneLineParser(argparse.ArgumentParser):

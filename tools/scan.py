@@ -62,7 +62,7 @@ class OneLineParser(argparse.ArgumentParser):
 def parser():
     p = OneLineParser(prog="lanes scan", description="Measure a grid of configurations of a job: every point "
                       "several times, interleaved, into one directory of reports, a table, a summary and plots.",
-                      epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+                      epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
                       usage="lanes scan [SCAN.toml] -o DIR [options] [-- LANES RUN ARGUMENTS]")
     p.add_argument("file", nargs="?", help="a scan file (TOML; as --scan)")
     p.add_argument("--scan", metavar="FILE", help="a scan file (TOML)")
@@ -172,19 +172,8 @@ def print_summary(summary, rows, directory):
     print(f"lanes scan: results in {directory} (table.csv, summary.json, plots/)", file=sys.stderr)
 
 
-def main(argv):
-    try:
-        scan, options = build(argv)
-        directory = Path(options.output).resolve()
-        runs = runner.plan_runs(scan, Path(options.lanes).resolve(), directory)
-        runner.prepare(scan, runs, directory, options.force)
-    except ScanError as error:
-        print(f"lanes: error: {error}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"lanes: error: {error.filename}: {error.strerror}", file=sys.stderr)
-        return 2
-    runner.raise_on_signals()
+def measure(scan, runs, directory, options):
+    """Runs what is left, then writes the table, the summary and the plots of every run that ended."""
     status = 0
     try:
         runner.run_all(runs, directory, os.getcwd(), options.keep_files)
@@ -200,6 +189,30 @@ def main(argv):
     plots.plot(summary, directory / "plots")
     print_summary(summary, rows, directory)
     return status or (1 if any(r["failed"] for r in rows) else 0)
+
+
+def describe(error):
+    return f"{error.filename}: {error.strerror}" if error.filename else str(error)
+
+
+def main(argv):
+    try:
+        scan, options = build(argv)
+        directory = Path(options.output).resolve()
+        runs = runner.plan_runs(scan, Path(options.lanes).resolve(), directory)
+        runner.prepare(scan, runs, directory, options.force)
+    except ScanError as error:
+        print(f"lanes: error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"lanes: error: {describe(error)}", file=sys.stderr)
+        return 2
+    runner.raise_on_signals()
+    try:
+        return measure(scan, runs, directory, options)
+    except OSError as error:  # a full disk, a directory removed under the scan
+        print(f"\nlanes: error: {describe(error)}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

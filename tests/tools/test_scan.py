@@ -14,10 +14,12 @@ from conftest import BINARY, REPO
 
 sys.path.insert(0, str(REPO / "tools"))
 sys.path.insert(0, str(REPO / "tests" / "root"))
+sys.path.insert(0, str(REPO / "tests" / "faults"))
 
 import scan as scan_tool  # noqa: E402
 from lanes_scan import grid, runner  # noqa: E402
 from lanes_scan.grid import Axis, Scan, ScanError  # noqa: E402
+from faults import run_limited  # noqa: E402
 from rootio import wait_for  # noqa: E402
 
 EMPTY = ["--source", "empty", "--output", "dummy"]
@@ -213,6 +215,16 @@ def test_fill_machine_runs_concurrent_copies_and_sums_their_rates(tmp_path):
     assert float(row["events_per_s"]) == pytest.approx(sum(c["events_per_s"] for c in copies))
     assert float(row["wall_s"]) == pytest.approx(max(c["wall_s"] for c in copies))
     assert (out / "plots" / "rate.png").stat().st_size > 0  # threads does not vary: bars
+
+
+def test_a_full_disk_fails_the_scan_in_one_line_and_leaves_no_half_plot(tmp_path):
+    completed = run_limited("scan", "-o", tmp_path / "scan", "--vary", "threads=1", "--", *EMPTY, cwd=tmp_path,
+                            file_size_limit=6000, report=False)  # room for the reports and tables, not a plot
+    assert completed.returncode == 1
+    assert completed.stderr.strip().splitlines()[-1].startswith("lanes: error: ")
+    assert "File too large" in completed.stderr and "rate.png" in completed.stderr
+    assert read_table(tmp_path / "scan")[0]["failed"] == "False"
+    assert list((tmp_path / "scan" / "plots").iterdir()) == []
 
 
 @pytest.mark.parametrize("args, words", [

@@ -173,6 +173,10 @@ class Point:
     def id(self):
         return f"p{self.index:03d}"
 
+    def typed(self):
+        """The values, the integer axes' as integers (for the table and the summary)."""
+        return {k: int(v) if k in INTEGER_AXES else v for k, v in self.values.items()}
+
     def label(self):
         return " ".join(f"{k}={v}" for k, v in self.values.items()) or "(one point)"
 

@@ -32,9 +32,17 @@ def lines(summary, x_axis, others, metric):
 
 def save(figure, directory, name):
     figure.tight_layout()
-    for suffix in ("png", "svg"):
-        figure.savefig(directory / f"{name}.{suffix}")
-    plt.close(figure)
+    try:
+        for suffix in ("png", "svg"):  # through a temporary name: a failed write leaves no plot that looks whole
+            temporary = directory / f"{name}.{suffix}.tmp"
+            try:
+                figure.savefig(temporary, format=suffix)
+            except OSError as error:
+                temporary.unlink(missing_ok=True)
+                raise OSError(error.errno, error.strerror or str(error), str(temporary)) from error
+            temporary.replace(directory / f"{name}.{suffix}")
+    finally:
+        plt.close(figure)
     return [directory / f"{name}.{suffix}" for suffix in ("png", "svg")]
 
 

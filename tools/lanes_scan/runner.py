@@ -46,7 +46,11 @@ class Run:
 def write_json(path, value):
     """Writes through PATH.tmp, renamed when complete, so a killed scan never leaves a half file."""
     temporary = Path(str(path) + ".tmp")
-    temporary.write_text(json.dumps(value, indent=2) + "\n")
+    try:
+        temporary.write_text(json.dumps(value, indent=2) + "\n")
+    except OSError:
+        temporary.unlink(missing_ok=True)
+        raise
     os.replace(temporary, path)
 
 

@@ -47,7 +47,7 @@ def row(run, meta):
             figures = combine([copy_figures(report) for report in reports])
     except (KeyError, TypeError, ValueError) as error:
         meta = {**meta, "status": "failed", "error": f"unreadable report: {error}"}
-    return {"run": run.id, "point": run.point.id, "repeat": run.repeat, **run.point.values,
+    return {"run": run.id, "point": run.point.id, "repeat": run.repeat, **run.point.typed(),
             "threads": run.plan["threads"], "processes": run.plan["processes"], "copies": run.plan["copies"],
             "events_requested": run.plan["events"], **figures, "failed": meta["status"] != "ok",
             "error": meta["error"]}
@@ -89,7 +89,7 @@ def summarise(points, rows, directory):
     for point in points:
         mine = [r for r in rows if r["point"] == point.id]
         good = [r for r in mine if not r["failed"]]
-        entry = {"point": point.id, "axes": point.values, "threads": mine[0]["threads"] if mine else None,
+        entry = {"point": point.id, "axes": point.typed(), "threads": mine[0]["threads"] if mine else None,
                  "processes": mine[0]["processes"] if mine else None, "runs": len(mine),
                  "failed_runs": len(mine) - len(good), "errors": sorted({r["error"] for r in mine if r["failed"]})}
         entry.update({metric: spread(r[metric] for r in good) for metric in METRICS})

@@ -17,7 +17,7 @@ sys.path.insert(0, str(REPO / "tests" / "root"))
 sys.path.insert(0, str(REPO / "tests" / "faults"))
 
 import scan as scan_tool  # noqa: E402
-from lanes_scan import grid, runner  # noqa: E402
+from lanes_scan import grid, plots, runner, table  # noqa: E402
 from lanes_scan.grid import Axis, Scan, ScanError  # noqa: E402
 from faults import run_limited  # noqa: E402
 from rootio import wait_for  # noqa: E402
@@ -107,7 +107,8 @@ def test_procedures_set_events_and_copies():
 
 
 def test_runs_are_interleaved_and_copies_write_their_own_files(tmp_path):
-    scan = Scan(grid.parse_run_arguments(["--source", "empty", "--output", "root:file=sub/out.root"]),
+    scan = Scan(grid.parse_run_arguments(["--source", "empty", "--output", "root:file=sub/out.root", "--trace",
+                                          "t.json"]),
                 [Axis.parse("threads=1,2"), Axis.parse("output.compression=lz4,zstd")], "fill-machine", 10,
                 repeat=2, cores=2)
     runs = runner.plan_runs(scan, Path("lanes"), tmp_path)
@@ -117,6 +118,23 @@ def test_runs_are_interleaved_and_copies_write_their_own_files(tmp_path):
     assert f"root:file={tmp_path}/files/p001-r1-c1-out.root,compression=lz4" in first[0]
     assert f"root:file={tmp_path}/files/p001-r1-c2-out.root,compression=lz4" in first[1]
     assert first[1][-2:] == ["--report", str(tmp_path / "runs" / "p001-r1-c2.json")]
+    assert str(tmp_path / "runs" / "p001-r1-c2.trace.json") in first[1]
+
+
+def test_multi_process_reports_give_workers_cpu_and_total_pss(tmp_path):
+    worker = {"threads": 2, "cpu_user_s": 1.5, "cpu_sys_s": 0.5}
+    report = {"events": 100, "events_per_s": 50.0, "wall_s": 2.0, "workers": [{"report": worker}, {"report": worker}],
+              "memory": {"total_rss_bytes": 300, "total_pss_bytes": 200, "peak_total_pss_bytes": 250}}
+    figures = table.combine([table.copy_figures(report)])
+    assert figures["cpu_efficiency"] == pytest.approx(4.0 / (4 * 2.0))
+    assert (figures["peak_rss_bytes"], figures["total_pss_bytes"]) == (300, 250)
+    summary = [{"point": f"p00{p}", "axes": {"processes": p, "output": o}, "threads": 1, "processes": p,
+                "events_per_s": {"median": 10.0 * p, "min": 9.0 * p, "max": 11.0 * p}, "cpu_efficiency": None,
+                "total_pss_bytes": {"median": 2e8 * p, "min": 2e8 * p, "max": 2e8 * p}}
+               for p in (1, 2) for o in ("root", "rntuple")]
+    written = plots.plot(summary, tmp_path / "plots")
+    assert {path.name for path in written} == {"rate.png", "rate.svg", "pss.png", "pss.svg"}
+    assert all(path.stat().st_size > 0 for path in written)
 
 
 def test_scan_files_resolve_paths_and_refuse_unknown_keys(tmp_path):
@@ -246,7 +264,7 @@ def test_a_scan_file_with_an_unknown_key_is_refused(tmp_path):
     assert not (tmp_path / "scan").exists()
 
 
-def test_help_documents_the_grammar_and_examples(tmp_path):
+def test_help_documents_the_grammar_and_examples():
     completed = subprocess.run([str(BINARY), "scan", "--help"], capture_output=True, text=True, timeout=60)
     assert completed.returncode == 0
     for words in ("--vary", "output.compression", "fill-machine", "per-thread", "examples:"):

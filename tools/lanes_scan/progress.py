@@ -1,7 +1,5 @@
 """The scan's progress on stderr: a live bar with an ETA on a terminal, a plain line per run otherwise."""
 
-import time
-
 
 def duration(seconds):
     seconds = int(round(seconds))

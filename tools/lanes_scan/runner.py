@@ -126,7 +126,7 @@ def copy_error(report_path, err_path, code):
     return last_line(err_path) or exit_description(code)
 
 
-def start_copies(run, directory, cwd):
+def start_copies(run, cwd):
     processes = []
     for command, report in zip(run.commands, run.reports):
         report.unlink(missing_ok=True)  # an earlier attempt's report must not pass for this one's
@@ -152,10 +152,10 @@ def stop_copies(processes):
             process.wait()
 
 
-def execute(run, directory, cwd):
+def execute(run, cwd):
     """Runs one run's copies concurrently and returns its meta (status ok or failed, with the error)."""
     started = time.time()
-    processes = start_copies(run, directory, cwd)
+    processes = start_copies(run, cwd)
     try:
         codes = [process.wait() for process in processes]
     except (KeyboardInterrupt, Interrupted):
@@ -192,7 +192,7 @@ def run_all(runs, directory, cwd, keep_files=False, stream=sys.stderr):
         progress.start(run.id, run.point.label())
         log_start(directory, run)
         try:
-            meta = execute(run, directory, cwd)
+            meta = execute(run, cwd)
         finally:
             if not keep_files:
                 remove_files(directory, run)

@@ -135,9 +135,11 @@ def build(argv):
         raise ScanError("give the scan file once: as a positional or as --scan")
     settings = load_file(options.file or options.scan) if (options.file or options.scan) else {"axes": []}
     axes = {axis.name: axis for axis in settings["axes"]}
-    for text in options.vary:
-        axis = Axis.parse(text)
-        axes[axis.name] = axis
+    varied = [Axis.parse(text) for text in options.vary]
+    for axis in varied:
+        if [a.name for a in varied].count(axis.name) > 1:
+            raise ScanError(f"axis {axis.name} is given twice")
+        axes[axis.name] = axis  # the command line wins over the scan file
     if not options.lanes or not Path(options.lanes).is_file():
         raise ScanError(f"no lanes binary at {options.lanes!r}: give --lanes PATH (`lanes scan` does)")
 

@@ -1,7 +1,7 @@
 """The scan's grid: the axes and their grammar, the points, and each run's `lanes run` command lines.
 
 An axis is NAME=V1,V2,... where NAME is
-  threads, lanes, processes, events     -t, -l, -p, -n (positive integers)
+  threads, lanes, processes, events     -t, -l, -p, -n (positive integers; events 0: until the source ends)
   pin, accel, accel-strategy             --pin, --accel, --accel-strategy
   COMPONENT[SELECTOR][.KEY]              a SPEC of the fixed arguments: COMPONENT is source, output, module or waiter;
                                          SELECTOR picks one (an index from 0, or a module's label= or plugin name;

@@ -9,6 +9,7 @@
 #include "PinCommand.h"
 #include "PluginsCommand.h"
 #include "RunCommand.h"
+#include "ScanCommand.h"
 #include "SuperviseCommand.h"
 #include "TopologyCommand.h"
 #include "WholeNumber.h"
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   lanes::cli::addPinCommand(app, exitCode);
   lanes::cli::addSuperviseCommand(app, exitCode);
   lanes::cli::addCleanCommand(app, exitCode);
+  lanes::cli::addScanCommand(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (CLI::ParseError const& error) {

@@ -1,0 +1,13 @@
+#pragma once
+// `lanes scan`: measures a grid of job configurations. The scan itself is a
+// Python tool (tools/scan.py), run by the project's venv; this command only
+// starts it, handing it this very binary so that every point runs this build.
+
+#include <CLI/CLI.hpp>
+
+namespace lanes::cli {
+
+// `exitCode` receives the command's exit status when the tool cannot be started.
+void addScanCommand(CLI::App& app, int& exitCode);
+
+}  // namespace lanes::cli

@@ -312,7 +312,15 @@ int runMultiProcess(RunArguments const& arguments) {
     return runPart(p, &part, arguments, nullptr).toJson();
   });
   node::printMultiProcessReport(report, std::cout);
-  if (report["aborted"].get<bool>()) return 128 + report["signal"].get<int>();  // said so already
+  if (report["aborted"].get<bool>()) {  // said so already; the report is written still, if it can be
+    if (!arguments.report.empty()) {
+      try {
+        writeAtomically(arguments.report, [&](std::ostream& out) { out << report.dump(2) << "\n"; });
+      } catch (Exception const&) {
+      }
+    }
+    return 128 + report["signal"].get<int>();
+  }
   return finish(report["failed"].get<bool>(), report["error"].get<std::string>(), report["signal"].get<int>(),
                 arguments.report,
                 [&] { writeAtomically(arguments.report, [&](std::ostream& out) { out << report.dump(2) << "\n"; }); });

@@ -185,10 +185,6 @@ ProgressStyle progressStyle(double seconds, bool part) {
   return !part && ::isatty(STDERR_FILENO) == 1 ? ProgressStyle::Live : ProgressStyle::Off;
 }
 
-// One part of a job with the monitor attached: the whole job in a single
-// process, or a worker's share of a multi-process job. `signals` is the
-// process's SignalStop, or nullptr for a forked worker, which makes its own
-// (it has a single thread, as a SignalStop needs).
 // The job's error, with `failure` added (a job that succeeded has none).
 std::string withFailure(std::string const& error, std::string const& failure) {
   return error.empty() ? failure : error + "; " + failure;
@@ -211,6 +207,10 @@ int finish(bool failed, std::string error, int signal, std::string const& report
   return exitStatus(failed, signal);
 }
 
+// One part of a job with the monitor attached: the whole job in a single
+// process, or a worker's share of a multi-process job. `signals` is the
+// process's SignalStop, or nullptr for a forked worker, which makes its own
+// (it has a single thread, as a SignalStop needs).
 RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArguments const& arguments, SignalStop* signals) {
   std::optional<SignalStop> ownSignals;
   if (!signals) signals = &ownSignals.emplace(SignalStop::Role::Worker);
@@ -316,7 +316,8 @@ int runMultiProcess(RunArguments const& arguments) {
     if (!arguments.report.empty()) {
       try {
         writeAtomically(arguments.report, [&](std::ostream& out) { out << report.dump(2) << "\n"; });
-      } catch (Exception const&) {
+      } catch (Exception const& error) {
+        std::cerr << "lanes: error: " << error.what() << "\n";
       }
     }
     return 128 + report["signal"].get<int>();

@@ -211,11 +211,14 @@ def test_an_interrupted_or_damaged_scan_resumes_only_what_is_missing(tmp_path):
 
 def test_a_failed_point_is_recorded_and_the_scan_goes_on(tmp_path):
     out = tmp_path / "scan"
-    completed = lanes_scan(out, "--vary", "module[fault].at=3,1000", "--events", "10", "--", *EMPTY,
+    # once=PATH injects the fault only where PATH does not exist yet.
+    fresh, existing = tmp_path / "fresh", tmp_path / "existing"
+    existing.touch()
+    completed = lanes_scan(out, "--vary", f"module[fault].once={fresh},{existing}", "--events", "10", "--", *EMPTY,
                            "--module", "fault:at=3")
     assert completed.returncode == 1
     rows = read_table(out)
-    assert [(r["module[fault].at"], r["failed"]) for r in rows] == [("3", "True"), ("1000", "False")]
+    assert [(r["module[fault].once"], r["failed"]) for r in rows] == [(str(fresh), "True"), (str(existing), "False")]
     assert "fault injected at event 3" in rows[0]["error"]
     assert "p001-r1" in completed.stderr and "1 of 2 runs failed" in completed.stderr
     summary = json.loads((out / "summary.json").read_text())["points"]

@@ -19,7 +19,7 @@ from faults import BINARY, Result, assert_nothing_under, assert_one_line_error, 
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "files"
 # Events numbered 1..2421 then again (repeat=), two scalar branches; the analyzer makes an event last ~1 ms.
-SOURCE = f"root:file={DATA / 'uproot-HZZ-objects.root'},tree=events,branches=NJet,branches=MET_px,repeat=100"
+SOURCE = f"root:file={DATA / 'uproot-HZZ-objects.root'},tree=events,branches=num_primaryvertex,branches=eventweight,repeat=100"
 SLOW = "analyzer:time=0.001,work=sleep"
 MODES = {"single": [], "processes": ["--processes", 2], "no-fork": ["--processes", 2, "--no-fork"]}
 

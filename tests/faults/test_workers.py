@@ -12,7 +12,7 @@ from faults import assert_nothing_under, event_count, run_limited
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "files"
 # Events numbered 1..2421 (the file has no event id branches).
-SOURCE = f"root:file={DATA / 'uproot-HZZ-objects.root'},tree=events,branches=NJet,branches=MET_px"
+SOURCE = f"root:file={DATA / 'uproot-HZZ-objects.root'},tree=events,branches=num_primaryvertex,branches=eventweight"
 EVENTS = 300
 
 

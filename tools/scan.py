@@ -215,6 +215,9 @@ def main(argv):
     except OSError as error:  # a full disk, a directory removed under the scan
         print(f"\nlanes: error: {describe(error)}", file=sys.stderr)
         return 1
+    except (KeyboardInterrupt, runner.Interrupted) as interrupted:  # a signal while tabulating or plotting
+        print(f"\nlanes scan: interrupted; rerun with -o {options.output} to resume", file=sys.stderr)
+        return getattr(interrupted, "status", 130)
 
 
 if __name__ == "__main__":

@@ -187,7 +187,7 @@ def test_a_small_scan_writes_reports_table_summary_and_plots(tmp_path):
 
 def test_an_interrupted_or_damaged_scan_resumes_only_what_is_missing(tmp_path):
     out = tmp_path / "scan"
-    args = ["--vary", "events=20,0", "--", *EMPTY]  # events 0: the second point runs until stopped
+    args = ["--vary", f"events=20,{10**15}", "--", *EMPTY]  # the second point runs until stopped
     process = subprocess.Popen([str(BINARY), "scan", "-o", str(out), *args], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     wait_for(lambda: (out / "log.jsonl").exists() and len(started_runs(out)) == 2, 60, "the second run")

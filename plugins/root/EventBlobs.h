@@ -1,0 +1,33 @@
+#pragma once
+// The layout of a `root-events` file, shared by its output and its source.
+//
+// TTree `EventBlobs`, one entry per batch of events:
+//   run, luminosityBlock (vector<UInt_t>), event (vector<ULong64_t>): the ids
+//   blob (vector<char>): the batch's serialised products
+//   events (vector<ULong64_t>, N + 1): where each event's bytes begin and end
+//       in the batch's bytes (after the batch frame is opened, compress=batch|both)
+//   offsets (vector<ULong64_t>, N x (P + 1)): where each product's bytes begin
+//       and end in its event's bytes (after the event frame is opened,
+//       compress=event); with compress=product|both each product's bytes are
+//       a frame of their own
+// TTree `EventProducts`, one entry (one per part merged): labels and types
+// (vector<string>) of the P products, serialization, compression, compress.
+// A frame is codec/Codec.h's: checksummed, compressed or not.
+
+#include <string>
+
+namespace lanes::rootio {
+
+constexpr char const* kBlobTree = "EventBlobs";
+constexpr char const* kProductTree = "EventProducts";
+
+// compress=: which bytes go into one frame.
+enum class FrameLevel { Product, Event, Batch, Both };
+
+FrameLevel parseFrameLevel(std::string const& name);
+std::string nameOf(FrameLevel level);
+
+inline bool framesProducts(FrameLevel level) { return level == FrameLevel::Product || level == FrameLevel::Both; }
+inline bool framesBatches(FrameLevel level) { return level == FrameLevel::Batch || level == FrameLevel::Both; }
+
+}  // namespace lanes::rootio

@@ -1,0 +1,244 @@
+#include "root/EventsSource.h"
+
+#include <TClass.h>
+#include <TFile.h>
+#include <TTree.h>
+
+#include <mutex>
+
+#include "lanes/core/Exception.h"
+#include "lanes/core/PluginRegistry.h"
+#include "root/RootSupport.h"
+
+namespace lanes::rootio {
+
+// One entry: its ids and offsets, and its bytes once opened.
+struct EventsSource::Batch {
+  std::uint64_t entry = 0;
+  std::vector<UInt_t>* run = nullptr;
+  std::vector<UInt_t>* luminosityBlock = nullptr;
+  std::vector<ULong64_t>* event = nullptr;
+  std::vector<ULong64_t>* events = nullptr;
+  std::vector<ULong64_t>* offsets = nullptr;
+  std::vector<char>* blob = nullptr;
+  ~Batch() {
+    delete run;
+    delete luminosityBlock;
+    delete event;
+    delete events;
+    delete offsets;
+    delete blob;
+  }
+  // The bytes of the batch's events (the blob, or its frame opened).
+  std::once_flag opened;
+  std::vector<char> payload;
+  bool framed = false;
+  char const* data() const { return framed ? payload.data() : blob->data(); }
+  std::size_t size() const { return framed ? payload.size() : blob->size(); }
+};
+
+// One event of a batch, as a lane holds it.
+struct EventsSource::Record {
+  std::shared_ptr<Batch> batch;
+  std::size_t index;
+  std::once_flag opened;  // compress=event: the event's frame
+  std::vector<char> payload;
+};
+
+EventsSource::EventsSource(Options const& options) : EventsSource(options, PluginOptions(options, "root-events")) {}
+
+EventsSource::EventsSource(Options const& options, PluginOptions const& checked) : path_(checked.required("file")) {
+  initialiseRoot();
+  checked.forOption("file", [&] {
+    open();
+    readProducts();
+  });
+}
+
+EventsSource::~EventsSource() = default;
+
+void EventsSource::open() {
+  ThrowOnRootFatal guard;
+  takeRootMessage();
+  file_.reset(TFile::Open(path_.c_str(), "READ"));
+  if (!file_ || file_->IsZombie()) {
+    throw Exception("cannot open '" + path_ + "' as a ROOT file: " + takeRootMessage());
+  }
+  if (file_->TestBit(TFile::kRecovered)) throw Exception("'" + path_ + "' is truncated (ROOT had to recover it)");
+  tree_ = file_->Get<TTree>(kBlobTree);
+  if (!tree_ || !file_->Get<TTree>(kProductTree)) {
+    throw Exception("'" + path_ + "' is not a root-events file (no " + kBlobTree + " and " + kProductTree +
+                    " trees)");
+  }
+  for (auto const* branch : {"run", "luminosityBlock", "event", "events", "offsets", "blob"}) {
+    if (!tree_->GetBranch(branch)) {
+      throw Exception("'" + path_ + "' is not a root-events file (tree " + kBlobTree + " has no branch '" + branch +
+                      "')");
+    }
+  }
+  entries_ = static_cast<std::uint64_t>(tree_->GetEntries());
+}
+
+void EventsSource::readProducts() {
+  auto* products = file_->Get<TTree>(kProductTree);
+  std::vector<std::string>* labels = nullptr;
+  std::vector<std::string>* types = nullptr;
+  std::string *serialization = nullptr, *compress = nullptr;
+  products->SetBranchAddress("labels", &labels);
+  products->SetBranchAddress("types", &types);
+  products->SetBranchAddress("serialization", &serialization);
+  products->SetBranchAddress("compress", &compress);
+  bool const read = products->GetEntries() > 0 && products->GetEntry(0) > 0 && labels && types &&
+                    serialization && compress && labels->size() == types->size();
+  std::unique_ptr<std::vector<std::string>> ownLabels(labels), ownTypes(types);
+  std::unique_ptr<std::string> ownSerialization(serialization), ownCompress(compress);
+  products->ResetBranchAddresses();
+  if (!read) throw Exception("cannot read the product list of '" + path_ + "' (tree " + kProductTree + ")");
+  auto const kind = parseSerialization(*serialization);
+  level_ = parseFrameLevel(*compress);
+  for (std::size_t i = 0; i < labels->size(); ++i) {
+    auto const& label = (*labels)[i];
+    auto const& typeName = (*types)[i];
+    RootType type;
+    if ((type.fundamental = fundamentalByRootName(typeName))) {
+      type.name = type.fundamental->ntupleName;
+      declare({label, type.fundamental->scalar, {}});
+    } else {
+      type.cls = TClass::GetClass(typeName.c_str());
+      if (!type.cls || !type.cls->HasDictionary() || !type.cls->GetTypeInfo()) {
+        throw Exception("product '" + label + "' of '" + path_ + "' is of class '" + typeName +
+                        "', which has no dictionary here");
+      }
+      type.name = type.cls->GetName();
+      declare({label, *type.cls->GetTypeInfo(), type.name});
+    }
+    labels_.push_back(label);
+    serializers_.push_back(makeSerializer(kind, type, label));
+  }
+}
+
+bool EventsSource::nextEntry() {
+  if (static_cast<std::uint64_t>(entry_ + 1) >= entries_) return false;
+  ++entry_;
+  auto ids = std::make_unique<Batch>();
+  ids->entry = static_cast<std::uint64_t>(entry_);
+  tree_->SetBranchAddress("run", &ids->run);
+  tree_->SetBranchAddress("luminosityBlock", &ids->luminosityBlock);
+  tree_->SetBranchAddress("event", &ids->event);
+  tree_->SetBranchAddress("events", &ids->events);
+  tree_->SetBranchAddress("offsets", &ids->offsets);
+  ThrowOnRootFatal guard;
+  bool ok = true;
+  for (auto const* branch : {"run", "luminosityBlock", "event", "events", "offsets"}) {
+    ok = ok && tree_->GetBranch(branch)->GetEntry(entry_) > 0;
+  }
+  tree_->ResetBranchAddresses();
+  if (!ok || !ids->run || !ids->event || !ids->events || !ids->offsets || !ids->luminosityBlock) {
+    fail(entry_, "its ids and offsets cannot be read: " + takeRootMessage());
+  }
+  auto const n = ids->event->size();
+  if (n == 0 || ids->run->size() != n || ids->luminosityBlock->size() != n || ids->events->size() != n + 1 ||
+      ids->offsets->size() != n * (labels_.size() + 1)) {
+    fail(entry_, "its ids and offsets do not match (corrupt entry)");
+  }
+  ids_ = std::move(ids);
+  index_ = 0;
+  loaded_.reset();
+  return true;
+}
+
+std::shared_ptr<EventsSource::Batch> EventsSource::loadBlob() {
+  if (loaded_) return loaded_;
+  tree_->SetBranchAddress("blob", &ids_->blob);
+  ThrowOnRootFatal guard;
+  bool const ok = tree_->GetBranch("blob")->GetEntry(entry_) > 0 && ids_->blob;
+  tree_->ResetBranchAddresses();
+  if (!ok) fail(entry_, "its blob cannot be read: " + takeRootMessage());
+  loaded_ = std::shared_ptr<Batch>(std::move(ids_));
+  ids_.reset();
+  return loaded_;
+}
+
+bool EventsSource::next(SourceEvent& event) {
+  // The lane that held the event of `event.entry` has finished it.
+  if (auto const* previous = reinterpret_cast<Record const*>(event.entry)) records_.erase(previous);
+  event.entry = 0;
+  Batch const* ids = loaded_ ? loaded_.get() : ids_.get();
+  if (!ids || index_ >= ids->event->size()) {
+    if (!nextEntry()) return false;
+  }
+  auto record = std::make_unique<Record>();
+  record->batch = loadBlob();
+  record->index = index_++;
+  auto const& batch = *record->batch;
+  event.id = EventId{(*batch.run)[record->index], (*batch.luminosityBlock)[record->index], (*batch.event)[record->index]};
+  event.entry = reinterpret_cast<std::uint64_t>(record.get());
+  records_.emplace(record.get(), std::move(record));
+  return true;
+}
+
+bool EventsSource::skip(std::uint64_t count) {
+  while (count > 0) {
+    Batch const* ids = loaded_ ? loaded_.get() : ids_.get();
+    std::size_t const left = ids ? ids->event->size() - index_ : 0;
+    if (left == 0) {
+      if (!nextEntry()) return false;
+      continue;
+    }
+    auto const step = std::min<std::uint64_t>(left, count);
+    index_ += step;
+    count -= step;
+  }
+  return true;
+}
+
+void EventsSource::read(SourceEvent const& event, std::size_t product, ProductSlot& slot) {
+  auto& record = *reinterpret_cast<Record*>(event.entry);
+  auto& batch = *record.batch;
+  try {
+    std::call_once(batch.opened, [&] {
+      if (!framesBatches(level_)) return;
+      codec::decompress(batch.blob->data(), batch.blob->size(), batch.payload);
+      batch.framed = true;
+    });
+    auto const& events = *batch.events;
+    auto const first = events[record.index], last = events[record.index + 1];
+    if (first > last || last > batch.size()) throw Exception("event bytes beyond the batch's (corrupt offsets)");
+    char const* bytes = batch.data() + first;
+    std::size_t size = last - first;
+    if (level_ == FrameLevel::Event) {
+      std::call_once(record.opened, [&] { codec::decompress(bytes, size, record.payload); });
+      bytes = record.payload.data();
+      size = record.payload.size();
+    }
+    auto const* offsets = batch.offsets->data() + record.index * (labels_.size() + 1);
+    if (offsets[product] > offsets[product + 1] || offsets[product + 1] > size) {
+      throw Exception("product bytes beyond the event's (corrupt offsets)");
+    }
+    bytes += offsets[product];
+    size = offsets[product + 1] - offsets[product];
+    if (framesProducts(level_)) {
+      thread_local std::vector<char> raw;
+      codec::decompress(bytes, size, raw);
+      serializers_[product]->read(raw.data(), raw.size(), slot);
+    } else {
+      serializers_[product]->read(bytes, size, slot);
+    }
+  } catch (Exception const& error) {
+    fail(batch.entry, "product '" + labels_[product] + "' of event " + event.id.str() + ": " + error.message());
+  }
+}
+
+void EventsSource::fail(std::uint64_t entry, std::string const& what) const {
+  throw Exception("cannot read '" + path_ + "' entry " + std::to_string(entry) + ": " + what);
+}
+
+namespace {
+RegisterSource<EventsSource> const registration(
+    "root-events",
+    "reads a root-events file: one shared handle reads each entry, the lanes open frames and deserialise "
+    "products concurrently: file=PATH",
+    {{"file", FileAccess::Read}});
+}
+
+}  // namespace lanes::rootio

@@ -1,0 +1,88 @@
+"""The root-events format end to end: test-products written with every serialisation x compression x compress
+choice and read back by the root-events source into check-products; the NanoAOD file written to root-events,
+read back, written to a `root` file and compared by uproot, event by event, with the original; a multi-process
+job whose merged file holds every event once; and check-products failing on a product that differs."""
+
+import itertools
+
+import pytest
+import uproot
+
+from conftest import run_lanes
+from rootio import NANO, assert_clean_failure, assert_same_events, output_details, read_events, read_input
+
+SERIALIZATIONS = ("root", "unrolled")
+COMPRESSIONS = ("none", "lz4", "zstd")
+COMPRESS = ("product", "event", "batch", "both")
+TEST_EVENTS = 23  # batches of 4 leave a partial last batch
+
+
+def blob_events(path):
+    """The event numbers a root-events file holds, read by uproot from its id branch."""
+    with uproot.open(path) as file:
+        return [e for batch in file["EventBlobs"]["event"].array(library="np") for e in batch]
+
+
+@pytest.mark.parametrize("serialization,compression,compress",
+                         list(itertools.product(SERIALIZATIONS, COMPRESSIONS, COMPRESS)))
+def test_test_products_round_trip(tmp_path, serialization, compression, compress):
+    path = tmp_path / "events.root"
+    spec = (f"root-events:file={path},serialization={serialization},compression={compression},"
+            f"compress={compress},batch=4")
+    written = run_lanes("run", "-n", "0", "-t", "2", "--source", f"test-products:events={TEST_EVENTS}",
+                        "--output", spec, cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    details = output_details(written.report, "root-events")
+    assert (details["events_written"], details["entries"]) == (TEST_EVENTS, 6)
+    assert sorted(blob_events(path)) == list(range(1, TEST_EVENTS + 1))
+    read = run_lanes("run", "-n", "0", "-t", "2", "--source", f"root-events:file={path}",
+                     "--output", "check-products", cwd=tmp_path)
+    assert read.returncode == 0, read.stderr
+    assert output_details(read.report, "check-products") == {"events_checked": TEST_EVENTS, "products_checked": 10}
+
+
+@pytest.mark.parametrize("serialization", SERIALIZATIONS)
+def test_nanoaod_round_trip_through_root_events(tmp_path, serialization):
+    events = tmp_path / "events.root"
+    copy = tmp_path / "copy.root"
+    written = run_lanes("run", "-n", "0", "-t", "2", "--source", f"root:file={NANO.path}",
+                        "--output", f"root-events:file={events},serialization={serialization},compression=zstd,batch=8",
+                        cwd=tmp_path, timeout=300)
+    assert written.returncode == 0, written.stderr
+    read = run_lanes("run", "-n", "0", "-t", "2", "--source", f"root-events:file={events}",
+                     "--output", f"root:file={copy}", cwd=tmp_path, timeout=300)
+    assert read.returncode == 0, read.stderr
+    assert_same_events(read_events(copy), read_input(NANO))
+
+
+def test_check_products_names_the_product_and_event_that_differ(tmp_path):
+    """A read-back that gives other values fails: here the events of a file are renumbered by repeat=, so the
+    values no longer match their event numbers."""
+    path = tmp_path / "events.root"
+    written = run_lanes("run", "-n", "0", "--source", "test-products:events=5", "--output",
+                        f"root-events:file={path}", cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    result = run_lanes("run", "-n", "10", "-t", "1", "--source", f"root-events:file={path},repeat=5",
+                       "--output", "check-products", cwd=tmp_path)
+    assert_clean_failure(result, "check-products: product '", "of event 1:1:6")
+
+
+def test_multi_process_merge_holds_every_event_once(tmp_path):
+    path = tmp_path / "events.root"
+    result = run_lanes("run", "--processes", "2", "-t", "1", "-n", "0", "--chunk", "3",
+                       "--source", "test-products:events=40", "--output",
+                       f"root-events:file={path},compression=zstd,compress=batch,batch=5", cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert sorted(blob_events(path)) == list(range(1, 41))
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("events")) == ["events.root"]
+    read = run_lanes("run", "-n", "0", "--source", f"root-events:file={path}", "--output", "check-products",
+                     cwd=tmp_path)
+    assert read.returncode == 0, read.stderr
+    assert output_details(read.report, "check-products")["events_checked"] == 40
+
+
+def test_shared_writer_is_refused_in_one_line(tmp_path):
+    result = run_lanes("run", "--processes", "2", "--output-mode", "shared-writer", "-n", "10",
+                       "--source", "test-products", "--output", f"root-events:file={tmp_path / 'e.root'}",
+                       cwd=tmp_path)
+    assert_clean_failure(result, "root-events", codes=(2,), output=tmp_path / "e.root")

@@ -86,3 +86,17 @@ def test_shared_writer_is_refused_in_one_line(tmp_path):
                        "--source", "test-products", "--output", f"root-events:file={tmp_path / 'e.root'}",
                        cwd=tmp_path)
     assert_clean_failure(result, "root-events", codes=(2,), output=tmp_path / "e.root")
+
+
+def test_textdump_names_every_product_per_event_and_on_average(tmp_path):
+    path = tmp_path / "dump.txt"
+    result = run_lanes("run", "-n", "4", "-t", "2", "--source", "test-products", "--output",
+                       f"textdump:file={path},keep=floats,keep=text", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = path.read_text().splitlines()
+    per_event = sorted(line for line in lines if line.startswith("event "))
+    assert [line.split(":")[2] for line in per_event] == ["1", "2", "3", "4"]
+    assert all(" floats=" in line and " text=" in line for line in per_event)
+    assert lines[4] == "average bytes per event over 4 events:"
+    assert [line.split()[0] for line in lines[5:]] == ["floats", "text"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("dump")) == ["dump.txt"]

@@ -43,11 +43,13 @@ void TextDumpOutput::beginJob(JobContext const& context) {
 }
 
 void TextDumpOutput::print(std::string const& text) {
-  if (std::fwrite(text.data(), 1, text.size(), out_) != text.size()) {
-    auto const cause = std::string(std::strerror(errno));
-    abandon();
-    throw Exception("cannot write '" + (path_.empty() ? std::string("stdout") : part_) + "': " + cause);
-  }
+  if (std::fwrite(text.data(), 1, text.size(), out_) != text.size()) fail();
+}
+
+void TextDumpOutput::fail() {
+  auto const cause = std::string(std::strerror(errno));
+  abandon();
+  throw Exception("cannot write '" + (path_.empty() ? std::string("stdout") : part_) + "': " + cause);
 }
 
 void TextDumpOutput::write(Event const& event) {
@@ -70,24 +72,14 @@ void TextDumpOutput::endJob() {
     }
     print(text);
   }
-  if (std::fflush(out_) != 0) print("");  // print() names the cause
+  if (std::fflush(out_) != 0) fail();
   if (path_.empty()) return;
-  closeFile();
+  bool const closed = std::fclose(out_) == 0;
+  out_ = nullptr;
+  if (!closed) fail();
   std::error_code error;
   std::filesystem::rename(temporary_, part_, error);
   if (error) throw Exception("cannot write '" + part_ + "': " + error.message());
-}
-
-void TextDumpOutput::closeFile() {
-  if (out_ && out_ != stdout) {
-    bool const failed = std::fclose(out_) != 0;
-    out_ = nullptr;
-    if (failed) {
-      std::filesystem::remove(temporary_);
-      throw Exception("cannot write '" + part_ + "': " + std::strerror(errno));
-    }
-  }
-  out_ = nullptr;
 }
 
 void TextDumpOutput::abandon() {
@@ -97,34 +89,33 @@ void TextDumpOutput::abandon() {
 }
 
 void TextDumpOutput::mergeParts(std::vector<std::string> const& parts) {
-  if (path_.empty()) return;
+  if (path_.empty()) return;  // the workers printed to stdout
   auto const temporary = partialPath(path_, ::getpid());
-  {
-    std::FILE* merged = std::fopen(temporary.c_str(), "w");
-    if (!merged) throw Exception("cannot write '" + path_ + "': " + std::strerror(errno));
-    bool ok = true;
-    for (auto const& part : parts) {
-      std::FILE* in = std::fopen(part.c_str(), "r");
-      char buffer[65536];
-      for (std::size_t n; in && (n = std::fread(buffer, 1, sizeof buffer, in)) > 0;) {
-        ok = ok && std::fwrite(buffer, 1, n, merged) == n;
-      }
-      ok = ok && in;
-      if (in) std::fclose(in);
-    }
-    ok = std::fclose(merged) == 0 && ok;
-    if (!ok) {
-      std::filesystem::remove(temporary);
-      discardParts(parts);
-      throw Exception("cannot write '" + path_ + "': merging the workers' parts failed");
-    }
+  std::FILE* merged = std::fopen(temporary.c_str(), "w");
+  bool ok = merged != nullptr;
+  for (auto const& part : parts) {
+    std::FILE* in = ok ? std::fopen(partPath(path_, part).c_str(), "r") : nullptr;
+    ok = in != nullptr;
+    char buffer[65536];
+    for (std::size_t n; ok && (n = std::fread(buffer, 1, sizeof buffer, in)) > 0;) ok = std::fwrite(buffer, 1, n, merged) == n;
+    if (in) ok = !std::ferror(in) && std::fclose(in) == 0 && ok;
   }
-  std::filesystem::rename(temporary, path_);
+  if (merged) ok = std::fclose(merged) == 0 && ok;
+  std::error_code error;
+  if (ok) std::filesystem::rename(temporary, path_, error);
+  auto const cause = ok && !error ? std::string() : std::string(error ? error.message() : std::strerror(errno));
   discardParts(parts);
+  if (!cause.empty()) {
+    std::filesystem::remove(temporary, error);
+    throw Exception("cannot write '" + path_ + "': merging the workers' parts failed: " + cause);
+  }
 }
 
 void TextDumpOutput::discardParts(std::vector<std::string> const& parts) {
-  for (auto const& part : parts) std::filesystem::remove(part);
+  if (path_.empty()) return;
+  std::error_code ignored;
+  for (auto const& part : parts) std::filesystem::remove(partPath(path_, part), ignored);
+  for (auto const& partial : stalePartials(path_)) std::filesystem::remove(partial, ignored);
 }
 
 std::string TextDumpOutput::details() const {

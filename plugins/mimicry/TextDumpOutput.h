@@ -35,7 +35,8 @@ class TextDumpOutput : public one::Output {
  private:
   TextDumpOutput(std::string label, Options const& options, PluginOptions const& checked);
   void print(std::string const& text);
-  void closeFile();
+  // Removes the file and throws, naming it and errno's cause.
+  [[noreturn]] void fail();
 
   bool perEvent_;
   bool summary_;

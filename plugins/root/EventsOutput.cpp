@@ -55,14 +55,8 @@ EventsOutput::~EventsOutput() {
 }
 
 void EventsOutput::beginJob(JobContext const& context) {
-  columns_ = columnsOf(*this, context.registry);
-  columnOf_.assign(context.registry.size(), -1);
-  serializers_.clear();
-  for (std::size_t i = 0; i < columns_.size(); ++i) {
-    columnOf_[columns_[i].index] = static_cast<int>(i);
-    serializers_.push_back(makeSerializer(serialization_, columns_[i].type, columns_[i].label));
-  }
-  laneBytes_.assign(context.lanes, std::vector<std::vector<char>>(columns_.size()));
+  serialized_ = serializedColumns(*this, context.registry, serialization_);
+  laneBytes_.assign(context.lanes, std::vector<std::vector<char>>(serialized_.columns.size()));
   written_ = bytes_ = entries_ = 0;
   failed_ = false;
   error_ = nullptr;
@@ -90,7 +84,7 @@ void EventsOutput::beginJob(JobContext const& context) {
 
 void EventsOutput::writeProducts() {
   std::vector<std::string> labels, types;
-  for (auto const& column : columns_) {
+  for (auto const& column : serialized_.columns) {
     labels.push_back(column.label);
     types.push_back(column.type.fundamental ? column.type.fundamental->rootName : column.type.name);
   }
@@ -109,18 +103,18 @@ void EventsOutput::writeProducts() {
 }
 
 void EventsOutput::productReady(Event const& event, ProductIndex product) const {
-  auto const column = columnOf_[product];
+  auto const column = serialized_.columnOf[product];
   if (column < 0) return;  // an id product: the id is written apart
   auto& bytes = laneBytes_[event.lane()][column];
   bytes.clear();
-  void const* object = rootObjectOf(event.slot(product), columns_[column].type);
+  void const* object = rootObjectOf(event.slot(product), serialized_.columns[column].type);
   if (!framesProducts(level_)) {
-    serializers_[column]->write(object, bytes);
+    serialized_.serializers[column]->write(object, bytes);
     return;
   }
   thread_local std::vector<char> raw;
   raw.clear();
-  serializers_[column]->write(object, raw);
+  serialized_.serializers[column]->write(object, raw);
   codec::compress(compression_, raw.data(), raw.size(), bytes);
 }
 
@@ -135,8 +129,14 @@ void EventsOutput::write(Event const& event) const {
   target.clear();
   auto const& lane = laneBytes_[event.lane()];
   record->offsets.push_back(0);
-  for (auto const& bytes : lane) {
-    target.insert(target.end(), bytes.begin(), bytes.end());
+  auto const& columns = serialized_.columns;
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    // productReady() was not called for it: the lane holds another event's bytes.
+    if (!event.has(columns[c].index)) {
+      throw Exception("root-events: product '" + columns[c].label + "' is missing from event " + event.id().str() +
+                      "; leave it out with keep=");
+    }
+    target.insert(target.end(), lane[c].begin(), lane[c].end());
     record->offsets.push_back(target.size());
   }
   if (level_ == FrameLevel::Event) codec::compress(compression_, joined.data(), joined.size(), record->blob);
@@ -146,7 +146,12 @@ void EventsOutput::write(Event const& event) const {
 
 void EventsOutput::add(std::shared_ptr<Batch> const& record) const {
   serial_->push([this, record] {
-    open_->append(*record);
+    // A record is a batch of one: the first of a batch is taken as it is, the others copied in.
+    if (open_->size() == 0) {
+      open_ = record;
+    } else {
+      open_->append(*record);
+    }
     if (open_->size() < batchSize_) return;
     auto full = std::exchange(open_, std::make_shared<Batch>());
     group_->run([this, full] { finishBatch(full); });

@@ -72,9 +72,7 @@ class EventsOutput : public global::Output {
   FrameLevel level_;
   std::uint64_t batchSize_;
 
-  std::vector<Column> columns_;
-  std::vector<int> columnOf_;  // per product index: its column, or -1
-  std::vector<std::unique_ptr<ProductSerializer>> serializers_;
+  SerializedColumns serialized_;
   // Per lane, per column: the product's bytes of the lane's current event.
   mutable std::vector<std::vector<std::vector<char>>> laneBytes_;
 

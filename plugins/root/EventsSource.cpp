@@ -1,5 +1,6 @@
 #include "root/EventsSource.h"
 
+#include <TBranch.h>
 #include <TClass.h>
 #include <TFile.h>
 #include <TTree.h>
@@ -12,29 +13,18 @@
 
 namespace lanes::rootio {
 
-// One entry: its ids and offsets, and its bytes once opened.
+// One entry: its ids and offsets, and its bytes once read and opened.
 struct EventsSource::Batch {
   std::uint64_t entry = 0;
-  std::vector<UInt_t>* run = nullptr;
-  std::vector<UInt_t>* luminosityBlock = nullptr;
-  std::vector<ULong64_t>* event = nullptr;
-  std::vector<ULong64_t>* events = nullptr;
-  std::vector<ULong64_t>* offsets = nullptr;
-  std::vector<char>* blob = nullptr;
-  ~Batch() {
-    delete run;
-    delete luminosityBlock;
-    delete event;
-    delete events;
-    delete offsets;
-    delete blob;
-  }
+  std::vector<UInt_t> run, luminosityBlock;
+  std::vector<ULong64_t> event, events, offsets;
+  std::vector<char> blob;
   // The bytes of the batch's events (the blob, or its frame opened).
   std::once_flag opened;
   std::vector<char> payload;
   bool framed = false;
-  char const* data() const { return framed ? payload.data() : blob->data(); }
-  std::size_t size() const { return framed ? payload.size() : blob->size(); }
+  char const* data() const { return framed ? payload.data() : blob.data(); }
+  std::size_t size() const { return framed ? payload.size() : blob.size(); }
 };
 
 // One event of a batch, as a lane holds it.
@@ -77,6 +67,29 @@ void EventsSource::open() {
     }
   }
   entries_ = static_cast<std::uint64_t>(tree_->GetEntries());
+  bound_ = std::make_unique<Bound>();
+  idBranches_ = {bind("run", bound_->run), bind("luminosityBlock", bound_->luminosityBlock),
+                 bind("event", bound_->event), bind("events", bound_->events), bind("offsets", bound_->offsets)};
+  blobBranch_ = bind("blob", bound_->blob);
+}
+
+template <typename T>
+TBranch* EventsSource::bind(char const* name, std::vector<T>*& address) {
+  address = new std::vector<T>;
+  if (tree_->SetBranchAddress(name, &address) < 0) {
+    throw Exception("'" + path_ + "' is not a root-events file (branch '" + name + "' is not a vector of " +
+                    TClass::GetClass(typeid(std::vector<T>))->GetName() + ")");
+  }
+  return tree_->GetBranch(name);
+}
+
+EventsSource::Bound::~Bound() {
+  delete run;
+  delete luminosityBlock;
+  delete event;
+  delete events;
+  delete offsets;
+  delete blob;
 }
 
 void EventsSource::readProducts() {
@@ -120,25 +133,22 @@ void EventsSource::readProducts() {
 bool EventsSource::nextEntry() {
   if (static_cast<std::uint64_t>(entry_ + 1) >= entries_) return false;
   ++entry_;
+  ThrowOnRootFatal guard;
+  takeRootMessage();
+  bool ok = true;
+  for (auto* branch : idBranches_) ok = ok && branch->GetEntry(entry_) > 0;
+  if (!ok) fail(entry_, "its ids and offsets cannot be read: " + takeRootMessage());
   auto ids = std::make_unique<Batch>();
   ids->entry = static_cast<std::uint64_t>(entry_);
-  tree_->SetBranchAddress("run", &ids->run);
-  tree_->SetBranchAddress("luminosityBlock", &ids->luminosityBlock);
-  tree_->SetBranchAddress("event", &ids->event);
-  tree_->SetBranchAddress("events", &ids->events);
-  tree_->SetBranchAddress("offsets", &ids->offsets);
-  ThrowOnRootFatal guard;
-  bool ok = true;
-  for (auto const* branch : {"run", "luminosityBlock", "event", "events", "offsets"}) {
-    ok = ok && tree_->GetBranch(branch)->GetEntry(entry_) > 0;
-  }
-  tree_->ResetBranchAddresses();
-  if (!ok || !ids->run || !ids->event || !ids->events || !ids->offsets || !ids->luminosityBlock) {
-    fail(entry_, "its ids and offsets cannot be read: " + takeRootMessage());
-  }
-  auto const n = ids->event->size();
-  if (n == 0 || ids->run->size() != n || ids->luminosityBlock->size() != n || ids->events->size() != n + 1 ||
-      ids->offsets->size() != n * (labels_.size() + 1)) {
+  // The branches keep reading into the source's vectors; the batch takes their contents.
+  ids->run.swap(*bound_->run);
+  ids->luminosityBlock.swap(*bound_->luminosityBlock);
+  ids->event.swap(*bound_->event);
+  ids->events.swap(*bound_->events);
+  ids->offsets.swap(*bound_->offsets);
+  auto const n = ids->event.size();
+  if (n == 0 || ids->run.size() != n || ids->luminosityBlock.size() != n || ids->events.size() != n + 1 ||
+      ids->offsets.size() != n * (labels_.size() + 1)) {
     fail(entry_, "its ids and offsets do not match (corrupt entry)");
   }
   ids_ = std::move(ids);
@@ -149,13 +159,11 @@ bool EventsSource::nextEntry() {
 
 std::shared_ptr<EventsSource::Batch> EventsSource::loadBlob() {
   if (loaded_) return loaded_;
-  tree_->SetBranchAddress("blob", &ids_->blob);
   ThrowOnRootFatal guard;
-  bool const ok = tree_->GetBranch("blob")->GetEntry(entry_) > 0 && ids_->blob;
-  tree_->ResetBranchAddresses();
-  if (!ok) fail(entry_, "its blob cannot be read: " + takeRootMessage());
+  takeRootMessage();
+  if (blobBranch_->GetEntry(entry_) <= 0) fail(entry_, "its blob cannot be read: " + takeRootMessage());
+  ids_->blob.swap(*bound_->blob);
   loaded_ = std::shared_ptr<Batch>(std::move(ids_));
-  ids_.reset();
   return loaded_;
 }
 
@@ -164,14 +172,14 @@ bool EventsSource::next(SourceEvent& event) {
   if (auto const* previous = reinterpret_cast<Record const*>(event.entry)) records_.erase(previous);
   event.entry = 0;
   Batch const* ids = loaded_ ? loaded_.get() : ids_.get();
-  if (!ids || index_ >= ids->event->size()) {
+  if (!ids || index_ >= ids->event.size()) {
     if (!nextEntry()) return false;
   }
   auto record = std::make_unique<Record>();
   record->batch = loadBlob();
   record->index = index_++;
   auto const& batch = *record->batch;
-  event.id = EventId{(*batch.run)[record->index], (*batch.luminosityBlock)[record->index], (*batch.event)[record->index]};
+  event.id = EventId{batch.run[record->index], batch.luminosityBlock[record->index], batch.event[record->index]};
   event.entry = reinterpret_cast<std::uint64_t>(record.get());
   records_.emplace(record.get(), std::move(record));
   return true;
@@ -180,7 +188,7 @@ bool EventsSource::next(SourceEvent& event) {
 bool EventsSource::skip(std::uint64_t count) {
   while (count > 0) {
     Batch const* ids = loaded_ ? loaded_.get() : ids_.get();
-    std::size_t const left = ids ? ids->event->size() - index_ : 0;
+    std::size_t const left = ids ? ids->event.size() - index_ : 0;
     if (left == 0) {
       if (!nextEntry()) return false;
       continue;
@@ -198,10 +206,10 @@ void EventsSource::read(SourceEvent const& event, std::size_t product, ProductSl
   try {
     std::call_once(batch.opened, [&] {
       if (!framesBatches(level_)) return;
-      codec::decompress(batch.blob->data(), batch.blob->size(), batch.payload);
+      codec::decompress(batch.blob.data(), batch.blob.size(), batch.payload);
       batch.framed = true;
     });
-    auto const& events = *batch.events;
+    auto const& events = batch.events;
     auto const first = events[record.index], last = events[record.index + 1];
     if (first > last || last > batch.size()) throw Exception("event bytes beyond the batch's (corrupt offsets)");
     char const* bytes = batch.data() + first;
@@ -211,7 +219,7 @@ void EventsSource::read(SourceEvent const& event, std::size_t product, ProductSl
       bytes = record.payload.data();
       size = record.payload.size();
     }
-    auto const* offsets = batch.offsets->data() + record.index * (labels_.size() + 1);
+    auto const* offsets = batch.offsets.data() + record.index * (labels_.size() + 1);
     if (offsets[product] > offsets[product + 1] || offsets[product + 1] > size) {
       throw Exception("product bytes beyond the event's (corrupt offsets)");
     }

@@ -17,6 +17,7 @@
 #include "root/EventBlobs.h"
 #include "root/Serialization.h"
 
+class TBranch;
 class TFile;
 class TTree;
 
@@ -51,10 +52,24 @@ class EventsSource : public Source {
   std::shared_ptr<Batch> loadBlob();
   [[noreturn]] void fail(std::uint64_t entry, std::string const& what) const;
 
+  // The vectors the tree's branches read into (ROOT holds their addresses).
+  struct Bound {
+    std::vector<unsigned int>*run = nullptr, *luminosityBlock = nullptr;
+    std::vector<unsigned long long>*event = nullptr, *events = nullptr, *offsets = nullptr;
+    std::vector<char>* blob = nullptr;
+    ~Bound();
+  };
+  // Points branch `name` at `address` (a new vector); throws if the branch is not a vector of T.
+  template <typename T>
+  TBranch* bind(char const* name, std::vector<T>*& address);
+
   std::string path_;
+  std::unique_ptr<Bound> bound_;  // declared before file_: outlives the tree that points at its vectors
   std::unique_ptr<TFile> file_;
   TTree* tree_ = nullptr;  // owned by file_
   std::uint64_t entries_ = 0;
+  std::vector<TBranch*> idBranches_;
+  TBranch* blobBranch_ = nullptr;
   FrameLevel level_ = FrameLevel::Event;
   std::vector<std::string> labels_;
   std::vector<std::unique_ptr<ProductSerializer>> serializers_;

@@ -4,6 +4,7 @@
 #include <TClass.h>
 
 #include "lanes/core/Exception.h"
+#include "lanes/core/ProductRegistry.h"
 #include "root/Unrolled.h"
 
 namespace lanes::rootio {
@@ -70,6 +71,18 @@ std::unique_ptr<ProductSerializer> makeSerializer(SerializationKind kind, RootTy
                                                   std::string const& label) {
   if (kind == SerializationKind::Unrolled) return makeUnrolledSerializer(type, label);
   return std::make_unique<RootSerializer>(type);
+}
+
+SerializedColumns serializedColumns(Module const& output, ProductRegistry const& registry, SerializationKind kind) {
+  SerializedColumns result;
+  result.columns = columnsOf(output, registry);
+  result.columnOf.assign(registry.size(), -1);
+  for (std::size_t i = 0; i < result.columns.size(); ++i) {
+    auto const& column = result.columns[i];
+    result.columnOf[column.index] = static_cast<int>(i);
+    result.serializers.push_back(makeSerializer(kind, column.type, column.label));
+  }
+  return result;
 }
 
 }  // namespace lanes::rootio

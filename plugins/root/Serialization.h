@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "lanes/core/Product.h"
+#include "root/OutputSupport.h"
 #include "root/RootSupport.h"
 
 namespace lanes::rootio {
@@ -47,5 +48,16 @@ class ProductSerializer {
 // lanes::ConfigurationError naming the class and member that `kind` cannot handle.
 std::unique_ptr<ProductSerializer> makeSerializer(SerializationKind kind, RootType const& type,
                                                   std::string const& label);
+
+// The kept products an output serialises, and a serializer for each.
+// Immutable after construction.
+struct SerializedColumns {
+  std::vector<Column> columns;
+  std::vector<int> columnOf;  // per product index: its column, or -1 (an id product, or not kept)
+  std::vector<std::unique_ptr<ProductSerializer>> serializers;  // per column
+};
+
+// For `output`'s kept products (columnsOf()); throws as makeSerializer().
+SerializedColumns serializedColumns(Module const& output, ProductRegistry const& registry, SerializationKind kind);
 
 }  // namespace lanes::rootio

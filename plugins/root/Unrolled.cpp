@@ -113,6 +113,58 @@ class BoolVectorNode : public Node {
   std::size_t least() const override { return sizeof(std::uint32_t); }
 };
 
+// A std::vector of numbers, through its C++ type: the commonest product
+// (every NanoAOD leaf array) takes no collection proxy.
+template <typename T>
+class VectorNode : public Node {
+ public:
+  void write(void const* object, Writer& out) const override {
+    auto const& values = *static_cast<std::vector<T> const*>(object);
+    out.count(static_cast<std::uint32_t>(values.size()));
+    out.bytes(values.data(), values.size() * sizeof(T));
+  }
+  void read(void* object, Reader& in) const override {
+    auto& values = *static_cast<std::vector<T>*>(object);
+    auto const n = in.count();
+    if (n > in.remaining() / sizeof(T)) throw Exception("unrolled vector longer than the bytes left");
+    values.resize(n);
+    in.bytes(values.data(), n * sizeof(T));
+  }
+  std::size_t least() const override { return sizeof(std::uint32_t); }
+};
+
+// The VectorNode of the vector of `type`, or nullptr for another type.
+std::unique_ptr<Node> vectorOf(EDataType type) {
+  switch (type) {
+    case kChar_t:
+      return std::make_unique<VectorNode<Char_t>>();
+    case kUChar_t:
+      return std::make_unique<VectorNode<UChar_t>>();
+    case kShort_t:
+      return std::make_unique<VectorNode<Short_t>>();
+    case kUShort_t:
+      return std::make_unique<VectorNode<UShort_t>>();
+    case kInt_t:
+      return std::make_unique<VectorNode<Int_t>>();
+    case kUInt_t:
+      return std::make_unique<VectorNode<UInt_t>>();
+    case kLong_t:
+      return std::make_unique<VectorNode<Long_t>>();
+    case kULong_t:
+      return std::make_unique<VectorNode<ULong_t>>();
+    case kLong64_t:
+      return std::make_unique<VectorNode<Long64_t>>();
+    case kULong64_t:
+      return std::make_unique<VectorNode<ULong64_t>>();
+    case kFloat_t:
+      return std::make_unique<VectorNode<Float_t>>();
+    case kDouble_t:
+      return std::make_unique<VectorNode<Double_t>>();
+    default:
+      return nullptr;
+  }
+}
+
 // An STL collection through ROOT's collection proxy: its size, then its
 // elements (a vector of numbers in one copy).
 class CollectionNode : public Node {
@@ -228,9 +280,10 @@ class Plan {
     if (auto* value = proxy->GetValueClass()) return own(std::make_unique<CollectionNode>(cls, of(value), 0, false));
     auto* type = TDataType::GetDataType(proxy->GetType());
     if (!type) refuse(cls, "holds elements of an unknown type");
+    bool const vector = proxy->GetCollectionType() == ROOT::kSTLvector;
+    if (auto node = vector ? vectorOf(proxy->GetType()) : nullptr) return own(std::move(node));
     auto const size = static_cast<std::size_t>(type->Size());
-    bool const contiguous = proxy->GetCollectionType() == ROOT::kSTLvector;
-    return own(std::make_unique<CollectionNode>(cls, bytes(size), size, contiguous));
+    return own(std::make_unique<CollectionNode>(cls, bytes(size), size, vector));
   }
 
   void member(TClass* cls, ClassNode& node, TStreamerElement& element) {

@@ -1,13 +1,16 @@
 """Bad input for the root-events source: a truncated file, a file of another format, a plain TTree that is not
-root-events, flipped bytes inside a blob (each compression, and with none: the frame's checksum catches them).
-Each gives one line naming the file (and the entry, for a damaged blob), a non-zero exit, no crash."""
+root-events, flipped bytes inside a blob (each compression, and with none: the frame's checksum catches them),
+corrupt offsets. Each gives one line naming the file (and the entry, for a damaged blob), a non-zero exit, no
+crash. And the root-events output under a full disk and a Ctrl-C."""
 
 import shutil
+import signal
 
 import pytest
 import uproot
 
-from faults import NANO_FILE, assert_clean_failure, run_limited
+from faults import (NANO_FILE, assert_clean_failure, assert_nothing_under, assert_one_line_error, background_lanes,
+                    result_of, run_limited, wait_for)
 
 
 def write_events(directory, compression="lz4", compress="event"):
@@ -64,3 +67,55 @@ def test_flipped_bytes_inside_a_blob(tmp_path, compression, compress):
     data[at + 1] ^= 0x5A
     path.write_bytes(bytes(data))
     assert_clean_failure(read_back(tmp_path, path), str(path), "entry 2", "checksum mismatch", codes=(1,))
+
+
+@pytest.mark.parametrize("batch", [1, 50])
+def test_full_disk_while_writing_root_events(tmp_path, batch):
+    """A file-size limit the file crosses while the job runs (batch=1) or when the last batch is filled
+    (batch=50): one line naming the file and the cause, exit 1, nothing under the name."""
+    spec = f"root-events:file=out.root,compression=none,batch={batch}"
+    job = ["run", "-n", "400", "-t", "2", "--source", f"root:file={NANO_FILE},repeat=5", "--output", spec]
+    full = run_limited(*job, cwd=tmp_path)
+    assert full.returncode == 0, full.stderr
+    size = (tmp_path / "out.root").stat().st_size
+    (tmp_path / "out.root").unlink()
+    result = run_limited(*job, cwd=tmp_path, file_size_limit=size - size // 10)
+    assert_one_line_error(result, "'out.root'", "File too large", code=1)
+    assert_nothing_under(tmp_path / "out.root")
+    details = result.report["modules"][-1]["details"]
+    assert details["failed"] is True and details["committed"] is False, details
+
+
+def test_corrupt_offsets_are_named(tmp_path):
+    """Offsets that point past an event's bytes (a file written by something else) are caught before any copy."""
+    import numpy as np
+    path = write_events(tmp_path, "none", "event")
+    with uproot.open(path) as file:
+        offsets = file["EventBlobs"]["offsets"].array(library="np")[1]
+    data = bytearray(path.read_bytes())
+    needle = np.asarray(offsets, dtype=">u8").tobytes()
+    at = data.find(needle)
+    assert at >= 0
+    data[at + 8 * 3: at + 8 * 4] = (10**9).to_bytes(8, "big")
+    path.write_bytes(bytes(data))
+    assert_clean_failure(read_back(tmp_path, path), str(path), "entry 1", "corrupt offsets", codes=(1,))
+
+
+def test_ctrl_c_closes_root_events_valid(tmp_path):
+    """Ctrl-C in the middle of a job: the events in flight finish, the last partial batch is written, and the
+    file reads back (check-products) with exactly the events the report counts."""
+    marker = tmp_path / "marker"
+    path = tmp_path / "events.root"
+    args = ["-n", 0, "--endless", "-t", 2, "--source", "test-products", "--module", "analyzer:time=0.001,work=sleep",
+            "--module", f"fault:at=200,action=sleep,seconds=0,once={marker}",
+            "--output", f"root-events:file={path},compression=zstd,compress=both,batch=7"]
+    with background_lanes(*args, cwd=tmp_path) as process:
+        wait_for(marker.exists, 60, "event 200")
+        process.send_signal(signal.SIGINT)
+        result = result_of(process, tmp_path, 60, "the stopped job")
+    assert result.returncode == 130, result.stderr
+    written = result.report["events"]
+    assert written >= 200
+    read = read_back(tmp_path, path)
+    assert read.returncode == 0, read.stderr
+    assert read.report["events"] == written

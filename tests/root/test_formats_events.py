@@ -81,6 +81,20 @@ def test_multi_process_merge_holds_every_event_once(tmp_path):
     assert output_details(read.report, "check-products")["events_checked"] == 40
 
 
+@pytest.mark.parametrize("distribution", ["queue", "round-robin"])
+def test_multi_process_read_of_root_events(tmp_path, distribution):
+    """Workers of a multi-process job read one root-events file (round-robin skips the others' events without
+    opening their bytes) and together check every event once."""
+    path = tmp_path / "events.root"
+    written = run_lanes("run", "-n", "0", "--source", "test-products:events=30", "--output",
+                        f"root-events:file={path},batch=4", cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    read = run_lanes("run", "--processes", "2", "-t", "1", "-n", "0", "--distribution", distribution, "--chunk", "3",
+                     "--source", f"root-events:file={path}", "--output", "check-products", cwd=tmp_path, timeout=300)
+    assert read.returncode == 0, read.stderr
+    assert read.report["events"] == 30
+
+
 def test_shared_writer_is_refused_in_one_line(tmp_path):
     result = run_lanes("run", "--processes", "2", "--output-mode", "shared-writer", "-n", "10",
                        "--source", "test-products", "--output", f"root-events:file={tmp_path / 'e.root'}",
@@ -99,4 +113,14 @@ def test_textdump_names_every_product_per_event_and_on_average(tmp_path):
     assert all(" floats=" in line and " text=" in line for line in per_event)
     assert lines[4] == "average bytes per event over 4 events:"
     assert [line.split()[0] for line in lines[5:]] == ["floats", "text"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("dump")) == ["dump.txt"]
+
+
+def test_textdump_parts_of_a_multi_process_job_are_concatenated(tmp_path):
+    path = tmp_path / "dump.txt"
+    result = run_lanes("run", "--processes", "2", "-t", "1", "-n", "12", "--source", "test-products", "--output",
+                       f"textdump:file={path},summary=false,keep=number", cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr
+    numbers = sorted(int(line.split(":")[2]) for line in path.read_text().splitlines())
+    assert numbers == list(range(1, 13))
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("dump")) == ["dump.txt"]

@@ -53,12 +53,30 @@ class Reader {
   char const* end_;
 };
 
+void finish(Reader const& reader) {
+  if (reader.remaining()) {
+    throw Exception(std::to_string(reader.remaining()) + " bytes left over after an unrolled product");
+  }
+}
+
 // How one object of a given type is written and read. Immutable after construction.
 class Node {
  public:
   virtual ~Node() = default;
   virtual void write(void const* object, Writer& out) const = 0;
   virtual void read(void* object, Reader& in) const = 0;
+  // Puts into `slot` a new object of `cls` (this node's class) read from all of `in`.
+  virtual void make(TClass* cls, Reader& in, ProductSlot& slot, std::size_t bytes) const {
+    void* object = cls->New();
+    try {
+      read(object, in);
+      finish(in);
+    } catch (...) {
+      cls->Destructor(object);
+      throw;
+    }
+    adoptObject(slot, cls, object, bytes);
+  }
   // The fewest bytes an object takes (a bound on element counts read).
   virtual std::size_t least() const { return 0; }
 };
@@ -131,6 +149,15 @@ class VectorNode : public Node {
     in.bytes(values.data(), n * sizeof(T));
   }
   std::size_t least() const override { return sizeof(std::uint32_t); }
+  // Without TClass::New and its destructor call: a vector of numbers is the commonest product.
+  void make(TClass* cls, Reader& in, ProductSlot& slot, std::size_t bytes) const override {
+    if (*cls->GetTypeInfo() != typeid(std::vector<T>)) return Node::make(cls, in, slot, bytes);
+    auto values = std::make_unique<std::vector<T>>();
+    read(values.get(), in);
+    finish(in);
+    slot.adopt(values.release(), typeid(std::vector<T>), bytes,
+               [](void* object, void*) { delete static_cast<std::vector<T>*>(object); }, nullptr);
+  }
 };
 
 // The VectorNode of the vector of `type`, or nullptr for another type.
@@ -315,44 +342,35 @@ class Plan {
 class UnrolledSerializer : public ProductSerializer {
  public:
   UnrolledSerializer(RootType type, std::string const& label) : type_(std::move(type)), plan_(label) {
-    root_ = type_.fundamental ? plan_.bytes(type_.fundamental->size) : plan_.of(type_.cls);
+    if (!type_.fundamental) root_ = plan_.of(type_.cls);
   }
 
   void write(void const* object, std::vector<char>& out) const override {
+    if (type_.fundamental) {  // a scalar: its bytes
+      auto const* first = static_cast<char const*>(object);
+      out.insert(out.end(), first, first + type_.fundamental->size);
+      return;
+    }
     Writer writer(out);
     root_->write(object, writer);
   }
 
   void read(char const* bytes, std::size_t size, ProductSlot& slot) const override {
-    Reader reader(bytes, size);
     if (type_.fundamental) {
-      alignas(8) char value[8];
-      reader.bytes(value, type_.fundamental->size);
-      finish(reader);
-      type_.fundamental->putScalar(value, slot, size);
+      if (size != type_.fundamental->size) {
+        throw Exception(std::to_string(size) + " bytes do not hold one '" + type_.name + "'");
+      }
+      type_.fundamental->putScalar(bytes, slot, size);
       return;
     }
-    void* object = type_.cls->New();
-    try {
-      root_->read(object, reader);
-      finish(reader);
-    } catch (...) {
-      type_.cls->Destructor(object);
-      throw;
-    }
-    adoptObject(slot, type_.cls, object, size);
+    Reader reader(bytes, size);
+    root_->make(type_.cls, reader, slot, size);
   }
 
  private:
-  static void finish(Reader const& reader) {
-    if (reader.remaining()) {
-      throw Exception(std::to_string(reader.remaining()) + " bytes left over after an unrolled product");
-    }
-  }
-
   RootType type_;
   Plan plan_;
-  Node const* root_;
+  Node const* root_ = nullptr;  // for a class
 };
 
 }  // namespace

@@ -6,10 +6,12 @@
 //   blob (vector<char>): the batch's serialised products
 //   events (vector<ULong64_t>, N + 1): where each event's bytes begin and end
 //       in the batch's bytes (after the batch frame is opened, compress=batch|both)
-//   offsets (vector<ULong64_t>, N x (P + 1)): where each product's bytes begin
+//   offsets (vector<UInt_t>, N x (P + 1)): where each product's bytes begin
 //       and end in its event's bytes (after the event frame is opened,
 //       compress=event); with compress=product|both each product's bytes are
 //       a frame of their own
+// The blob branch is stored as it is (the framework compressed it); ROOT
+// compresses the ids and offsets (lz4), which repeat from event to event.
 // TTree `EventProducts`, one entry (one per part merged): labels and types
 // (vector<string>) of the P products, serialization, compression, compress.
 // A frame is codec/Codec.h's: checksummed, compressed or not.
@@ -20,6 +22,8 @@ namespace lanes::rootio {
 
 constexpr char const* kBlobTree = "EventBlobs";
 constexpr char const* kProductTree = "EventProducts";
+// ROOT's compression of the file (and so of every branch but the blob): lz4, level 1.
+constexpr int kSmallBranchCompression = 401;
 
 // compress=: which bytes go into one frame.
 enum class FrameLevel { Product, Event, Batch, Both };

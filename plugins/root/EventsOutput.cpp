@@ -3,6 +3,8 @@
 #include <TFile.h>
 #include <TTree.h>
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "lanes/core/Exception.h"
@@ -17,7 +19,7 @@ struct EventsOutput::Batch {
   std::vector<ULong64_t> event;
   std::vector<char> blob;
   std::vector<ULong64_t> events{0};
-  std::vector<ULong64_t> offsets;
+  std::vector<UInt_t> offsets;
 
   std::size_t size() const { return event.size(); }
   // Appends `other`'s events.
@@ -66,7 +68,7 @@ void EventsOutput::beginJob(JobContext const& context) {
 
   file_.begin(context.part);
   takeRootMessage();
-  rootFile_.reset(TFile::Open(file_.temporaryPath().c_str(), "RECREATE", "", 0));  // the framework compresses
+  rootFile_.reset(TFile::Open(file_.temporaryPath().c_str(), "RECREATE", "", kSmallBranchCompression));
   if (!rootFile_ || rootFile_->IsZombie() || rootFile_->TestBit(TFile::kWriteError)) {
     file_.fail(writeFailure(file_.temporaryPath(), takeRootMessage()));
   }
@@ -77,7 +79,7 @@ void EventsOutput::beginJob(JobContext const& context) {
   tree_->Branch("run", &b.run);
   tree_->Branch("luminosityBlock", &b.luminosityBlock);
   tree_->Branch("event", &b.event);
-  tree_->Branch("blob", &b.blob);
+  tree_->Branch("blob", &b.blob)->SetCompressionSettings(0);  // the framework compressed it
   tree_->Branch("events", &b.events);
   tree_->Branch("offsets", &b.offsets);
 }
@@ -137,7 +139,10 @@ void EventsOutput::write(Event const& event) const {
                       "; leave it out with keep=");
     }
     target.insert(target.end(), lane[c].begin(), lane[c].end());
-    record->offsets.push_back(target.size());
+    if (target.size() > std::numeric_limits<UInt_t>::max()) {
+      throw Exception("root-events: event " + event.id().str() + " holds more than 4 GiB of products");
+    }
+    record->offsets.push_back(static_cast<UInt_t>(target.size()));
   }
   if (level_ == FrameLevel::Event) codec::compress(compression_, joined.data(), joined.size(), record->blob);
   record->events.push_back(record->blob.size());
@@ -236,7 +241,7 @@ bool EventsOutput::close() {
 }
 
 void EventsOutput::mergeParts(std::vector<std::string> const& parts) {
-  file_.mergeParts(parts, 0, treeEntries(kBlobTree));
+  file_.mergeParts(parts, kSmallBranchCompression, treeEntries(kBlobTree));
 }
 
 void EventsOutput::discardParts(std::vector<std::string> const& parts) { file_.discardParts(parts); }

@@ -17,7 +17,8 @@ namespace lanes::rootio {
 struct EventsSource::Batch {
   std::uint64_t entry = 0;
   std::vector<UInt_t> run, luminosityBlock;
-  std::vector<ULong64_t> event, events, offsets;
+  std::vector<ULong64_t> event, events;
+  std::vector<UInt_t> offsets;
   std::vector<char> blob;
   // The bytes of the batch's events (the blob, or its frame opened).
   std::once_flag opened;

@@ -54,8 +54,8 @@ class EventsSource : public Source {
 
   // The vectors the tree's branches read into (ROOT holds their addresses).
   struct Bound {
-    std::vector<unsigned int>*run = nullptr, *luminosityBlock = nullptr;
-    std::vector<unsigned long long>*event = nullptr, *events = nullptr, *offsets = nullptr;
+    std::vector<unsigned int>*run = nullptr, *luminosityBlock = nullptr, *offsets = nullptr;
+    std::vector<unsigned long long>*event = nullptr, *events = nullptr;
     std::vector<char>* blob = nullptr;
     ~Bound();
   };

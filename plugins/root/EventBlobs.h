@@ -6,12 +6,12 @@
 //   blob (vector<char>): the batch's serialised products
 //   events (vector<ULong64_t>, N + 1): where each event's bytes begin and end
 //       in the batch's bytes (after the batch frame is opened, compress=batch|both)
-//   offsets (vector<UInt_t>, N x (P + 1)): where each product's bytes begin
-//       and end in its event's bytes (after the event frame is opened,
-//       compress=event); with compress=product|both each product's bytes are
-//       a frame of their own
+//   sizes (vector<UInt_t>, N x P): the bytes of each product in its event's
+//       bytes (after the event frame is opened, compress=event), in product
+//       order; with compress=product|both each product's bytes are a frame
+//       of their own
 // The blob branch is stored as it is (the framework compressed it); ROOT
-// compresses the ids and offsets (lz4), which repeat from event to event.
+// compresses the ids and sizes (lz4), which repeat from event to event.
 // TTree `EventProducts`, one entry (one per part merged): labels and types
 // (vector<string>) of the P products, serialization, compression, compress.
 // A frame is codec/Codec.h's: checksummed, compressed or not.

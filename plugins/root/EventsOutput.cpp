@@ -19,7 +19,7 @@ struct EventsOutput::Batch {
   std::vector<ULong64_t> event;
   std::vector<char> blob;
   std::vector<ULong64_t> events{0};
-  std::vector<UInt_t> offsets;
+  std::vector<UInt_t> sizes;
 
   std::size_t size() const { return event.size(); }
   // Appends `other`'s events.
@@ -30,7 +30,7 @@ struct EventsOutput::Batch {
     auto const base = blob.size();
     for (std::size_t i = 1; i < other.events.size(); ++i) events.push_back(base + other.events[i]);
     blob.insert(blob.end(), other.blob.begin(), other.blob.end());
-    offsets.insert(offsets.end(), other.offsets.begin(), other.offsets.end());
+    sizes.insert(sizes.end(), other.sizes.begin(), other.sizes.end());
   }
 };
 
@@ -81,7 +81,7 @@ void EventsOutput::beginJob(JobContext const& context) {
   tree_->Branch("event", &b.event);
   tree_->Branch("blob", &b.blob)->SetCompressionSettings(0);  // the framework compressed it
   tree_->Branch("events", &b.events);
-  tree_->Branch("offsets", &b.offsets);
+  tree_->Branch("sizes", &b.sizes);
 }
 
 void EventsOutput::writeProducts() {
@@ -130,7 +130,6 @@ void EventsOutput::write(Event const& event) const {
   auto& target = level_ == FrameLevel::Event ? joined : record->blob;
   target.clear();
   auto const& lane = laneBytes_[event.lane()];
-  record->offsets.push_back(0);
   auto const& columns = serialized_.columns;
   for (std::size_t c = 0; c < columns.size(); ++c) {
     // productReady() was not called for it: the lane holds another event's bytes.
@@ -138,11 +137,12 @@ void EventsOutput::write(Event const& event) const {
       throw Exception("root-events: product '" + columns[c].label + "' is missing from event " + event.id().str() +
                       "; leave it out with keep=");
     }
-    target.insert(target.end(), lane[c].begin(), lane[c].end());
-    if (target.size() > std::numeric_limits<UInt_t>::max()) {
-      throw Exception("root-events: event " + event.id().str() + " holds more than 4 GiB of products");
+    if (lane[c].size() > std::numeric_limits<UInt_t>::max()) {
+      throw Exception("root-events: product '" + columns[c].label + "' of event " + event.id().str() +
+                      " takes more than 4 GiB");
     }
-    record->offsets.push_back(static_cast<UInt_t>(target.size()));
+    target.insert(target.end(), lane[c].begin(), lane[c].end());
+    record->sizes.push_back(static_cast<UInt_t>(lane[c].size()));
   }
   if (level_ == FrameLevel::Event) codec::compress(compression_, joined.data(), joined.size(), record->blob);
   record->events.push_back(record->blob.size());

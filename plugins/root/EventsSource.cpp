@@ -13,12 +13,12 @@
 
 namespace lanes::rootio {
 
-// One entry: its ids and offsets, and its bytes once read and opened.
+// One entry: its ids and sizes, and its bytes once read and opened.
 struct EventsSource::Batch {
   std::uint64_t entry = 0;
   std::vector<UInt_t> run, luminosityBlock;
   std::vector<ULong64_t> event, events;
-  std::vector<UInt_t> offsets;
+  std::vector<UInt_t> sizes;
   std::vector<char> blob;
   // The bytes of the batch's events (the blob, or its frame opened).
   std::once_flag opened;
@@ -32,6 +32,7 @@ struct EventsSource::Batch {
 struct EventsSource::Record {
   std::shared_ptr<Batch> batch;
   std::size_t index;
+  std::vector<std::uint64_t> offsets;  // P + 1: where each product begins and ends in the event's bytes
   std::once_flag opened;  // compress=event: the event's frame
   std::vector<char> payload;
 };
@@ -61,7 +62,7 @@ void EventsSource::open() {
     throw Exception("'" + path_ + "' is not a root-events file (no " + kBlobTree + " and " + kProductTree +
                     " trees)");
   }
-  for (auto const* branch : {"run", "luminosityBlock", "event", "events", "offsets", "blob"}) {
+  for (auto const* branch : {"run", "luminosityBlock", "event", "events", "sizes", "blob"}) {
     if (!tree_->GetBranch(branch)) {
       throw Exception("'" + path_ + "' is not a root-events file (tree " + kBlobTree + " has no branch '" + branch +
                       "')");
@@ -70,7 +71,7 @@ void EventsSource::open() {
   entries_ = static_cast<std::uint64_t>(tree_->GetEntries());
   bound_ = std::make_unique<Bound>();
   idBranches_ = {bind("run", bound_->run), bind("luminosityBlock", bound_->luminosityBlock),
-                 bind("event", bound_->event), bind("events", bound_->events), bind("offsets", bound_->offsets)};
+                 bind("event", bound_->event), bind("events", bound_->events), bind("sizes", bound_->sizes)};
   blobBranch_ = bind("blob", bound_->blob);
 }
 
@@ -89,7 +90,7 @@ EventsSource::Bound::~Bound() {
   delete luminosityBlock;
   delete event;
   delete events;
-  delete offsets;
+  delete sizes;
   delete blob;
 }
 
@@ -138,7 +139,7 @@ bool EventsSource::nextEntry() {
   takeRootMessage();
   bool ok = true;
   for (auto* branch : idBranches_) ok = ok && branch->GetEntry(entry_) > 0;
-  if (!ok) fail(entry_, "its ids and offsets cannot be read: " + takeRootMessage());
+  if (!ok) fail(entry_, "its ids and sizes cannot be read: " + takeRootMessage());
   auto ids = std::make_unique<Batch>();
   ids->entry = static_cast<std::uint64_t>(entry_);
   // The branches keep reading into the source's vectors; the batch takes their contents.
@@ -146,11 +147,11 @@ bool EventsSource::nextEntry() {
   ids->luminosityBlock.swap(*bound_->luminosityBlock);
   ids->event.swap(*bound_->event);
   ids->events.swap(*bound_->events);
-  ids->offsets.swap(*bound_->offsets);
+  ids->sizes.swap(*bound_->sizes);
   auto const n = ids->event.size();
   if (n == 0 || ids->run.size() != n || ids->luminosityBlock.size() != n || ids->events.size() != n + 1 ||
-      ids->offsets.size() != n * (labels_.size() + 1)) {
-    fail(entry_, "its ids and offsets do not match (corrupt entry)");
+      ids->sizes.size() != n * labels_.size()) {
+    fail(entry_, "its ids and sizes do not match (corrupt entry)");
   }
   ids_ = std::move(ids);
   index_ = 0;
@@ -180,6 +181,9 @@ bool EventsSource::next(SourceEvent& event) {
   record->batch = loadBlob();
   record->index = index_++;
   auto const& batch = *record->batch;
+  auto const* sizes = batch.sizes.data() + record->index * labels_.size();
+  record->offsets.resize(labels_.size() + 1);
+  for (std::size_t p = 0; p < labels_.size(); ++p) record->offsets[p + 1] = record->offsets[p] + sizes[p];
   event.id = EventId{batch.run[record->index], batch.luminosityBlock[record->index], batch.event[record->index]};
   event.entry = reinterpret_cast<std::uint64_t>(record.get());
   records_.emplace(record.get(), std::move(record));
@@ -220,12 +224,10 @@ void EventsSource::read(SourceEvent const& event, std::size_t product, ProductSl
       bytes = record.payload.data();
       size = record.payload.size();
     }
-    auto const* offsets = batch.offsets.data() + record.index * (labels_.size() + 1);
-    if (offsets[product] > offsets[product + 1] || offsets[product + 1] > size) {
-      throw Exception("product bytes beyond the event's (corrupt offsets)");
-    }
-    bytes += offsets[product];
-    size = offsets[product + 1] - offsets[product];
+    auto const offset = record.offsets[product], end = record.offsets[product + 1];
+    if (end > size) throw Exception("product bytes beyond the event's (corrupt sizes)");
+    bytes += offset;
+    size = end - offset;
     if (framesProducts(level_)) {
       thread_local std::vector<char> raw;
       codec::decompress(bytes, size, raw);

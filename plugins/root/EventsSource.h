@@ -54,7 +54,7 @@ class EventsSource : public Source {
 
   // The vectors the tree's branches read into (ROOT holds their addresses).
   struct Bound {
-    std::vector<unsigned int>*run = nullptr, *luminosityBlock = nullptr, *offsets = nullptr;
+    std::vector<unsigned int>*run = nullptr, *luminosityBlock = nullptr, *sizes = nullptr;
     std::vector<unsigned long long>*event = nullptr, *events = nullptr;
     std::vector<char>* blob = nullptr;
     ~Bound();

@@ -1,6 +1,6 @@
 """Bad input for the root-events source: a truncated file, a file of another format, a plain TTree that is not
 root-events, flipped bytes inside a blob (each compression, and with none: the frame's checksum catches them),
-corrupt offsets. Each gives one line naming the file (and the entry, for a damaged blob), a non-zero exit, no
+corrupt sizes. Each gives one line naming the file (and the entry, for a damaged blob), a non-zero exit, no
 crash. And the root-events output under a full disk and a Ctrl-C."""
 
 import shutil
@@ -88,7 +88,7 @@ def test_full_disk_while_writing_root_events(tmp_path, batch):
     assert details["failed"] is True and details["committed"] is False, details
 
 
-REWRITE_OFFSETS = """
+REWRITE_SIZES = """
 import sys
 import ROOT
 source = ROOT.TFile.Open(sys.argv[1])
@@ -99,20 +99,21 @@ copy = blobs.CloneTree(0)  # shares the source's branch addresses
 for entry in range(blobs.GetEntries()):
     blobs.GetEntry(entry)
     if entry == 1:
-        blobs.offsets[3] = 10**9
+        blobs.sizes[3] = 10**9
     copy.Fill()
 copy.Write()
 target.Close()
 """
 
 
-def test_corrupt_offsets_are_named(tmp_path):
-    """Offsets that point past an event's bytes (a file written by something else) are caught before any copy."""
+def test_corrupt_sizes_are_named(tmp_path):
+    """Product sizes that reach past an event's bytes (a file written by something else) are caught before any
+    copy."""
     written = write_events(tmp_path, "none", "event")
     path = tmp_path / "corrupt.root"
-    subprocess.run([sys.executable, "-c", REWRITE_OFFSETS, str(written), str(path)], check=True, timeout=120,
+    subprocess.run([sys.executable, "-c", REWRITE_SIZES, str(written), str(path)], check=True, timeout=120,
                    capture_output=True)
-    assert_clean_failure(read_back(tmp_path, path), str(path), "entry 1", "corrupt offsets", codes=(1,))
+    assert_clean_failure(read_back(tmp_path, path), str(path), "entry 1", "corrupt sizes", codes=(1,))
 
 
 def test_ctrl_c_closes_root_events_valid(tmp_path):

@@ -1,7 +1,7 @@
 """Bad input for the root-events source: a truncated file, a file of another format, a plain TTree that is not
 root-events, flipped bytes inside a blob (each compression, and with none: the frame's checksum catches them),
 corrupt sizes. Each gives one line naming the file (and the entry, for a damaged blob), a non-zero exit, no
-crash. And the root-events output under a full disk and a Ctrl-C."""
+crash. And the root-events output under a full disk and a Ctrl-C, and what unrolled serialisation refuses."""
 
 import shutil
 import signal
@@ -11,8 +11,10 @@ import sys
 import pytest
 import uproot
 
-from faults import (NANO_FILE, assert_clean_failure, assert_nothing_under, assert_one_line_error, background_lanes,
+from faults import (DATA, NANO_FILE, assert_clean_failure, assert_nothing_under, assert_one_line_error, background_lanes,
                     result_of, run_limited, wait_for)
+
+HZZ_FILE = DATA / "uproot-HZZ-objects.root"
 
 
 def write_events(directory, compression="lz4", compress="event"):
@@ -134,3 +136,15 @@ def test_ctrl_c_closes_root_events_valid(tmp_path):
     read = read_back(tmp_path, path)
     assert read.returncode == 0, read.stderr
     assert read.report["events"] == written
+
+
+@pytest.mark.parametrize("branch,why", [("MET", "class 'TVector2' derives from TObject"),
+                                        ("jetp4", "(emulated: no dictionary)")])
+def test_unrolled_refuses_what_it_cannot_handle_before_the_job(tmp_path, branch, why):
+    path = tmp_path / "events.root"
+    result = run_limited("run", "-n", "0", "--source",
+                         f"root:file={HZZ_FILE},tree=events,branches={branch}",
+                         "--output", f"root-events:file={path},serialization=unrolled", cwd=tmp_path)
+    assert_one_line_error(result, f"serialization=unrolled cannot handle product '{branch}'", why,
+                          "use serialization=root", code=2)
+    assert_nothing_under(path)

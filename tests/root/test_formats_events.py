@@ -9,7 +9,7 @@ import pytest
 import uproot
 
 from conftest import run_lanes
-from rootio import NANO, assert_clean_failure, assert_same_events, output_details, read_events, read_input
+from rootio import HZZ, NANO, assert_clean_failure, assert_same_events, output_details, read_events, read_input
 
 SERIALIZATIONS = ("root", "unrolled")
 COMPRESSIONS = ("none", "lz4", "zstd")
@@ -53,6 +53,21 @@ def test_nanoaod_round_trip_through_root_events(tmp_path, serialization):
                      "--output", f"root:file={copy}", cwd=tmp_path, timeout=300)
     assert read.returncode == 0, read.stderr
     assert_same_events(read_events(copy), read_input(NANO))
+
+
+def test_objects_round_trip_with_root_serialization(tmp_path):
+    """Classes with a dictionary (TVector2, TVector3) and vectors of numbers and bools, through root-events."""
+    products = ["MET", "MC_lepton", "muonq", "jetid"]
+    events = tmp_path / "events.root"
+    copy = tmp_path / "copy.root"
+    branches = ",".join(f"branches={p}" for p in products)
+    written = run_lanes("run", "-n", "0", "-t", "2", "--source", f"root:file={HZZ.path},tree=events,{branches}",
+                        "--output", f"root-events:file={events},compress=both,batch=16", cwd=tmp_path, timeout=300)
+    assert written.returncode == 0, written.stderr
+    read = run_lanes("run", "-n", "0", "-t", "2", "--source", f"root-events:file={events}",
+                     "--output", f"root:file={copy}", cwd=tmp_path, timeout=300)
+    assert read.returncode == 0, read.stderr
+    assert_same_events(read_events(copy), read_input(HZZ), products=products)
 
 
 def test_check_products_names_the_product_and_event_that_differ(tmp_path):

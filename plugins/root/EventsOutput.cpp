@@ -52,7 +52,7 @@ EventsOutput::EventsOutput(std::string label, Options const& options, PluginOpti
 }
 
 EventsOutput::~EventsOutput() {
-  group_->wait();
+  if (group_) group_->wait();
   close();
 }
 
@@ -64,6 +64,8 @@ void EventsOutput::beginJob(JobContext const& context) {
   error_ = nullptr;
   open_ = std::make_shared<Batch>();
   branches_ = std::make_unique<Batch>();
+  // A part's own group: a forked worker's part runs in an arena of its own.
+  group_ = std::make_unique<tbb::task_group>();
   serial_ = std::make_unique<LimitedTaskQueue>(*group_, 1);
 
   file_.begin(context.part);
@@ -224,7 +226,7 @@ void EventsOutput::endJob() {
 }
 
 void EventsOutput::abandon() {
-  group_->wait();
+  if (group_) group_->wait();
   close();
   file_.discard();
 }

@@ -82,7 +82,7 @@ class EventsOutput : public global::Output {
   mutable std::shared_ptr<Batch> open_;
   mutable std::unique_ptr<Batch> branches_;  // what the tree's branches point to
   mutable std::uint64_t entries_ = 0;
-  std::unique_ptr<tbb::task_group> group_ = std::make_unique<tbb::task_group>();
+  std::unique_ptr<tbb::task_group> group_;  // beginJob()'s
   mutable std::unique_ptr<LimitedTaskQueue> serial_;
 
   mutable std::atomic<std::uint64_t> written_{0};

@@ -82,9 +82,13 @@ def test_check_products_names_the_product_and_event_that_differ(tmp_path):
     assert_clean_failure(result, "check-products: product '", "of event 1:1:6")
 
 
-def test_multi_process_merge_holds_every_event_once(tmp_path):
+@pytest.mark.parametrize("before_fork", [0, 5])
+def test_multi_process_merge_holds_every_event_once(tmp_path, before_fork):
+    """Workers write parts that the parent merges; with --events-before-fork the parent writes the first events
+    and each forked worker begins its own part (its own batches and tasks) after them."""
     path = tmp_path / "events.root"
-    result = run_lanes("run", "--processes", "2", "-t", "1", "-n", "0", "--chunk", "3",
+    result = run_lanes("run", "--processes", "2", "--events-before-fork", before_fork, "-t", "2", "-n", "0",
+                       "--chunk", "3",
                        "--source", "test-products:events=40", "--output",
                        f"root-events:file={path},compression=zstd,compress=batch,batch=5", cwd=tmp_path, timeout=300)
     assert result.returncode == 0, result.stderr

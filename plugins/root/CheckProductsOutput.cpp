@@ -1,5 +1,7 @@
 #include "root/CheckProductsOutput.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "lanes/core/Exception.h"

@@ -1,18 +1,17 @@
 #!/usr/bin/env python3
 """Blob formats: write and read-back rates, bytes per event and peak RSS.
 
-    .venv/bin/python bench/formats.py [--events 4000] [--repeats 2] [--serialization-repeats 5] [--threads 1,2]
+    .venv/bin/python bench/formats.py [--events 4000] [--repeats 2] [--serialization-passes 30] [--threads 1,2]
                                       [--formats root-events,...] [--out bench-results]
 
 Runs the `lanes` binary (LANES_BINARY, default build/bin/lanes) on the NanoAOD test file cached in memory
 (repeat=200) and, for every format x compression (none, lz4, zstd level 1, zstd level 5) x serialisation
 (root, unrolled) x threads: writes --events events (dummy-free: the output is the only module), then reads the
 file back with the format's own source into a `dummy` output. Then it times serialisation alone on NanoAOD's
-products: the `serialize` output with serialization=root and =unrolled and deserialize=true, at one thread
-(the summed time of every product's serialisation and deserialisation, the best of --serialization-repeats
-interleaved runs: on a shared machine the slow runs are the others' load). It writes formats.json and
-formats.png (write rate vs bytes/event, read rate vs bytes/event, serialisation time per event) to --out and
-prints the table, the unrolled/root ratios of the write and read rates, and the serialisation speed-up.
+products with build/bin/bench_serialization (root and unrolled, both ways, the best of --serialization-passes
+passes over every product of the file in memory). It writes formats.json and formats.png (write rate vs
+bytes/event, read rate vs bytes/event, serialisation time per event) to --out and prints the table, the
+unrolled/root ratios of the write and read rates, and the serialisation speed-up.
 
 A format is one entry of FORMATS: how to write it (an output SPEC with {path}, {serialization}, {compression})
 and how to read it back (a source SPEC with {path}); add a format there. Every figure is the best of
@@ -76,22 +75,16 @@ def measure(fmt, serialization, compression, threads, events, repeats, directory
     return best
 
 
-def serialization_times(events, repeats, directory):
-    """Seconds per event spent serialising and deserialising NanoAOD's products, per serialisation kind: the
-    best of `repeats` runs of each, interleaved (root, unrolled, root, ...)."""
-    best = {}
-    for _ in range(repeats):
-        for kind in SERIALIZATIONS:
-            report = run(["-t", "1", "-n", events, "--source", f"root:file={NANOAOD},repeat=200", "--output",
-                          f"serialize:serialization={kind},deserialize=true"], directory)
-            details = report["modules"][-1]["details"]
-            point = {"serialize_s_per_event": details["serialize_s"] / report["events"],
-                     "deserialize_s_per_event": details["deserialize_s"] / report["events"],
-                     "bytes_per_event": details["bytes"] / report["events"]}
-            if kind in best:
-                point = {key: min(value, best[kind][key]) for key, value in point.items()}
-            best[kind] = point
-    return best
+def serialization_times(passes):
+    """Seconds per event spent serialising and deserialising NanoAOD's products, per serialisation kind, from
+    bench_serialization (built next to the lanes binary): every product of the file in memory, the best of
+    `passes` passes over all of them, no clock read per product."""
+    done = subprocess.run([str(LANES.parent / "bench_serialization"), str(passes)], capture_output=True, text=True,
+                          timeout=1200, check=True)
+    figures = json.loads(done.stdout)
+    return {kind: {"serialize_s_per_event": figures[kind]["serialize_us_per_event"] * 1e-6,
+                   "deserialize_s_per_event": figures[kind]["deserialize_us_per_event"] * 1e-6,
+                   "bytes_per_event": figures[kind]["bytes_per_event"]} for kind in SERIALIZATIONS}
 
 
 def plot(points, times, out):
@@ -113,7 +106,7 @@ def plot(points, times, out):
         axes[2].bar([i + offset for i in range(len(kinds))], [times[k][key] * 1e6 for k in kinds], width=0.4,
                     label=key.split("_")[0])
     axes[2].set_xticks(range(len(kinds)), kinds)
-    axes[2].set_ylabel("microseconds per event (NanoAOD, 1 thread)")
+    axes[2].set_ylabel("microseconds per event (NanoAOD, 944 products, 1 thread)")
     axes[2].set_title("serialisation of NanoAOD's products")
     axes[2].legend()
     figure.tight_layout()
@@ -124,7 +117,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", default="4000")
     parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--serialization-repeats", type=int, default=5)
+    parser.add_argument("--serialization-passes", type=int, default=30)
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--formats", default=",".join(FORMATS))
     parser.add_argument("--out", type=Path, default=REPO / "bench-results")
@@ -132,7 +125,7 @@ def main():
     args.out.mkdir(parents=True, exist_ok=True)
     points = []
     with tempfile.TemporaryDirectory() as directory:
-        times = serialization_times(args.events, args.serialization_repeats, directory)
+        times = serialization_times(args.serialization_passes)
         for kind, t in times.items():
             print(f"serialization={kind:9} serialise {t['serialize_s_per_event'] * 1e6:8.2f} us/event  deserialise "
                   f"{t['deserialize_s_per_event'] * 1e6:8.2f} us/event  {t['bytes_per_event']:8.0f} B/event", flush=True)

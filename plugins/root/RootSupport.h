@@ -61,6 +61,8 @@ struct Fundamental {
   ProductSlot::Destroy deleteArray;
   // Serialise one scalar, as TBufferFile does for a leaf of this type.
   void (*stream)(TBuffer& buffer, void const* scalar);
+  // Read one scalar that stream() wrote.
+  void (*unstream)(TBuffer& buffer, void* scalar);
 };
 
 // nullptr when no fundamental type matches.

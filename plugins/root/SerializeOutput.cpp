@@ -1,59 +1,62 @@
 #include "root/SerializeOutput.h"
 
-#include <TBufferFile.h>
-#include <TClass.h>
-
 #include <chrono>
 
 #include <nlohmann/json.hpp>
 
+#include "lanes/core/PluginOptions.h"
 #include "lanes/core/PluginRegistry.h"
 #include "lanes/core/ProductRegistry.h"
 
 namespace lanes::rootio {
 
-SerializeOutput::SerializeOutput(std::string label, Options const& options) : Output(std::move(label)) {
+namespace {
+std::uint64_t nanosecondsSince(std::chrono::steady_clock::time_point start) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+}
+}  // namespace
+
+SerializeOutput::SerializeOutput(std::string label, Options const& options)
+    : Output(std::move(label)),
+      serialization_(parseSerialization(
+          PluginOptions(options, "serialize").choice("serialization", "root", {"root", "unrolled"}))),
+      deserialize_(options.getBool("deserialize", false)) {
   initialiseRoot();
   keep(options.getAll("keep"));
 }
 
 void SerializeOutput::beginJob(JobContext const& context) {
-  columns_ = columnsOf(*this, context.registry);
-  columnOf_.assign(context.registry.size(), -1);
-  for (std::size_t i = 0; i < columns_.size(); ++i) columnOf_[columns_[i].index] = static_cast<int>(i);
-  counters_ = std::make_unique<Counters[]>(columns_.size());
+  serialized_ = serializedColumns(*this, context.registry, serialization_);
+  counters_ = std::make_unique<Counters[]>(serialized_.columns.size());
 }
 
 void SerializeOutput::productReady(Event const& event, ProductIndex product) const {
-  auto const column = columnOf_[product];
+  auto const column = serialized_.columnOf[product];
   if (column < 0) return;  // an id product: the id is not serialised here
-  auto const& type = columns_[column].type;
-  void* object = rootObjectOf(event.slot(product), type);
-  // One buffer per thread, reused: calls on a thread never overlap.
-  thread_local TBufferFile buffer(TBuffer::kWrite);
+  void const* object = rootObjectOf(event.slot(product), serialized_.columns[column].type);
+  thread_local std::vector<char> bytes;  // calls on a thread never overlap
+  bytes.clear();
   auto const start = std::chrono::steady_clock::now();
-  buffer.Reset();
-  buffer.ResetMap();
-  if (type.fundamental) {
-    type.fundamental->stream(buffer, object);
-  } else {
-    type.cls->Streamer(object, buffer);
-  }
-  auto const elapsed = std::chrono::steady_clock::now() - start;
+  serialized_.serializers[column]->write(object, bytes);
   auto& counters = counters_[column];
+  counters.nanoseconds.fetch_add(nanosecondsSince(start), std::memory_order_relaxed);
   counters.calls.fetch_add(1, std::memory_order_relaxed);
-  counters.bytes.fetch_add(static_cast<std::uint64_t>(buffer.Length()), std::memory_order_relaxed);
-  counters.nanoseconds.fetch_add(
-      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count()),
-      std::memory_order_relaxed);
+  counters.bytes.fetch_add(bytes.size(), std::memory_order_relaxed);
+  if (!deserialize_) return;
+  ProductSlot copy;
+  auto const readStart = std::chrono::steady_clock::now();
+  serialized_.serializers[column]->read(bytes.data(), bytes.size(), copy);
+  counters.readNanoseconds.fetch_add(nanosecondsSince(readStart), std::memory_order_relaxed);
 }
 
 void SerializeOutput::write(Event const&) const { written_.fetch_add(1, std::memory_order_relaxed); }
 
 std::vector<SerializeOutput::Figures> SerializeOutput::figures() const {
   std::vector<Figures> figures;
-  for (std::size_t i = 0; i < columns_.size(); ++i) {
-    figures.push_back({counters_[i].calls.load(), counters_[i].bytes.load(), counters_[i].nanoseconds.load()});
+  for (std::size_t i = 0; i < serialized_.columns.size(); ++i) {
+    auto const& c = counters_[i];
+    figures.push_back({c.calls.load(), c.bytes.load(), c.nanoseconds.load(), c.readNanoseconds.load()});
   }
   return figures;
 }
@@ -62,26 +65,31 @@ std::string SerializeOutput::details() const {
   auto products = nlohmann::json::array();
   Figures total;
   auto const all = figures();
-  for (std::size_t i = 0; i < columns_.size(); ++i) {
+  for (std::size_t i = 0; i < serialized_.columns.size(); ++i) {
     auto const& f = all[i];
-    products.push_back({{"label", columns_[i].label}, {"calls", f.calls}, {"bytes", f.bytes}, {"ns", f.nanoseconds}});
+    products.push_back(
+        {{"label", serialized_.columns[i].label}, {"calls", f.calls}, {"bytes", f.bytes}, {"ns", f.nanoseconds}});
+    if (deserialize_) products.back()["read_ns"] = f.readNanoseconds;
     total.calls += f.calls;
     total.bytes += f.bytes;
     total.nanoseconds += f.nanoseconds;
+    total.readNanoseconds += f.readNanoseconds;
   }
-  return nlohmann::json{{"events_written", written_.load()},
-                        {"calls", total.calls},
-                        {"bytes", total.bytes},
-                        {"serialize_s", static_cast<double>(total.nanoseconds) * 1e-9},
-                        {"products", products}}
-      .dump();
+  auto details = nlohmann::json{{"events_written", written_.load()},
+                                {"serialization", nameOf(serialization_)},
+                                {"calls", total.calls},
+                                {"bytes", total.bytes},
+                                {"serialize_s", static_cast<double>(total.nanoseconds) * 1e-9},
+                                {"products", products}};
+  if (deserialize_) details["deserialize_s"] = static_cast<double>(total.readNanoseconds) * 1e-9;
+  return details.dump();
 }
 
 namespace {
 RegisterOutput<SerializeOutput> const registration(
     "serialize",
-    "serialises each product with ROOT's TBufferFile as it becomes ready, concurrently, and reports time and bytes "
-    "per product; writes no file: keep=GLOB");
+    "serialises each product as it becomes ready, concurrently, and reports time and bytes per product; writes no "
+    "file: serialization=root|unrolled, deserialize=true|false (time reading each back too), keep=GLOB");
 }
 
 }  // namespace lanes::rootio

@@ -1,0 +1,150 @@
+"""Bad input for the root-events source: a truncated file, a file of another format, a plain TTree that is not
+root-events, flipped bytes inside a blob (each compression, and with none: the frame's checksum catches them),
+corrupt sizes. Each gives one line naming the file (and the entry, for a damaged blob), a non-zero exit, no
+crash. And the root-events output under a full disk and a Ctrl-C, and what unrolled serialisation refuses."""
+
+import shutil
+import signal
+import subprocess
+import sys
+
+import pytest
+import uproot
+
+from faults import (DATA, NANO_FILE, assert_clean_failure, assert_nothing_under, assert_one_line_error, background_lanes,
+                    result_of, run_limited, wait_for)
+
+HZZ_FILE = DATA / "uproot-HZZ-objects.root"
+
+
+def write_events(directory, compression="lz4", compress="event"):
+    path = directory / "events.root"
+    result = run_limited("run", "-n", "0", "--source", "test-products:events=20", "--output",
+                         f"root-events:file={path},compression={compression},compress={compress},batch=5",
+                         cwd=directory)
+    assert result.returncode == 0, result.stderr
+    return path
+
+
+def read_back(directory, path):
+    return run_limited("run", "-n", "0", "-t", "2", "--source", f"root-events:file={path}", "--output",
+                       "check-products", cwd=directory)
+
+
+def blob_position(path, entry):
+    """Where the bytes of entry `entry`'s blob lie in the file (the file is not compressed by ROOT, so the blob's
+    bytes are there as they are): the middle of the blob, found by its content."""
+    with uproot.open(path) as file:
+        blob = bytes(file["EventBlobs"]["blob"].array(library="np")[entry])
+    data = path.read_bytes()
+    at = data.find(blob)
+    assert at >= 0 and data.find(blob, at + 1) < 0
+    return at + len(blob) // 2
+
+
+def test_truncated_file(tmp_path):
+    path = write_events(tmp_path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    assert_clean_failure(read_back(tmp_path, path), str(path))
+
+
+def test_file_of_another_format(tmp_path):
+    path = tmp_path / "events.root"
+    path.write_text("run,luminosityBlock,event\n1,1,1\n")
+    assert_clean_failure(read_back(tmp_path, path), str(path), codes=(2,))
+
+
+def test_plain_tree_that_is_not_root_events(tmp_path):
+    path = tmp_path / "nano.root"
+    shutil.copy(NANO_FILE, path)
+    assert_clean_failure(read_back(tmp_path, path), str(path), "is not a root-events file", codes=(2,))
+
+
+@pytest.mark.parametrize("compression,compress", [("none", "event"), ("lz4", "product"), ("zstd", "batch"),
+                                                  ("lz4", "both")])
+def test_flipped_bytes_inside_a_blob(tmp_path, compression, compress):
+    path = write_events(tmp_path, compression, compress)
+    at = blob_position(path, 2)
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0xFF
+    data[at + 1] ^= 0x5A
+    path.write_bytes(bytes(data))
+    assert_clean_failure(read_back(tmp_path, path), str(path), "entry 2", "checksum mismatch", codes=(1,))
+
+
+@pytest.mark.parametrize("batch", [1, 50])
+def test_full_disk_while_writing_root_events(tmp_path, batch):
+    """A file-size limit the file crosses while the job runs (batch=1) or when the last batch is filled
+    (batch=50): one line naming the file and the cause, exit 1, nothing under the name."""
+    spec = f"root-events:file=out.root,compression=none,batch={batch}"
+    job = ["run", "-n", "400", "-t", "2", "--source", f"root:file={NANO_FILE},repeat=5", "--output", spec]
+    full = run_limited(*job, cwd=tmp_path)
+    assert full.returncode == 0, full.stderr
+    size = (tmp_path / "out.root").stat().st_size
+    (tmp_path / "out.root").unlink()
+    result = run_limited(*job, cwd=tmp_path, file_size_limit=size - size // 10)
+    assert_one_line_error(result, "'out.root'", "File too large", code=1)
+    assert_nothing_under(tmp_path / "out.root")
+    details = result.report["modules"][-1]["details"]
+    assert details["failed"] is True and details["committed"] is False, details
+
+
+REWRITE_SIZES = """
+import sys
+import ROOT
+source = ROOT.TFile.Open(sys.argv[1])
+blobs = source.Get("EventBlobs")
+target = ROOT.TFile.Open(sys.argv[2], "RECREATE")
+source.Get("EventProducts").CloneTree().Write()
+copy = blobs.CloneTree(0)  # shares the source's branch addresses
+for entry in range(blobs.GetEntries()):
+    blobs.GetEntry(entry)
+    if entry == 1:
+        blobs.sizes[3] = 10**9
+    copy.Fill()
+copy.Write()
+target.Close()
+"""
+
+
+def test_corrupt_sizes_are_named(tmp_path):
+    """Product sizes that reach past an event's bytes (a file written by something else) are caught before any
+    copy."""
+    written = write_events(tmp_path, "none", "event")
+    path = tmp_path / "corrupt.root"
+    subprocess.run([sys.executable, "-c", REWRITE_SIZES, str(written), str(path)], check=True, timeout=120,
+                   capture_output=True)
+    assert_clean_failure(read_back(tmp_path, path), str(path), "entry 1", "corrupt sizes", codes=(1,))
+
+
+def test_ctrl_c_closes_root_events_valid(tmp_path):
+    """Ctrl-C in the middle of a job: the events in flight finish, the last partial batch is written, and the
+    file reads back (check-products) with exactly the events the report counts."""
+    marker = tmp_path / "marker"
+    path = tmp_path / "events.root"
+    args = ["-n", 0, "--endless", "-t", 2, "--source", "test-products", "--module", "analyzer:time=0.001,work=sleep",
+            "--module", f"fault:at=200,action=sleep,seconds=0,once={marker}",
+            "--output", f"root-events:file={path},compression=zstd,compress=both,batch=7"]
+    with background_lanes(*args, cwd=tmp_path) as process:
+        wait_for(marker.exists, 60, "event 200")
+        process.send_signal(signal.SIGINT)
+        result = result_of(process, tmp_path, 60, "the stopped job")
+    assert result.returncode == 130, result.stderr
+    written = result.report["events"]
+    assert written >= 200
+    read = read_back(tmp_path, path)
+    assert read.returncode == 0, read.stderr
+    assert read.report["events"] == written
+
+
+@pytest.mark.parametrize("branch,why", [("MET", "class 'TVector2' derives from TObject"),
+                                        ("jetp4", "(emulated: no dictionary)")])
+def test_unrolled_refuses_what_it_cannot_handle_before_the_job(tmp_path, branch, why):
+    path = tmp_path / "events.root"
+    result = run_limited("run", "-n", "0", "--source",
+                         f"root:file={HZZ_FILE},tree=events,branches={branch}",
+                         "--output", f"root-events:file={path},serialization=unrolled", cwd=tmp_path)
+    assert_one_line_error(result, f"serialization=unrolled cannot handle product '{branch}'", why,
+                          "use serialization=root", code=2)
+    assert_nothing_under(path)

@@ -18,6 +18,7 @@
 #include "CleanCommand.h"
 #include "HtmlReport.h"
 #include "Menu.h"
+#include "MultiProcessTrace.h"
 #include "PinCommand.h"
 #include "SignalStop.h"
 #include "WholeNumber.h"
@@ -306,14 +307,22 @@ int runExecWorker(RunArguments const& arguments) {
 }
 
 int runMultiProcess(RunArguments const& arguments) {
-  auto const options = multiProcessOptions(arguments);
+  auto options = multiProcessOptions(arguments);
+  std::vector<TraceSlice> parentWork;  // for --trace
+  if (!arguments.trace.empty()) {
+    options.onParentWork = [&parentWork](char const* what, std::int64_t begin, std::int64_t end) {
+      parentWork.push_back({what, begin, end});
+    };
+  }
   auto job = makeJob(arguments);
   warnAboutStalePartials(outputFiles(job));
   EventProcessor processor(std::move(job));  // no SignalStop: its thread would be there at the fork
   node::validate(options, processor);            // before anything runs
-  auto const report = node::runMultiProcess(processor, options, [&](EventProcessor& p, ProcessPart const& part) {
+  auto const origin = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+  auto report = node::runMultiProcess(processor, options, [&](EventProcessor& p, ProcessPart const& part) {
     return runPart(p, &part, arguments, nullptr).toJson();
   });
+  if (!arguments.trace.empty()) finishJobTrace(arguments.trace, report, origin, parentWork);
   node::printMultiProcessReport(report, std::cout);
   if (report["aborted"].get<bool>()) {  // said so already; the report is written still, if it can be
     if (!arguments.report.empty()) {

@@ -108,6 +108,7 @@ class MultiProcessParent {
   void measureAndRelease();
   void sampleMemory();
   void finishOutputs();
+  void noteParentWork(char const* what, std::int64_t beginNs) const;
   void describeMergedOutputs();
   nlohmann::json report() const;
 
@@ -322,7 +323,9 @@ void MultiProcessParent::onBatches() {
   for (auto const& batch : ring_->takeReady()) {
     if (!failed_) {
       try {
+        auto const begin = monotonicNanoseconds();
         processor_.mergeOutputBatch(batch.output, batch.bytes, batch.size);
+        noteParentWork("merge a batch", begin);
         ++batchesReceived_;
         bytesReceived_ += batch.size;
       } catch (std::exception const& error) {
@@ -450,6 +453,7 @@ void MultiProcessParent::finishOutputs() {
     // The batches are in the files already: what is left is to close them.
     if (failed_) return processor_.abandonSharedOutputs();
     auto const begin = MonotonicClock::now();
+    auto const beginNs = monotonicNanoseconds();
     try {
       processor_.commitSharedOutputs();
     } catch (Exception const& error) {
@@ -457,16 +461,23 @@ void MultiProcessParent::finishOutputs() {
       processor_.abandonSharedOutputs();
     }
     mergeSeconds_ = std::chrono::duration<double>(MonotonicClock::now() - begin).count();
+    noteParentWork("close the outputs", beginNs);
     return describeMergedOutputs();
   }
   std::vector<std::string> written, lost;
   if (options_.eventsBeforeFork) written.push_back("prefork");
   for (auto const& worker : workers_) (worker.done ? written : lost).push_back(partName(worker.role.index));
+  auto const begin = monotonicNanoseconds();
   auto const merge = finishOutputParts(processor_, written, lost, failed_);
+  noteParentWork(failed_ ? "discard the parts" : "merge the parts", begin);
   if (failed_) return;
   if (!merge.error.empty()) failJob(merge.error);
   mergeSeconds_ = merge.seconds;
   describeMergedOutputs();
+}
+
+void MultiProcessParent::noteParentWork(char const* what, std::int64_t beginNs) const {
+  if (options_.onParentWork) options_.onParentWork(what, beginNs, monotonicNanoseconds());
 }
 
 void MultiProcessParent::describeMergedOutputs() {

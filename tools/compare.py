@@ -4,7 +4,6 @@
 Started by `lanes compare ARGS`, or directly: .venv/bin/python tools/compare.py A B [--json]
 """
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -14,16 +13,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lanes_report import comparison, inputs  # noqa: E402  (after the path is set)
 
 
-class OneLineParser(argparse.ArgumentParser):
-    def error(self, message):
-        raise inputs.InputError(message)
-
-
 def parser():
-    p = OneLineParser(prog="lanes compare", allow_abbrev=False,
-                      description="Compare two run reports (lanes run --report) or two scan directories (lanes "
-                      "scan -o): figures side by side with ratios B/A and per-module deltas by impact; for scans, "
-                      "every common point and those whose difference exceeds the run-to-run spread.")
+    p = inputs.OneLineParser(prog="lanes compare", allow_abbrev=False,
+                             description="Compare two run reports (lanes run --report) or two scan directories "
+                             "(lanes scan -o): figures side by side with ratios B/A and per-module deltas by impact; "
+                             "for scans, every common point and those whose difference exceeds the run-to-run "
+                             "spread.")
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")

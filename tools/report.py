@@ -5,7 +5,6 @@ Started by `lanes report ARGS` (and by `lanes run --html`, `lanes scan --html`),
     .venv/bin/python tools/report.py REPORT.json -o report.html [--trace trace.json]
 """
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -15,16 +14,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lanes_report import inputs, page  # noqa: E402  (after the path is set)
 
 
-class OneLineParser(argparse.ArgumentParser):
-    def error(self, message):
-        raise inputs.InputError(message)
-
-
 def parser():
-    p = OneLineParser(prog="lanes report", allow_abbrev=False,
-                      description="Write the HTML report of a run report (lanes run --report) or a scan directory "
-                      "(lanes scan -o): summary figures, sortable module table, thread time, stall graph, the "
-                      "scan's plots, configuration and versions, and the trace for Perfetto. One file, no network.")
+    p = inputs.OneLineParser(prog="lanes report", allow_abbrev=False,
+                             description="Write the HTML report of a run report (lanes run --report) or a scan "
+                             "directory (lanes scan -o): summary figures, sortable module table, thread time, stall "
+                             "graph, the scan's plots, configuration and versions, and the trace for Perfetto. One "
+                             "file, no network.")
     p.add_argument("input", metavar="DIR_OR_REPORT.json")
     p.add_argument("-o", "--output", metavar="FILE.html", required=True)
     p.add_argument("--trace", metavar="FILE", help="the run's trace (lanes run --trace): named, embedded for "

@@ -3,12 +3,20 @@
 Only the JSON that lanes writes is read (reports, a scan's manifest.json and summary.json, its plots).
 """
 
+import argparse
 import json
 from pathlib import Path
 
 
 class InputError(Exception):
     """Bad input, said in one line."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are InputErrors (one line, exit status 2), not a usage text."""
+
+    def error(self, message):
+        raise InputError(message)
 
 
 def read_json(path, what):

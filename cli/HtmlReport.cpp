@@ -23,7 +23,8 @@ int writeHtmlReport(RunArguments const& arguments, nlohmann::json const& report,
     std::cerr << "lanes: error: no HTML report: " << error.what() << "\n";
     return status ? status : 1;
   }
-  std::vector<std::string> words{json, "-o", arguments.html};
+  auto const name = std::filesystem::path(arguments.report.empty() ? arguments.html : arguments.report).filename();
+  std::vector<std::string> words{json, "-o", arguments.html, "--title", "lanes run: " + name.string()};
   if (!arguments.trace.empty() && std::filesystem::is_regular_file(arguments.trace)) {
     words.insert(words.end(), {"--trace", arguments.trace});
   }

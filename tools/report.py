@@ -22,14 +22,15 @@ def parser():
                              "file, no network.")
     p.add_argument("input", metavar="DIR_OR_REPORT.json")
     p.add_argument("-o", "--output", metavar="FILE.html", required=True)
+    p.add_argument("--title", help="the page's title (default: lanes run: or lanes scan: and the input's name)")
     p.add_argument("--trace", metavar="FILE", help="the run's trace (lanes run --trace): named, embedded for "
                    "Perfetto, and drawn as the stall graph")
     return p
 
 
-def write(source, trace, output):
+def write(source, trace, output, title=None):
     """Writes the page through OUTPUT.tmp, renamed when complete."""
-    text = page.render(source, trace)
+    text = page.render(source, trace, title)
     temporary = Path(str(output) + ".tmp")
     try:
         temporary.write_text(text)
@@ -57,7 +58,7 @@ def main(argv):
         print(f"lanes: error: {error}", file=sys.stderr)
         return 2
     try:
-        write(source, trace, output)
+        write(source, trace, output, options.title)
     except OSError as error:
         print(f"lanes: error: cannot write {output}: {error.strerror}", file=sys.stderr)
         return 1

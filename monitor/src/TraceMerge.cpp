@@ -31,9 +31,12 @@ std::string sortIndex(int pid, int index) { return dump(metadata(pid, 0, "proces
 
 double microseconds(std::int64_t nanoseconds) { return static_cast<double>(nanoseconds) / 1000.0; }
 
+// Part N's flow ids start at N << 40: each process numbers its own from 1, and a trace's ids are global.
+constexpr int kFlowIdBits = 40;
+
 // Writes a part's events (one per line, as TraceRecorder writes them) moved onto the merged timeline, with its
-// process's pid, its own process_name dropped (the merge names the track).
-void copyPart(TracePart const& part, std::int64_t originNs, std::ostream& out) {
+// process's pid and its flows renumbered, its own process_name dropped (the merge names the track).
+void copyPart(TracePart const& part, std::int64_t originNs, std::uint64_t flowBase, std::ostream& out) {
   std::ifstream in(part.path);
   std::string line;
   if (!std::getline(in, line)) throw Exception("cannot read the trace part '" + part.path + "'");
@@ -50,6 +53,7 @@ void copyPart(TracePart const& part, std::int64_t originNs, std::ostream& out) {
     if (event.value("ph", "") == "M" && event.value("name", "") == "process_name") continue;
     event["pid"] = part.pid;
     if (event.contains("ts")) event["ts"] = event["ts"].get<double>() + shift;
+    if (event.contains("id")) event["id"] = event["id"].get<std::uint64_t>() + flowBase;
     out << ",\n" << dump(event);
   }
   if (in.bad()) throw Exception("cannot read the trace part '" + part.path + "'");
@@ -70,12 +74,14 @@ void mergeTraces(std::string const& path, TraceMergeInput const& input) {
                    {"dur", microseconds(slice.endNs - slice.beginNs)}});
     }
     int index = 1;
+    std::uint64_t flowBase = 0;
     for (auto const& part : input.parts) {
+      flowBase += std::uint64_t{1} << kFlowIdBits;
       if (part.pid != input.parentPid) {
         out << ",\n" << processName(part.pid, part.name) << ",\n" << sortIndex(part.pid, index++);
       }
       if (std::ifstream(part.path).good()) {
-        copyPart(part, input.originNs, out);
+        copyPart(part, input.originNs, flowBase, out);
       } else {  // a worker that died wrote none: said on its track
         out << ",\n"
             << dump({{"ph", "i"}, {"s", "p"}, {"name", part.name + " wrote no trace"}, {"pid", part.pid}, {"tid", 0},

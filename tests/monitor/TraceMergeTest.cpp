@@ -36,7 +36,8 @@ TEST(TraceMerge, PutsEveryPartOnTheParentsClockUnderItsOwnTrack) {
   std::map<int, std::string> names;
   std::map<int, double> calls;
   std::vector<nlohmann::json> notes, work;
-  for (auto const& event : merged(out).at("traceEvents")) {
+  auto const trace = merged(out);
+  for (auto const& event : trace.at("traceEvents")) {
     if (event.at("ph") == "M" && event.at("name") == "process_name") {
       EXPECT_TRUE(names.emplace(event.at("pid").get<int>(), event.at("args").at("name")).second) << event;
     }

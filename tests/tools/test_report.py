@@ -62,6 +62,7 @@ def test_run_html_renders_in_chromium_with_its_figures(single, tmp_path):
     assert_self_contained(text)
     dom, console, pixels = open_page(single / "page.html", tmp_path)
     assert console == []
+    assert "<h1>lanes run: report.json</h1>" in dom
     assert f'id="events-per-s">{shown(report["events_per_s"], 1)}<' in dom
     assert f'id="events">{report["events"]:,}<' in dom
     assert f'id="cpu-efficiency">{100 * report["cpu_efficiency"]:.1f}%<' in dom
@@ -89,12 +90,13 @@ def test_the_module_table_sorts_by_total_time_and_has_stall_time_when_the_report
                            "calls": 10, "total_s": 0.6, "stall_s": 0.25}],
               "thread_time": {"modules": 0.7, "source": 0.2, "idle": 0.1}}
     (tmp_path / "r.json").write_text(json.dumps(report))
-    completed = lanes("report", "r.json", "-o", "r.html", cwd=tmp_path)
+    completed = lanes("report", "r.json", "-o", "r.html", "--title", "slow <b>job</b>", cwd=tmp_path)
     assert completed.returncode == 0, completed.stderr
     dom, console, pixels = open_page(tmp_path / "r.html", tmp_path)
     assert console == []
     rows = re.findall(r'<tr><td class="" data-value="([^"]+)"', dom.split('id="modules"')[1])
     assert rows == ["slow", "(source)", "fast"]
+    assert "<h1>slow &lt;b&gt;job&lt;/b&gt;</h1>" in dom
     assert "stall s" in dom and 'data-value="0.25"' in dom
     assert 'id="thread-time"' in dom and "idle" in dom
     assert 'id="failure"' in dom and "1:1:7" in dom

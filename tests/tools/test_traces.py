@@ -137,6 +137,18 @@ def test_an_accelerator_job_shows_its_device_queues_and_flows(tmp_path, strategy
     assert waiting <= {enclosing(result, ends[flow])["name"] for flow in back}
 
 
+def test_a_multi_process_accelerator_job_keeps_every_workers_flows_apart(tmp_path):
+    trace, report = traced(tmp_path, "-p", "2", "-t", "1", "-n", "20", "--menu", MENU, "--distribution",
+                           "round-robin", "--accel", "emulated:launch=1e-6", "--accel-strategy", "external-worker")
+    result = check(trace)  # flows resolve within each worker: their ids do not collide
+    for worker in report["workers"]:
+        queues = [tid for (pid, tid), name in result["threads"].items()
+                  if pid == worker["pid"] and name.startswith("device queue")]
+        assert queues, f"{worker['part']} has its device queues beneath it"
+    assert result["flows"] == 2 * 20 * len({m["label"] for m in report["workers"][0]["report"]["modules"]
+                                            if m["plugin"] == "accel"})
+
+
 def test_the_checker_refuses_what_is_not_a_trace():
     good = {"traceEvents": [{"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "p"}},
                             {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 5}]}

@@ -202,19 +202,19 @@ def workers_section(report):
     rows = ""
     for worker in workers:
         part = worker.get("report") if isinstance(worker.get("report"), dict) else {}
-        rows += ("<tr>" + cell(worker.get("index", worker.get("name", "")), numeric=False)
-                 + cell(worker.get("pid")) + cell(part.get("events")) + cell(part.get("events_per_s"))
+        rows += ("<tr>" + cell(worker.get("part", ""), numeric=False)
+                 + cell(worker.get("pid"), str(worker.get("pid"))) + cell(part.get("events")) + cell(part.get("events_per_s"))
                  + cell(part.get("wall_s")) + "</tr>")
     return (f'<h2>Workers</h2><table class="sortable" id="workers"><thead><tr><th>worker</th><th class="n">pid</th>'
             f'<th class="n">events</th><th class="n">events/s</th><th class="n">wall s</th></tr></thead>'
             f"<tbody>{rows}</tbody></table>")
 
 
-def run_body(source, trace):
+def run_body(source, trace, title):
     report = source["report"]
     failed = (f'<p class="failed" id="failure">The job failed: {esc(report.get("error", ""))}</p>'
               if report.get("failed") else "")
-    return (f"<h1>lanes run: {esc(source['path'].name)}</h1>{failed}{cards(inputs.figures(report))}"
+    return (f"<h1>{esc(title)}</h1>{failed}{cards(inputs.figures(report))}"
             + thread_time_section(report) + stall_graph_section(trace) + module_table(report)
             + workers_section(report) + trace_section(trace) + configuration(report))
 
@@ -242,7 +242,7 @@ def scan_table(points):
             f"<tbody>{rows}</tbody></table>")
 
 
-def scan_body(source):
+def scan_body(source, title):
     points = source["summary"]
     manifest = source["manifest"]
     best = max((p for p in points if p.get("events_per_s")), key=lambda p: p["events_per_s"]["median"], default=None)
@@ -258,7 +258,7 @@ def scan_body(source):
                     for p in source["plots"])
     settings = {k: v for k, v in manifest.items() if not isinstance(v, (dict, list)) or len(json.dumps(v)) < 300}
     versions = next((r["versions"] for r in map(load_quietly, source["reports"]) if r and "versions" in r), {})
-    return (f"<h1>lanes scan: {esc(source['path'].name)}</h1>"
+    return (f"<h1>{esc(title)}</h1>"
             f'<div class="cards">{"".join(summary)}</div>{scan_table(points)}'
             + (f"<h2>Plots</h2>{plots}" if plots else "")
             + key_values("Configuration", settings, "configuration") + key_values("Software", versions, "versions"))
@@ -271,10 +271,11 @@ def load_quietly(path):
         return None
 
 
-def render(source, trace=None):
-    """The page of a loaded run report or scan (inputs.load()); `trace` is the run's trace file, if any."""
-    body = run_body(source, trace) if source["kind"] == "run" else scan_body(source)
-    title = f"lanes {source['kind']}: {source['path'].name}"
+def render(source, trace=None, title=None):
+    """The page of a loaded run report or scan (inputs.load()); `trace` is the run's trace file, if any; the
+    title is "lanes run: NAME" (or scan) after the input's name unless given."""
+    title = title or f"lanes {source['kind']}: {source['path'].name}"
+    body = run_body(source, trace, title) if source["kind"] == "run" else scan_body(source, title)
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
             f"<style>{STYLE}</style></head><body>{body}"
             f"<script>{SORT_SCRIPT}{PERFETTO_SCRIPT}</script></body></html>\n")

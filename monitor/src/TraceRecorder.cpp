@@ -22,6 +22,7 @@ namespace {
 
 // Device queue N is thread kDeviceQueueTrack + N of the process's track, far from the recorder's 1, 2, ...
 constexpr unsigned kDeviceQueueTrack = 100000;
+constexpr std::size_t kDeviceChunkBytes = 1 << 20;
 
 pid_t currentThread() {
   thread_local pid_t const id = ::gettid();
@@ -188,14 +189,18 @@ void TraceRecorder::deviceWork(unsigned queue, std::string const& name, Clock::t
   text += "}";
   if (into) text += ",\n" + flowEvent(false, into, pid, tid, from);
   if (out) text += ",\n" + flowEvent(true, out, pid, tid, std::max(from, to - 1e-3));  // inside the box
-  std::lock_guard lock(deviceMutex_);
-  if (std::find(queues_.begin(), queues_.end(), queue) == queues_.end()) queues_.push_back(queue);
-  device_ += ",\n" + text;
+  {
+    std::lock_guard lock(deviceMutex_);
+    if (std::find(queues_.begin(), queues_.end(), queue) == queues_.end()) queues_.push_back(queue);
+  }
+  appendDevice(text);
 }
 
+// Memory stays bounded, as for calls: past a chunk the device's events go to the file.
 void TraceRecorder::appendDevice(std::string const& text) {
   std::lock_guard lock(deviceMutex_);
   device_ += ",\n" + text;
+  if (device_.size() >= kDeviceChunkBytes) append(std::exchange(device_, {}));
 }
 
 std::size_t TraceRecorder::size() const {

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -32,6 +33,25 @@ TEST(DeviceTrace, StopsWhenTheRecorderCloses) {
   recorder.jobFinished();
   recorder.close();
   EXPECT_EQ(deviceTrace::newFlow(), 0u);
+  std::filesystem::remove(path);
+}
+
+TEST(DeviceTrace, StreamsDeviceWorkToTheFileWhileTheJobRuns) {
+  auto const path = tempPath("streaming.json");
+  TraceRecorder recorder(path);
+  recorder.jobStarted(test::syntheticJob());
+  auto const now = Clock::now();
+  for (int i = 0; i < 20000; ++i) deviceTrace::work(0, "kernel", now, now, 0, 0);  // a few MiB of events
+  std::ifstream partial(path + ".tmp");
+  std::string const written((std::istreambuf_iterator<char>(partial)), std::istreambuf_iterator<char>());
+  EXPECT_NE(written.find(R"("cat":"device")"), std::string::npos) << "memory stays bounded: most are in the file";
+  recorder.jobFinished();
+  recorder.close();
+  std::ifstream in(path);
+  auto const trace = nlohmann::json::parse(in);
+  std::size_t boxes = 0;
+  for (auto const& event : trace.at("traceEvents")) boxes += event.at("ph") == "X" ? 1 : 0;
+  EXPECT_EQ(boxes, 20000u);
   std::filesystem::remove(path);
 }
 

@@ -15,7 +15,8 @@
 // While it records, it is also the sink of lanes/monitor/DeviceTrace.h: each
 // device queue becomes a track ("device queue N") of boxes, with flow events
 // ("ph": "s"/"f", category "device") between the host calls and the device
-// work; these are rare next to calls and are kept under a lock.
+// work; these are rare next to calls, kept under a lock and written out a
+// MiB at a time.
 
 #include <atomic>
 #include <cstdint>
@@ -85,7 +86,7 @@ class TraceRecorder : public ProcessingObserver {
   tbb::enumerable_thread_specific<Buffer> perThread_;
   std::atomic<unsigned> threads_{0};
   std::mutex deviceMutex_;           // guards device_ and queues_
-  std::string device_;               // the device's events, formatted, written at close()
+  std::string device_;               // the device's events, formatted, not yet written
   std::vector<unsigned> queues_;     // the device queues seen
   std::mutex fileMutex_;  // guards file_ and error_
   std::FILE* file_ = nullptr;

@@ -198,3 +198,10 @@ def test_page_renders_without_a_browser_for_every_report_field():
     """render() copes with a report that has only the figures every report has."""
     text = page.render({"kind": "run", "path": Path("r.json"), "report": {"events_per_s": 1.0, "wall_s": 2.0}})
     assert 'id="events-per-s">1.0<' in text
+
+
+def test_scan_html_in_a_missing_directory_is_refused_before_the_scan(tmp_path):
+    completed = lanes("scan", "-o", tmp_path / "scan", "--html", tmp_path / "nowhere" / "scan.html", "--vary",
+                      "threads=1,2", "--", "--source", "empty", "--output", "dummy", cwd=tmp_path)
+    assert_one_line_error(completed, "HTML report", "nowhere")
+    assert not (tmp_path / "scan").exists()

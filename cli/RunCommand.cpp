@@ -16,7 +16,9 @@
 
 #include "AccelOptions.h"
 #include "CleanCommand.h"
+#include "HtmlReport.h"
 #include "Menu.h"
+#include "MultiProcessTrace.h"
 #include "PinCommand.h"
 #include "SignalStop.h"
 #include "WholeNumber.h"
@@ -98,6 +100,7 @@ std::vector<JobFile> filesOf(JobConfig const& config, RunArguments const& argume
   if (!arguments.menu.empty()) files.push_back({arguments.menu, false, "the menu (--menu " + arguments.menu + ")"});
   if (!arguments.report.empty()) files.push_back({arguments.report, true, "the report (--report " + arguments.report + ")"});
   if (!arguments.trace.empty()) files.push_back({arguments.trace, true, "the trace (--trace " + arguments.trace + ")"});
+  if (!arguments.html.empty()) files.push_back({arguments.html, true, "the HTML report (--html " + arguments.html + ")"});
   return files;
 }
 
@@ -270,8 +273,9 @@ int runSingleProcess(RunArguments const& arguments) {
     return 2;
   }
   report.printTable(std::cout);
-  return finish(report.failed, report.error, signalStop.signalled(), arguments.report,
-                [&] { report.writeJson(arguments.report); });
+  auto const status = finish(report.failed, report.error, signalStop.signalled(), arguments.report,
+                             [&] { report.writeJson(arguments.report); });
+  return writeHtmlReport(arguments, report.toJson(), status);
 }
 
 node::MultiProcessOptions multiProcessOptions(RunArguments const& arguments) {
@@ -303,14 +307,22 @@ int runExecWorker(RunArguments const& arguments) {
 }
 
 int runMultiProcess(RunArguments const& arguments) {
-  auto const options = multiProcessOptions(arguments);
+  auto options = multiProcessOptions(arguments);
+  std::vector<TraceSlice> parentWork;  // for --trace
+  if (!arguments.trace.empty()) {
+    options.onParentWork = [&parentWork](char const* what, std::int64_t begin, std::int64_t end) {
+      parentWork.push_back({what, begin, end});
+    };
+  }
   auto job = makeJob(arguments);
   warnAboutStalePartials(outputFiles(job));
   EventProcessor processor(std::move(job));  // no SignalStop: its thread would be there at the fork
   node::validate(options, processor);            // before anything runs
-  auto const report = node::runMultiProcess(processor, options, [&](EventProcessor& p, ProcessPart const& part) {
+  auto const origin = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+  auto report = node::runMultiProcess(processor, options, [&](EventProcessor& p, ProcessPart const& part) {
     return runPart(p, &part, arguments, nullptr).toJson();
   });
+  if (!arguments.trace.empty()) finishJobTrace(arguments.trace, report, origin, parentWork);
   node::printMultiProcessReport(report, std::cout);
   if (report["aborted"].get<bool>()) {  // said so already; the report is written still, if it can be
     if (!arguments.report.empty()) {
@@ -322,9 +334,11 @@ int runMultiProcess(RunArguments const& arguments) {
     }
     return 128 + report["signal"].get<int>();
   }
-  return finish(report["failed"].get<bool>(), report["error"].get<std::string>(), report["signal"].get<int>(),
-                arguments.report,
-                [&] { writeAtomically(arguments.report, [&](std::ostream& out) { out << report.dump(2) << "\n"; }); });
+  auto const status =
+      finish(report["failed"].get<bool>(), report["error"].get<std::string>(), report["signal"].get<int>(),
+             arguments.report,
+             [&] { writeAtomically(arguments.report, [&](std::ostream& out) { out << report.dump(2) << "\n"; }); });
+  return writeHtmlReport(arguments, report, status);
 }
 
 int runJob(RunArguments const& arguments) {
@@ -333,6 +347,7 @@ int runJob(RunArguments const& arguments) {
   }
   requireWritableDirectory(arguments.report, "report");
   requireWritableDirectory(arguments.trace, "trace");
+  requireWritableDirectory(arguments.html, "HTML report");
   if (!arguments.workerRole.empty()) return runExecWorker(arguments);
   if (arguments.processes) return runMultiProcess(arguments);
   return runSingleProcess(arguments);
@@ -378,6 +393,8 @@ void addRunCommand(CLI::App& app, int& exitCode) {
       ->check(CLI::ExistingFile);
   run->add_option("--report", arguments->report, "Write the run report as JSON to FILE");
   run->add_option("--trace", arguments->trace, "Write every call as a Chrome trace (Perfetto) to FILE");
+  run->add_option("--html", arguments->html,
+                  "Write the HTML report (figures, modules, the trace for Perfetto; `lanes report`) to FILE");
   run->add_option("--on-error", arguments->onError, "stop: end the job at the first failure; skip: drop failed events")
       ->check(CLI::IsMember({"stop", "skip"}));
   run->add_option("--pin", arguments->pin,

@@ -23,6 +23,7 @@ struct RunArguments {
   std::string menu;
   std::string report;
   std::string trace;
+  std::string html;  // --html FILE: the HTML report of the job (tools/report.py)
   std::string onError = "stop";
   // Multi-process mode (node/MultiProcessJob.h); processes == 0: one process.
   unsigned processes = 0;

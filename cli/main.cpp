@@ -8,6 +8,7 @@
 #include "InspectCommand.h"
 #include "PinCommand.h"
 #include "PluginsCommand.h"
+#include "ReportCommand.h"
 #include "RunCommand.h"
 #include "ScanCommand.h"
 #include "SuperviseCommand.h"
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   lanes::cli::addSuperviseCommand(app, exitCode);
   lanes::cli::addCleanCommand(app, exitCode);
   lanes::cli::addScanCommand(app, exitCode);
+  lanes::cli::addReportCommands(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (CLI::ParseError const& error) {

@@ -13,7 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lanes_scan import grid, plots, runner, table  # noqa: E402  (after the path is set)
+import report as report_tool  # noqa: E402  (after the path is set)
+from lanes_report import inputs  # noqa: E402
+from lanes_scan import grid, plots, runner, table  # noqa: E402
 from lanes_scan.grid import Axis, Scan, ScanError  # noqa: E402
 
 EPILOG = """\
@@ -41,7 +43,8 @@ scan file (TOML; every key optional, the command line wins):
 
 output directory (-o DIR): manifest.json, runs/ (every report, RUN.meta.json with its command lines and
 error, stdout and stderr), files/ (each run's output files, with --keep-files), log.jsonl, table.csv and table.json (a row per run), summary.json (per point:
-median, min, max), plots/*.png and *.svg. Rerun with the same -o to resume: finished runs are kept.
+median, min, max), plots/*.png and *.svg; with --html FILE, the HTML report (`lanes report DIR -o FILE`).
+Rerun with the same -o to resume: finished runs are kept.
 Exit status: 0 all ran, 1 some failed (named at the end), 2 bad arguments, 130 interrupted.
 
 examples:
@@ -76,6 +79,8 @@ def parser():
     p.add_argument("--cores", type=int, metavar="N", help="fill-machine's machine size (default: this machine's)")
     p.add_argument("--keep-files", action="store_true", help="keep the files the runs' outputs write (files/; "
                    "by default each run's are removed when it ends)")
+    p.add_argument("--html", metavar="FILE", help="also write the scan's HTML report to FILE (as `lanes report DIR "
+                   "-o FILE` does)")
     p.add_argument("--force", action="store_true", help="start afresh in a directory that holds another scan")
     p.add_argument("--lanes", metavar="PATH", default=os.environ.get("LANES_BINARY"),
                    help="the lanes binary to run (`lanes scan` passes itself)")
@@ -140,6 +145,8 @@ def build(argv):
         if [a.name for a in varied].count(axis.name) > 1:
             raise ScanError(f"axis {axis.name} is given twice")
         axes[axis.name] = axis  # the command line wins over the scan file
+    if options.html and not Path(options.html).resolve().parent.is_dir():
+        raise ScanError(f"cannot write the HTML report {options.html}: its directory does not exist")
     if not options.lanes or not Path(options.lanes).is_file():
         raise ScanError(f"no lanes binary at {options.lanes!r}: give --lanes PATH (`lanes scan` does)")
 
@@ -189,6 +196,8 @@ def measure(scan, runs, directory, options):
     table.write_table(rows, [axis.name for axis in scan.axes], directory)
     summary = table.summarise(scan.points(), rows, directory)
     plots.plot(summary, directory / "plots")
+    if options.html:
+        report_tool.write(inputs.load(directory), None, Path(options.html))
     print_summary(summary, rows, directory)
     return status or (1 if any(r["failed"] for r in rows) else 0)
 

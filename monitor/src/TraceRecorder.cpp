@@ -1,5 +1,6 @@
 #include "lanes/monitor/TraceRecorder.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -13,7 +14,15 @@
 
 namespace lanes {
 
+namespace detail {
+extern std::atomic<TraceRecorder*> deviceTraceSink;  // DeviceTrace.cpp's
+}  // namespace detail
+
 namespace {
+
+// Device queue N is thread kDeviceQueueTrack + N of the process's track, far from the recorder's 1, 2, ...
+constexpr unsigned kDeviceQueueTrack = 100000;
+constexpr std::size_t kDeviceChunkBytes = 1 << 20;
 
 pid_t currentThread() {
   thread_local pid_t const id = ::gettid();
@@ -71,7 +80,15 @@ void appendCall(std::string& line, CallRecord const& call, std::string const& qu
 TraceRecorder::TraceRecorder(std::string path, std::size_t chunk)
     : path_(std::move(path)), temporary_(path_ + ".tmp"), chunk_(chunk) {}
 
+namespace {
+// Stops `recorder` being the device's sink, if it is.
+void stopDeviceTrace(TraceRecorder* recorder) {
+  detail::deviceTraceSink.compare_exchange_strong(recorder, nullptr, std::memory_order_acq_rel);
+}
+}  // namespace
+
 TraceRecorder::~TraceRecorder() {
+  stopDeviceTrace(this);
   if (file_) discard();  // a job that never closed its trace leaves none
 }
 
@@ -86,17 +103,28 @@ void TraceRecorder::jobStarted(JobInfo const& info) {
   file_ = std::fopen(temporary_.c_str(), "w");
   if (!file_) error_ = errno;
   if (file_) std::setvbuf(file_, nullptr, _IONBF, 0);  // a chunk is one write, and its failure shows at once
+  device_.clear();
+  queues_.clear();
   start_ = Clock::now();
-  append("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n" + metadata(::getpid(), 0, "process_name", "lanes"));
+  // The origin on the monotonic clock, which every process shares: parts of a job merge onto one timeline.
+  auto const origin = std::chrono::duration_cast<std::chrono::nanoseconds>(start_.time_since_epoch()).count();
+  append("{\"displayTimeUnit\": \"ms\", \"otherData\": {\"clock_origin_ns\": " + std::to_string(origin) +
+         "}, \"traceEvents\": [\n" + metadata(::getpid(), 0, "process_name", "lanes"));
+  detail::deviceTraceSink.store(this, std::memory_order_release);
 }
 
-void TraceRecorder::callFinished(CallRecord const& record) {
+TraceRecorder::Buffer& TraceRecorder::thisThread() {
   auto& buffer = perThread_.local();
   if (buffer.tid == 0) {
     buffer.tid = threads_.fetch_add(1, std::memory_order_relaxed) + 1;
     buffer.thread = currentThread();
     buffer.calls.reserve(chunk_);
   }
+  return buffer;
+}
+
+void TraceRecorder::callFinished(CallRecord const& record) {
+  auto& buffer = thisThread();
   buffer.calls.push_back(record);
   if (buffer.calls.size() >= chunk_) flush(buffer);
 }
@@ -120,6 +148,61 @@ void TraceRecorder::append(std::string const& text) {
   if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) error_ = errno ? errno : EIO;
 }
 
+namespace {
+// A flow event ("s" begins, "f" ends), bound to the slice around it.
+std::string flowEvent(bool begins, std::uint64_t flow, pid_t pid, unsigned tid, double ts) {
+  std::string text = begins ? R"({"ph":"s")" : R"({"ph":"f","bp":"e")";
+  text += R"(,"name":"device","cat":"device","id":)";
+  append(text, flow);
+  text += R"(,"pid":)";
+  append(text, pid);
+  text += R"(,"tid":)";
+  append(text, tid);
+  text += R"(,"ts":)";
+  append(text, ts);
+  return text + "}";
+}
+
+double microsecondsSince(Clock::time_point origin, Clock::time_point time) {
+  return std::chrono::duration<double, std::micro>(time - origin).count();
+}
+}  // namespace
+
+void TraceRecorder::hostFlow(bool begins, std::uint64_t flow) {
+  auto const tid = thisThread().tid;
+  appendDevice(flowEvent(begins, flow, ::getpid(), tid, microsecondsSince(start_, Clock::now())));
+}
+
+void TraceRecorder::deviceWork(unsigned queue, std::string const& name, Clock::time_point begin, Clock::time_point end,
+                               std::uint64_t into, std::uint64_t out) {
+  auto const pid = ::getpid();
+  auto const tid = kDeviceQueueTrack + queue;
+  auto const from = microsecondsSince(start_, begin), to = microsecondsSince(start_, end);
+  std::string text = R"({"ph":"X","cat":"device","name":)" + quoted(name) + R"(,"pid":)";
+  lanes::append(text, pid);
+  text += R"(,"tid":)";
+  lanes::append(text, tid);
+  text += R"(,"ts":)";
+  lanes::append(text, from);
+  text += R"(,"dur":)";
+  lanes::append(text, to - from);
+  text += "}";
+  if (into) text += ",\n" + flowEvent(false, into, pid, tid, from);
+  if (out) text += ",\n" + flowEvent(true, out, pid, tid, std::max(from, to - 1e-3));  // inside the box
+  {
+    std::lock_guard lock(deviceMutex_);
+    if (std::find(queues_.begin(), queues_.end(), queue) == queues_.end()) queues_.push_back(queue);
+  }
+  appendDevice(text);
+}
+
+// Memory stays bounded, as for calls: past a chunk the device's events go to the file.
+void TraceRecorder::appendDevice(std::string const& text) {
+  std::lock_guard lock(deviceMutex_);
+  device_ += ",\n" + text;
+  if (device_.size() >= kDeviceChunkBytes) append(std::exchange(device_, {}));
+}
+
 std::size_t TraceRecorder::size() const {
   std::size_t total = 0;
   for (auto const& buffer : perThread_) total += buffer.written + buffer.calls.size();
@@ -127,7 +210,15 @@ std::size_t TraceRecorder::size() const {
 }
 
 void TraceRecorder::close() {
+  stopDeviceTrace(this);
   auto const pid = ::getpid();
+  {
+    std::lock_guard lock(deviceMutex_);
+    append(device_);
+    for (auto const queue : queues_) {
+      append(",\n" + metadata(pid, kDeviceQueueTrack + queue, "thread_name", "device queue " + std::to_string(queue)));
+    }
+  }
   for (auto& buffer : perThread_) {
     flush(buffer);
     auto const name = (buffer.thread == pid ? "main thread " : "thread ") + std::to_string(buffer.thread);

@@ -4,6 +4,7 @@
 
 #include "lanes/core/Event.h"
 #include "lanes/core/PluginRegistry.h"
+#include "lanes/monitor/DeviceTrace.h"
 #include "mimicry/BusyWork.h"
 
 namespace lanes::accel {
@@ -100,7 +101,11 @@ AcceleratorModule::InFlight AcceleratorModule::enqueue(Event const& event) const
   if (failAt_ == event.id().event) {
     kernel.fault = "device fault injected in the kernel of module '" + label() + "' at event " + event.id().str();
   }
-  InFlight work{kernel.output, placement.queue, nullptr, nullptr};
+  // --trace: an arrow from this acquire() to the kernel, and one from the kernel to the produce() that waits for it.
+  kernel.flowIn = deviceTrace::newFlow();
+  deviceTrace::flowFromHere(kernel.flowIn);
+  if (waitsForDevice()) kernel.flowOut = deviceTrace::newFlow();
+  InFlight work{kernel.output, placement.queue, nullptr, nullptr, kernel.flowOut};
   queue.launch(std::move(kernel));
   if (toHost_) {
     work.hostResult = device.makeHostWord();
@@ -108,6 +113,14 @@ AcceleratorModule::InFlight AcceleratorModule::enqueue(Event const& event) const
   }
   work.marker = queue.record();
   return work;
+}
+
+// Whether produce() runs only once the device work is done (else it hands on a
+// device product that its consumers' queues wait for).
+bool AcceleratorModule::waitsForDevice() const {
+  auto const strategy = accelerator_->strategy();
+  return toHost_ || strategy == Strategy::SyncSingle || strategy == Strategy::SyncMulti ||
+         strategy == Strategy::ExternalWorker;
 }
 
 // The five strategies differ only here: how acquire() learns that the work is done.
@@ -157,6 +170,7 @@ void AcceleratorModule::produce(Event& event) const {
   }
   auto work = std::move(inFlight_[event.lane()]);
   inFlight_[event.lane()] = {};
+  deviceTrace::flowToHere(work.flowOut);
   if (toHost_) {
     tally(work.hostResult->value);
     return event.put(hostProduct_, Digest{work.hostResult->value}, outputBytes_);

@@ -50,6 +50,7 @@ class AcceleratorModule : public global::ExternalProducer {
     std::shared_ptr<Queue> queue;
     std::shared_ptr<Marker const> marker;
     std::shared_ptr<HostWord> hostResult;  // to-host only
+    std::uint64_t flowOut = 0;             // --trace: the arrow from the device to produce()
   };
 
   AcceleratorModule(std::string label, PluginOptions const& options);
@@ -59,6 +60,7 @@ class AcceleratorModule : public global::ExternalProducer {
   std::uint64_t seed(Event const& event) const;
   std::uint64_t runOnCpu(Event const& event) const;
   InFlight enqueue(Event const& event) const;
+  bool waitsForDevice() const;
   void complete(InFlight const& work, Completion completion) const;
   void tally(std::uint64_t digest) const;
 

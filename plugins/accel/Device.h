@@ -66,6 +66,10 @@ struct Kernel {
   std::uint64_t seed = 0;
   // Fault injection: the kernel fails with this message instead of writing.
   std::optional<std::string> fault;
+  // --trace (lanes/monitor/DeviceTrace.h): the flow from the host call that
+  // launched it, and the one to the host call that takes its result (0: none).
+  std::uint64_t flowIn = 0;
+  std::uint64_t flowOut = 0;
 };
 
 // A point in a queue. Thread-safe: any thread may wait on it, any number of times.

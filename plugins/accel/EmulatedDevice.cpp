@@ -7,6 +7,7 @@
 
 #include "accel/Digest.h"
 #include "lanes/core/Exception.h"
+#include "lanes/monitor/DeviceTrace.h"
 #include "mimicry/BusyWork.h"
 #include "mimicry/WorkerPool.h"
 
@@ -76,10 +77,11 @@ class EmulatedMarker : public Marker {
 // included), then joins.
 class EmulatedQueue : public Queue {
  public:
-  explicit EmulatedQueue(EmulatedDevice& device) : device_(device) {}
+  EmulatedQueue(EmulatedDevice& device, unsigned index) : device_(device), index_(index) {}
 
   void copyToDevice(std::shared_ptr<HostWord const> from, std::shared_ptr<DeviceBuffer> to) override {
     enqueue([this, from = std::move(from), to = std::move(to)] {
+      deviceTrace::Span span(index_, "copy to device");
       device_.copy(to->bytes(), true);
       emulated(*to).word.store(from->value, std::memory_order_relaxed);
     });
@@ -87,6 +89,7 @@ class EmulatedQueue : public Queue {
 
   void copyToHost(std::shared_ptr<DeviceBuffer const> from, std::shared_ptr<HostWord> to) override {
     enqueue([this, from = std::move(from), to = std::move(to)] {
+      deviceTrace::Span span(index_, "copy to host");
       device_.copy(from->bytes(), false);
       to->value = emulated(*from).word.load(std::memory_order_relaxed);
     });
@@ -94,6 +97,7 @@ class EmulatedQueue : public Queue {
 
   void launch(Kernel kernel) override {
     enqueue([this, kernel = std::move(kernel)] {
+      deviceTrace::Span span(index_, kernel.name, kernel.flowIn, kernel.flowOut);
       device_.runKernel(kernel);
     });
   }
@@ -135,6 +139,7 @@ class EmulatedQueue : public Queue {
   }
 
   EmulatedDevice& device_;
+  unsigned const index_;              // its track in the trace: "device queue INDEX"
   Failure failure_;                   // the queue thread's only
   mimicry::WorkerPool thread_{1};     // last: joined before the members above go
 };
@@ -163,8 +168,8 @@ EmulatedDevice::EmulatedDevice(EmulatedConfig config)
     : config_(config), kernelSlots_(static_cast<std::ptrdiff_t>(config.kernelSlots)) {}
 
 std::unique_ptr<Queue> EmulatedDevice::makeQueue() {
-  queues_.fetch_add(1, std::memory_order_relaxed);
-  return std::make_unique<EmulatedQueue>(*this);
+  auto const index = queues_.fetch_add(1, std::memory_order_relaxed);
+  return std::make_unique<EmulatedQueue>(*this, static_cast<unsigned>(index));
 }
 
 std::shared_ptr<DeviceBuffer> EmulatedDevice::allocate(std::size_t bytes) {

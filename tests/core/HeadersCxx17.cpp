@@ -16,6 +16,7 @@
 #include "lanes/core/ProcessingObserver.h"
 #include "lanes/core/Source.h"
 #include "lanes/core/TemporaryName.h"
+#include "lanes/monitor/DeviceTrace.h"
 #include "lanes/monitor/ModuleStatistics.h"
 #include "lanes/monitor/ProgressTicker.h"
 #include "lanes/monitor/ResourceUsage.h"

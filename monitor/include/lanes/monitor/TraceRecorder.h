@@ -3,15 +3,23 @@
 // Chrome trace (the JSON that Perfetto and chrome://tracing open): one
 // complete event ("ph": "X") per call, named after the module label (or
 // "source"), with the transition as category and the lane and event id as
-// arguments; timestamps in microseconds since jobStarted().
+// arguments; timestamps in microseconds since jobStarted(), whose time on the
+// monotonic clock is `otherData.clock_origin_ns` (see TraceMerge.h).
 //
 // Each calling thread appends to its own buffer, so recording costs a vector
 // push_back and never contends; a thread whose buffer is full formats it and
 // appends it to the file (under a lock, once per `chunk` calls), so memory
 // stays bounded however long the job runs. The file is written under
 // `path + ".tmp"` and renamed when complete.
+//
+// While it records, it is also the sink of lanes/monitor/DeviceTrace.h: each
+// device queue becomes a track ("device queue N") of boxes, with flow events
+// ("ph": "s"/"f", category "device") between the host calls and the device
+// work; these are rare next to calls, kept under a lock and written out a
+// MiB at a time.
 
 #include <atomic>
+#include <cstdint>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -41,6 +49,12 @@ class TraceRecorder : public ProcessingObserver {
   void jobStarted(JobInfo const& info) override;
   void callFinished(CallRecord const& record) override;
 
+  // DeviceTrace.h's sink (thread-safe): a flow begun (or ended) on the calling thread now ...
+  void hostFlow(bool begins, std::uint64_t flow);
+  // ... and a box on a device queue's track.
+  void deviceWork(unsigned queue, std::string const& name, Clock::time_point begin, Clock::time_point end,
+                  std::uint64_t into, std::uint64_t out);
+
   // The number of calls recorded.
   std::size_t size() const;
 
@@ -57,7 +71,9 @@ class TraceRecorder : public ProcessingObserver {
     unsigned tid = 0;         // the trace's: 1, 2, ... in order of first call
   };
 
+  Buffer& thisThread();
   void flush(Buffer& buffer);
+  void appendDevice(std::string const& text);
   void append(std::string const& text);
   void discard();
 
@@ -69,6 +85,9 @@ class TraceRecorder : public ProcessingObserver {
   std::string source_;              // the source's, as a JSON string
   tbb::enumerable_thread_specific<Buffer> perThread_;
   std::atomic<unsigned> threads_{0};
+  std::mutex deviceMutex_;           // guards device_ and queues_
+  std::string device_;               // the device's events, formatted, not yet written
+  std::vector<unsigned> queues_;     // the device queues seen
   std::mutex fileMutex_;  // guards file_ and error_
   std::FILE* file_ = nullptr;
   int error_ = EBADF;  // the errno of the first failed write (no file before jobStarted())

@@ -41,6 +41,11 @@ struct MultiProcessOptions {
   // --no-fork: the command line of the independent jobs (this job's own);
   // a worker's role is appended as `--worker-role ROLE`.
   std::vector<std::string> commandLine;
+  // Told of the parent's own work as each piece ends (a batch the shared
+  // writer merged, the parts merged or the shared outputs closed): what, and
+  // its begin and end on the monotonic clock, in nanoseconds. Called on the
+  // parent's thread; --trace draws them on the parent's track. May be empty.
+  std::function<void(char const* what, std::int64_t beginNs, std::int64_t endNs)> onParentWork;
 };
 
 // Checks the combination; throws lanes::Exception naming the option.

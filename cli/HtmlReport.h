@@ -1,0 +1,16 @@
+#pragma once
+// `lanes run --html FILE`: the HTML report of the job just run, written by
+// tools/report.py from the job's report (and its trace, when there is one).
+
+#include <nlohmann/json.hpp>
+
+#include "RunCommand.h"
+
+namespace lanes::cli {
+
+// Writes `arguments.html` (nothing when it is empty) and returns the exit
+// status `status` becomes: 1 if the page could not be written (said in one
+// line), else `status`.
+int writeHtmlReport(RunArguments const& arguments, nlohmann::json const& report, int status);
+
+}  // namespace lanes::cli

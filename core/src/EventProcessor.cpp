@@ -92,4 +92,6 @@ std::vector<std::string> EventProcessor::moduleDetails() const {
   return details;
 }
 
+std::string EventProcessor::sourceDetails() const { return schedule_->source->details(); }
+
 }  // namespace lanes

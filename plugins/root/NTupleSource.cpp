@@ -86,6 +86,7 @@ struct NTupleSource::Layout {
 
   FileSequence sequence;  // the first file counted: copies count the others as they reach them
   std::shared_ptr<EntryCounts> counts;  // the one part copies change: thread-safe
+  SkippedFiles skipped;
   std::string ntuple;
   std::vector<FieldLayout> fields;  // in product order
   std::vector<FieldLayout> ids;     // run, luminosityBlock, event if all are integers; else none
@@ -181,26 +182,41 @@ NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked)
 
   // The first file gives the layout; the others are only checked to be
   // readable now, and counted when a copy reaches them (as the root source
-  // does: opening a file is most of a long list's start-up).
+  // does: opening a file is most of a long list's start-up), unless bad
+  // files are skipped: then all are opened now.
   auto const& files = layout->sequence.files();
-  for (auto const& path : files) {
-    if (&path != &files.front()) requireReadable(path);
+  bool const skipBad = options.getBool("skip-bad-files", false);
+  if (!skipBad) {
+    for (auto const& path : files) {
+      if (&path != &files.front()) requireReadable(path);
+    }
   }
-  auto const& path = files.front();
-  auto file = openInputFile(path);
-  auto reader = openReader(*file, layout->ntuple, layout->options);
+  std::unique_ptr<TFile> file;
+  std::unique_ptr<ROOT::RNTupleReader> reader;
+  auto const first = openFirstReadable(files, skipBad ? &layout->skipped : nullptr, [&](std::size_t index) {
+    file = openInputFile(files[index]);
+    reader = openReader(*file, layout->ntuple, layout->options);
+  });
   auto const& descriptor = reader->GetDescriptor();
   try {
     describeFields(descriptor, include, exclude, *layout);
   } catch (Exception const& error) {
-    throw Exception("'" + path + "': " + error.message());
+    throw Exception("'" + files[first] + "': " + error.message());
   }
   layout->chunk = checked.positive("chunk", firstClusterEntries(descriptor));
-  layout->counts->learn(0, reader->GetNEntries());
+  for (std::size_t skipped = 0; skipped < first; ++skipped) {
+    layout->counts->learn(skipped, 0);
+    layout->sequence.addEntries(0);
+  }
+  layout->counts->learn(first, reader->GetNEntries());
   layout->sequence.addEntries(reader->GetNEntries());
   sequence_ = layout->sequence;
   for (auto const& field : layout->fields) declare(descriptionOf(field));
-  layout_ = std::move(layout);
+  layout_ = layout;
+  if (skipBad) {  // open() reads the layout_ just set
+    countOrSkip(files, first + 1, *layout->counts, layout->skipped,
+                [this](std::size_t index) { return open(index)->reader->GetNEntries(); });
+  }
 }
 
 NTupleSource::NTupleSource(std::shared_ptr<Layout const> layout)
@@ -211,6 +227,8 @@ NTupleSource::NTupleSource(std::shared_ptr<Layout const> layout)
 NTupleSource::~NTupleSource() = default;
 
 std::string NTupleSource::origin() const { return layout_->sequence.files()[originFile_]; }
+
+std::string NTupleSource::details() const { return layout_->skipped.details(); }
 
 std::unique_ptr<Source> NTupleSource::replicate() const {
   if (!perLane_) return nullptr;
@@ -321,7 +339,8 @@ namespace {
 RegisterSource<NTupleSource> const registration(
     "rntuple",
     "reads an RNTuple, every top-level field a product read on demand: file=PATH (repeatable) or files=LIST, "
-    "ntuple=NAME (Events), fields=GLOB, exclude=GLOB, handles=shared|lane, chunk=N, cache=true|false, imt=true|false");
+    "ntuple=NAME (Events), fields=GLOB, exclude=GLOB, handles=shared|lane, chunk=N, cache=true|false, imt=true|false, "
+    "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the RNTuple, naming it)");
 }
 
 }  // namespace lanes::rootio

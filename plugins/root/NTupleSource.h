@@ -26,7 +26,9 @@ class NTupleSource : public Source {
   // (handles=lane: each lane takes N consecutive entries at a time; default
   // the first file's first cluster, so that no two lanes unzip the same pages),
   // cache=true|false (RNTuple's cluster read-ahead; default true),
-  // imt=true|false (ROOT implicit multi-threading to decompress).
+  // imt=true|false (ROOT implicit multi-threading to decompress),
+  // skip-bad-files=true|false (see countOrSkip: opens every file now, and
+  // leaves out those that cannot be read or lack the RNTuple or a field).
   explicit NTupleSource(Options const& options);
   ~NTupleSource() override;
 
@@ -37,6 +39,7 @@ class NTupleSource : public Source {
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
   std::uint64_t replicaChunk() const override;
   std::string origin() const override;
+  std::string details() const override;
 
   struct Layout;
 

@@ -112,6 +112,8 @@ class EventProcessor {
   // Module::details() of every module, in the order of info().modules (for
   // stream modules, those of the first lane's copy). Call after run().
   std::vector<std::string> moduleDetails() const;
+  // Source::details() of the job's source; any time.
+  std::string sourceDetails() const;
 
  private:
   std::unique_ptr<detail::Schedule> schedule_;

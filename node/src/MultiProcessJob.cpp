@@ -23,25 +23,17 @@
 #include "lanes/monitor/AtomicFile.h"
 #include "lanes/monitor/ProcessMemory.h"
 #include "lanes/node/BatchRing.h"
+#include "MonotonicClock.h"
+#include "MultiProcessWorker.h"
+#include "OutputParts.h"
+#include "PartTiming.h"
 
 namespace lanes::node {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;  // CLOCK_MONOTONIC: one clock for every process
-
-std::int64_t monotonicNanoseconds() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
-}
-
 [[noreturn]] void systemError(std::string const& what) {
   throw Exception("multi-process job: " + what + ": " + std::strerror(errno));
-}
-
-std::string partName(unsigned slot) { return "worker-" + std::to_string(slot); }
-
-std::string reportPath(std::string const& directory, unsigned slot) {
-  return directory + "/" + partName(slot) + ".json";
 }
 
 // Threads of this process now (oneTBB's workers, a plugin's, ...).
@@ -49,56 +41,6 @@ unsigned threadsInProcess() {
   unsigned n = 0;
   for ([[maybe_unused]] auto const& task : std::filesystem::directory_iterator("/proc/self/task")) ++n;
   return n;
-}
-
-// Reads until end-of-file: the parent closes its end to release the workers.
-void waitForRelease(int fd) {
-  char byte;
-  while (::read(fd, &byte, 1) != 0) {
-    if (errno != EINTR) break;
-  }
-}
-
-// The worker's part: its events, by the job's distribution.
-std::unique_ptr<EventDispenser> dispenserFor(MultiProcessOptions const& options, WorkerRole const& role,
-                                             SharedEventQueue* queue) {
-  if (queue) return std::make_unique<QueueDispenser>(*queue, role.index, queue->chunksOf(role.index));
-  return std::make_unique<RoundRobinDispenser>(options.eventsBeforeFork, role.residue, options.processes);
-}
-
-// The parent died (its death signal stopped this worker): nobody will merge
-// this worker's part, so it goes, with the parent's directory of reports.
-bool parentGone(WorkerRole const& role) { return ::getppid() != role.parent; }
-
-int abandon(EventProcessor& processor, WorkerRole const& role) {
-  processor.discardOutputParts({partName(role.index)});
-  std::error_code ignored;
-  std::filesystem::remove_all(role.directory, ignored);
-  return 1;
-}
-
-// Everything a worker does once it exists, forked or exec'd: runs its
-// part, reports, tells the parent, waits to be released (so that the
-// parent measures every worker's memory at the same moment), ends the job.
-int serveAsWorker(EventProcessor& processor, MultiProcessOptions const& options, WorkerRole const& role,
-                  SharedEventQueue* queue, BatchRing* ring, PartRunner const& runner) {
-  auto dispenser = dispenserFor(options, role, queue);
-  auto const started = monotonicNanoseconds();
-  auto report = runner(processor, {partName(role.index), dispenser.get(), 0, role.residue, options.processes, ring});
-  if (parentGone(role)) return abandon(processor, role);
-  if (auto* chunks = dynamic_cast<QueueDispenser*>(dispenser.get()); chunks && chunks->exhausted()) {
-    report["failed"] = true;
-    report["error"] = "the event queue ran out of chunks before the source ended: raise --chunk";
-  }
-  report["pid"] = ::getpid();
-  report["started_ns"] = started;
-  report["finished_ns"] = monotonicNanoseconds();
-  writeAtomically(reportPath(role.directory, role.index), [&](std::ostream& out) { out << report.dump(); });
-  std::uint32_t const index = role.index;
-  if (::write(role.doneFd, &index, sizeof index) != sizeof index) return parentGone(role) ? abandon(processor, role) : 1;
-  waitForRelease(role.releaseFd);
-  processor.endJob();
-  return report.value("failed", false) ? 1 : 0;
 }
 
 int pidfdOpen(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
@@ -484,8 +426,6 @@ void MultiProcessParent::measureAndRelease() {
   released_ = true;
 }
 
-// The parts of the workers that finished are merged; those of the workers
-// that died (or of every worker, when the job failed) are removed.
 // The total PSS of the job now: the parent (which holds the shared state;
 // not for --no-fork, where it is only a launcher) and every live worker.
 void MultiProcessParent::sampleMemory() {
@@ -503,75 +443,37 @@ void MultiProcessParent::sampleMemory() {
   peakTotalPss_ = std::max(peakTotalPss_, total);
 }
 
+// The parts of the workers that finished are merged; those of the workers
+// that died (or of every worker, when the job failed) are removed.
 void MultiProcessParent::finishOutputs() {
   if (options_.outputMode == OutputMode::SharedWriter) {
     // The batches are in the files already: what is left is to close them.
     if (failed_) return processor_.abandonSharedOutputs();
-    auto const begin = Clock::now();
+    auto const begin = MonotonicClock::now();
     try {
       processor_.commitSharedOutputs();
     } catch (Exception const& error) {
       failJob(error.what());
       processor_.abandonSharedOutputs();
     }
-    mergeSeconds_ = std::chrono::duration<double>(Clock::now() - begin).count();
+    mergeSeconds_ = std::chrono::duration<double>(MonotonicClock::now() - begin).count();
     return describeMergedOutputs();
   }
   std::vector<std::string> written, lost;
   if (options_.eventsBeforeFork) written.push_back("prefork");
   for (auto const& worker : workers_) (worker.done ? written : lost).push_back(partName(worker.role.index));
-  if (failed_) {
-    lost.insert(lost.end(), written.begin(), written.end());
-    processor_.discardOutputParts(lost);
-    return;
-  }
-  auto const begin = Clock::now();
-  processor_.discardOutputParts(lost);
-  try {
-    processor_.mergeOutputParts(written);
-  } catch (Exception const& error) {
-    // The summary still comes, with the failure; no part is left behind.
-    failJob(error.what());
-    processor_.discardOutputParts(written);
-  }
-  mergeSeconds_ = std::chrono::duration<double>(Clock::now() - begin).count();
+  auto const merge = finishOutputParts(processor_, written, lost, failed_);
+  if (failed_) return;
+  if (!merge.error.empty()) failJob(merge.error);
+  mergeSeconds_ = merge.seconds;
   describeMergedOutputs();
 }
 
-// The merged files, with the events their parts hold (a module's index is
-// the same in every process: they run one job).
 void MultiProcessParent::describeMergedOutputs() {
-  auto const details = processor_.moduleDetails();
-  auto const& modules = processor_.info().modules;
-  for (std::size_t m = 0; m < details.size(); ++m) {
-    auto merged = nlohmann::json::parse(details[m].empty() ? "null" : details[m], nullptr, false);
-    if (!merged.is_object()) continue;
-    if (merged.value("failed", false)) {  // a failed merge or write: the report says which
-      merged["label"] = modules[m].label;
-      outputs_.push_back(std::move(merged));
-      continue;
-    }
-    if (!merged.value("committed", false)) continue;
-    std::uint64_t events = 0;
-    auto const addPart = [&](nlohmann::json const& report) {
-      if (!report.is_object()) return;
-      events += report["modules"].at(m)["details"].value("events_written", 0ull);
-    };
-    addPart(preFork_);
-    for (auto const& worker : workers_) addPart(worker.report);
-    merged["events_written"] = events;
-    merged["label"] = modules[m].label;
-    outputs_.push_back(std::move(merged));
-  }
+  std::vector<nlohmann::json const*> parts{&preFork_};
+  for (auto const& worker : workers_) parts.push_back(&worker.report);
+  outputs_ = node::describeMergedOutputs(processor_, parts);
 }
-
-}  // namespace
-
-namespace {
-
-double secondsBetween(std::int64_t from, std::int64_t to) { return static_cast<double>(to - from) * 1e-9; }
-
-std::uint64_t eventsOf(nlohmann::json const& report) { return report.is_object() ? report.value("events", 0ull) : 0; }
 
 }  // namespace
 
@@ -581,7 +483,7 @@ nlohmann::json MultiProcessParent::report() const {
   nlohmann::json memory{{"parent", parentMemory_}};
   std::uint64_t totalPss = parentMemory_.is_object() ? parentMemory_.value("pss_bytes", 0ull) : 0;
   std::uint64_t totalRss = parentMemory_.is_object() ? parentMemory_.value("rss_bytes", 0ull) : 0;
-  std::optional<double> earliestFinish, latestFinish;
+  FinishSpread spread;
   for (auto const& worker : workers_) {
     nlohmann::json entry{{"index", worker.role.index}, {"pid", worker.pid}, {"part", partName(worker.role.index)},
                          {"replacement", worker.role.replacement}, {"memory", worker.memory},
@@ -608,16 +510,8 @@ nlohmann::json MultiProcessParent::report() const {
       }
     }
     if (worker.done) {
-      auto const workerEvents = eventsOf(worker.report);
-      events += workerEvents;
-      auto const started = secondsBetween(started_, worker.report.value("started_ns", started_));
-      auto const finished = secondsBetween(started_, worker.report.value("finished_ns", started_));
-      entry["events"] = workerEvents;
-      entry["started_s"] = started;
-      entry["finished_s"] = finished;
-      entry["events_per_s"] = finished > started ? static_cast<double>(workerEvents) / (finished - started) : 0.0;
-      earliestFinish = std::min(earliestFinish.value_or(finished), finished);
-      latestFinish = std::max(latestFinish.value_or(finished), finished);
+      events += eventsOf(worker.report);
+      spread.addRow(entry, worker.report, started_);
       entry["report"] = worker.report;
     }
     if (worker.memory.is_object()) {
@@ -646,7 +540,7 @@ nlohmann::json MultiProcessParent::report() const {
           {"events", events},
           {"wall_s", wall},
           {"events_per_s", wall > 0 ? static_cast<double>(events) / wall : 0.0},
-          {"finish_spread_s", latestFinish && earliestFinish ? *latestFinish - *earliestFinish : 0.0},
+          {"finish_spread_s", spread.seconds()},
           {"merge_s", mergeSeconds_},
           {"prefork", preFork_},
           {"workers", workers},
@@ -661,121 +555,10 @@ nlohmann::json MultiProcessParent::report() const {
 
 // ---------------------------------------------------------------- public
 
-OutputMode parseOutputMode(std::string const& name) {
-  if (name == "merge") return OutputMode::Merge;
-  if (name == "shared-writer") return OutputMode::SharedWriter;
-  throw Exception("--output-mode must be 'merge' or 'shared-writer', not '" + name + "'");
-}
-
-char const* toString(OutputMode mode) { return mode == OutputMode::Merge ? "merge" : "shared-writer"; }
-
-void validate(MultiProcessOptions const& options) {
-  if (options.processes < 1) throw Exception("--processes must be at least 1");
-  if (options.outputMode == OutputMode::SharedWriter && options.retryLost) {
-    // The batches a crashed worker shipped are in the output already; its
-    // replacement would write those events again.
-    throw Exception("--output-mode shared-writer cannot take --retry-lost: a crashed worker's batches are already "
-                    "written, and its replacement would write them twice");
-  }
-  if (options.chunk < 1) throw Exception("--chunk must be at least 1");
-  if (!options.fork && options.eventsBeforeFork) {
-    throw Exception("--events-before-fork needs forked workers: with --no-fork there is no fork");
-  }
-}
-
-void validate(MultiProcessOptions const& options, EventProcessor const& processor) {
-  validate(options);
-  if (options.outputMode != OutputMode::SharedWriter) return;
-  auto const refusals = processor.sharedWriterRefusals();
-  if (refusals.empty()) return;
-  std::string names;
-  for (auto const& refusal : refusals) names += (names.empty() ? "" : ", ") + refusal;
-  throw Exception("--output-mode shared-writer: output " + names +
-                  " cannot ship batches to a shared writer (the root and parallel-root outputs can); use --output-mode merge");
-}
-
-std::string WorkerRole::format() const {
-  return std::to_string(index) + ":" + std::to_string(parent) + ":" + std::to_string(residue) + ":" + (replacement ? "1" : "0") + ":" +
-         std::to_string(queueFd) + ":" + std::to_string(doneFd) + ":" + std::to_string(releaseFd) + ":" +
-         std::to_string(ringFd) + ":" + std::to_string(readyFd) + ":" + directory;
-}
-
-WorkerRole WorkerRole::parse(std::string const& text) {
-  WorkerRole role;
-  int replacement = 0;
-  int consumed = 0;
-  if (std::sscanf(text.c_str(), "%u:%d:%u:%d:%d:%d:%d:%d:%d:%n", &role.index, &role.parent, &role.residue, &replacement,
-                  &role.queueFd, &role.doneFd, &role.releaseFd, &role.ringFd, &role.readyFd, &consumed) != 9 ||
-      consumed == 0 || role.doneFd < 0 || role.releaseFd < 0 || (role.ringFd < 0) != (role.readyFd < 0)) {
-    throw Exception("--worker-role '" + text + "' is not one this program wrote (it is for lanes' own use)");
-  }
-  role.replacement = replacement != 0;
-  role.directory = text.substr(static_cast<std::size_t>(consumed));
-  return role;
-}
-
-int runWorkerProcess(EventProcessor& processor, MultiProcessOptions const& options, WorkerRole const& role,
-                     PartRunner const& runner) {
-  std::unique_ptr<SharedEventQueue> queue;
-  if (role.queueFd >= 0) queue = std::make_unique<SharedEventQueue>(role.queueFd);
-  std::unique_ptr<BatchRing> ring;
-  if (role.ringFd >= 0) ring = std::make_unique<BatchRing>(BatchRing::Descriptors{role.ringFd, role.readyFd});
-  processor.beginJob();
-  return serveAsWorker(processor, options, role, queue.get(), ring.get(), runner);
-}
-
 nlohmann::json runMultiProcess(EventProcessor& processor, MultiProcessOptions const& options, PartRunner const& runner) {
   validate(options, processor);
   MultiProcessParent supervisor(processor, options, runner);
   return supervisor.run();
-}
-
-void printMultiProcessReport(nlohmann::json const& report, std::ostream& out) {
-  auto const megabytes = [](nlohmann::json const& memory, char const* key) {
-    return memory.is_object() ? static_cast<double>(memory.value(key, 0ull)) / (1 << 20) : 0.0;
-  };
-  char line[256];
-  std::snprintf(line, sizeof line, "%s, %u processes, %s distribution%s: %llu events in %.2f s = %.1f events/s\n",
-                report["mode"].get<std::string>().c_str(), report["processes"].get<unsigned>(),
-                report["distribution"].get<std::string>().c_str(),
-                report["distribution"] == "queue" ? (" (chunks of " + report["chunk"].dump() + ")").c_str() : "",
-                static_cast<unsigned long long>(report["events"].get<std::uint64_t>()), report["wall_s"].get<double>(),
-                report["events_per_s"].get<double>());
-  out << line;
-  bool const shared = report["output_mode"] == "shared-writer";
-  if (shared) {
-    auto const& writer = report["writer"];
-    std::snprintf(line, sizeof line,
-                  "finish times spread over %.3f s; the shared writer merged %llu batches (%.1f MiB) as they came, "
-                  "closing the outputs took %.3f s\n",
-                  report["finish_spread_s"].get<double>(), static_cast<unsigned long long>(writer["batches"].get<std::uint64_t>()),
-                  static_cast<double>(writer["bytes"].get<std::uint64_t>()) / (1 << 20), report["merge_s"].get<double>());
-  } else {
-    std::snprintf(line, sizeof line, "finish times spread over %.3f s; merging the outputs took %.3f s\n",
-                  report["finish_spread_s"].get<double>(), report["merge_s"].get<double>());
-  }
-  out << line;
-  auto const& memory = report["memory"];
-  std::snprintf(line, sizeof line,
-                "memory at the end: total PSS %.1f MiB, total RSS %.1f MiB (parent PSS %.1f MiB); peak total PSS %.1f MiB\n\n",
-                megabytes(memory, "total_pss_bytes"), megabytes(memory, "total_rss_bytes"), megabytes(memory["parent"], "pss_bytes"),
-                megabytes(memory, "peak_total_pss_bytes"));
-  out << line;
-  out << "  worker      pid  status    events   events/s  finished_s   RSS MiB   PSS MiB   USS MiB\n";
-  for (auto const& worker : report["workers"]) {
-    std::snprintf(line, sizeof line, "  %-8s %6d  %-7s %8llu %10.1f %11.3f %9.1f %9.1f %9.1f\n",
-                  worker["part"].get<std::string>().c_str(), worker["pid"].get<int>(),
-                  worker["status"].get<std::string>().c_str(),
-                  static_cast<unsigned long long>(worker.value("events", 0ull)), worker.value("events_per_s", 0.0),
-                  worker.value("finished_s", 0.0), megabytes(worker["memory"], "rss_bytes"),
-                  megabytes(worker["memory"], "pss_bytes"), megabytes(worker["memory"], "uss_bytes"));
-    out << line;
-  }
-  for (auto const& output : report["outputs"]) {
-    out << output.value("events_written", 0ull) << " events written to " << output["file"].get<std::string>()
-        << (shared ? " (by the shared writer)\n" : " (merged from the workers' parts)\n");
-  }
-  if (report.value("failed", false)) out << "FAILED: " << report["error"].get<std::string>() << "\n";
 }
 
 }  // namespace lanes::node

@@ -1,0 +1,56 @@
+#include "lanes/node/MultiProcessJob.h"
+
+#include <cstdio>
+#include <ostream>
+
+namespace lanes::node {
+
+void printMultiProcessReport(nlohmann::json const& report, std::ostream& out) {
+  auto const megabytes = [](nlohmann::json const& memory, char const* key) {
+    return memory.is_object() ? static_cast<double>(memory.value(key, 0ull)) / (1 << 20) : 0.0;
+  };
+  char line[256];
+  std::snprintf(line, sizeof line, "%s, %u processes, %s distribution%s: %llu events in %.2f s = %.1f events/s\n",
+                report["mode"].get<std::string>().c_str(), report["processes"].get<unsigned>(),
+                report["distribution"].get<std::string>().c_str(),
+                report["distribution"] == "queue" ? (" (chunks of " + report["chunk"].dump() + ")").c_str() : "",
+                static_cast<unsigned long long>(report["events"].get<std::uint64_t>()), report["wall_s"].get<double>(),
+                report["events_per_s"].get<double>());
+  out << line;
+  bool const shared = report["output_mode"] == "shared-writer";
+  if (shared) {
+    auto const& writer = report["writer"];
+    std::snprintf(line, sizeof line,
+                  "finish times spread over %.3f s; the shared writer merged %llu batches (%.1f MiB) as they came, "
+                  "closing the outputs took %.3f s\n",
+                  report["finish_spread_s"].get<double>(), static_cast<unsigned long long>(writer["batches"].get<std::uint64_t>()),
+                  static_cast<double>(writer["bytes"].get<std::uint64_t>()) / (1 << 20), report["merge_s"].get<double>());
+  } else {
+    std::snprintf(line, sizeof line, "finish times spread over %.3f s; merging the outputs took %.3f s\n",
+                  report["finish_spread_s"].get<double>(), report["merge_s"].get<double>());
+  }
+  out << line;
+  auto const& memory = report["memory"];
+  std::snprintf(line, sizeof line,
+                "memory at the end: total PSS %.1f MiB, total RSS %.1f MiB (parent PSS %.1f MiB); peak total PSS %.1f MiB\n\n",
+                megabytes(memory, "total_pss_bytes"), megabytes(memory, "total_rss_bytes"), megabytes(memory["parent"], "pss_bytes"),
+                megabytes(memory, "peak_total_pss_bytes"));
+  out << line;
+  out << "  worker      pid  status    events   events/s  finished_s   RSS MiB   PSS MiB   USS MiB\n";
+  for (auto const& worker : report["workers"]) {
+    std::snprintf(line, sizeof line, "  %-8s %6d  %-7s %8llu %10.1f %11.3f %9.1f %9.1f %9.1f\n",
+                  worker["part"].get<std::string>().c_str(), worker["pid"].get<int>(),
+                  worker["status"].get<std::string>().c_str(),
+                  static_cast<unsigned long long>(worker.value("events", 0ull)), worker.value("events_per_s", 0.0),
+                  worker.value("finished_s", 0.0), megabytes(worker["memory"], "rss_bytes"),
+                  megabytes(worker["memory"], "pss_bytes"), megabytes(worker["memory"], "uss_bytes"));
+    out << line;
+  }
+  for (auto const& output : report["outputs"]) {
+    out << output.value("events_written", 0ull) << " events written to " << output["file"].get<std::string>()
+        << (shared ? " (by the shared writer)\n" : " (merged from the workers' parts)\n");
+  }
+  if (report.value("failed", false)) out << "FAILED: " << report["error"].get<std::string>() << "\n";
+}
+
+}  // namespace lanes::node

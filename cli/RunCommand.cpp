@@ -326,6 +326,10 @@ int runMultiProcess(RunArguments const& arguments) {
     return runPart(p, &part, arguments, nullptr).toJson();
   });
   if (auto const source = processor.sourceDetails(); !source.empty()) report["source"] = nlohmann::json::parse(source);
+  if (report.value("configuration_error", false)) {  // bad input, found as a worker's outputs began: as in one process
+    std::cerr << "lanes: error: " << report["error"].get<std::string>() << "\n";
+    return 2;
+  }
   node::printMultiProcessReport(report, std::cout);
   printSkippedFiles(report.value("source", nlohmann::json()), std::cout);
   if (report["aborted"].get<bool>()) {  // said so already; the report is written still, if it can be

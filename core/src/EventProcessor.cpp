@@ -20,6 +20,8 @@ RunSummary EventProcessor::run() { return schedule_->run(); }
 
 void EventProcessor::beginJob() { schedule_->beginJob(); }
 
+std::string EventProcessor::configurationError() const { return schedule_->configurationError(); }
+
 RunSummary EventProcessor::process(ProcessPart const& part) { return schedule_->process(part); }
 
 void EventProcessor::endJob() { schedule_->endJob(); }

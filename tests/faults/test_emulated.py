@@ -68,6 +68,15 @@ def test_an_output_refuses_an_emulated_field_naming_it(tmp_path, hits, output):
     assert_nothing_under(out)
 
 
+def test_a_worker_output_refuses_it_with_the_same_exit_status(tmp_path, hits):
+    """The outputs begin in each worker: their refusal is still bad input, exit 2, in one line."""
+    out = tmp_path / "out.root"
+    result = run_limited("run", "-n", "0", "--processes", "2", "--source", f"rntuple:file={hits}", "--output",
+                         f"rntuple:file={out}", cwd=tmp_path)
+    assert_one_line_error(result, "product 'hit'", "'Hit'", "read emulated", "dictionaries=DIR", "keep=", code=2)
+    assert_nothing_under(out)
+
+
 def test_keep_leaves_the_emulated_field_out(tmp_path, hits):
     out = tmp_path / "out.root"
     result = run_limited("run", "-n", "0", "--source", f"rntuple:file={hits}", "--output",

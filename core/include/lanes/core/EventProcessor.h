@@ -78,6 +78,9 @@ class EventProcessor {
   // part's own files. A worker forked after beginJob(), or after a part,
   // goes on with a copy of this state. A failed part leaves the job failed.
   void beginJob();
+  // After beginJob(): the ConfigurationError a module threw as the job
+  // began, with its context ("" if none): bad input, found before any event.
+  std::string configurationError() const;
   RunSummary process(ProcessPart const& part);
   void endJob();
 

@@ -210,6 +210,18 @@ int finish(bool failed, std::string error, int signal, std::string const& report
   return exitStatus(failed, signal);
 }
 
+// Once per job, by the process that runs it or forks its workers (not by
+// the exec'd workers of --no-fork, which build the source again).
+void warnAboutSkippedFiles(EventProcessor const& processor) {
+  auto const details = processor.sourceDetails();
+  if (details.empty()) return;
+  auto const source = nlohmann::json::parse(details);
+  for (auto const& skipped : source.value("skipped_files", nlohmann::json::array())) {
+    std::cerr << "lanes: warning: skipped '" << skipped["file"].get<std::string>()
+              << "': " << skipped["error"].get<std::string>() << "\n";
+  }
+}
+
 // One part of a job with the monitor attached: the whole job in a single
 // process, or a worker's share of a multi-process job. `signals` is the
 // process's SignalStop, or nullptr for a forked worker, which makes its own
@@ -241,7 +253,7 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
   auto const summary = part ? processor.process(*part) : processor.run();
   auto const wall = Clock::now() - start;
   auto report = RunReport::build(processor.info(), statistics, summary, wall, ResourceUsage::sample().since(usageBefore),
-                                 processor.moduleDetails());
+                                 processor.moduleDetails(), processor.sourceDetails());
   if (pinner) report.sections["pinning"] = pinningReport(arguments.pin, *pinner);
   if (watchdog) noteWatchdog(*watchdog, report);
   if (summary.configurationError) report.sections["configuration_error"] = true;
@@ -267,6 +279,7 @@ int runSingleProcess(RunArguments const& arguments) {
   warnAboutStalePartials(files);
   signalStop.onAbort([&files] { removeOwnPartials(files); });
   EventProcessor processor(std::move(job));
+  warnAboutSkippedFiles(processor);
   auto const report = runPart(processor, nullptr, arguments, &signalStop);
   if (report.sections.count("configuration_error")) {  // bad input, found as the modules began: no event ran
     std::cerr << "lanes: error: " << report.error << "\n";
@@ -318,12 +331,19 @@ int runMultiProcess(RunArguments const& arguments) {
   warnAboutStalePartials(outputFiles(job));
   EventProcessor processor(std::move(job));  // no SignalStop: its thread would be there at the fork
   node::validate(options, processor);            // before anything runs
+  warnAboutSkippedFiles(processor);
   auto const origin = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
   auto report = node::runMultiProcess(processor, options, [&](EventProcessor& p, ProcessPart const& part) {
     return runPart(p, &part, arguments, nullptr).toJson();
   });
   if (!arguments.trace.empty()) finishJobTrace(arguments.trace, report, origin, parentWork);
+  if (auto const source = processor.sourceDetails(); !source.empty()) report["source"] = nlohmann::json::parse(source);
+  if (report.value("configuration_error", false)) {  // bad input, found as a worker's outputs began: as in one process
+    std::cerr << "lanes: error: " << report["error"].get<std::string>() << "\n";
+    return 2;
+  }
   node::printMultiProcessReport(report, std::cout);
+  printSkippedFiles(report.value("source", nlohmann::json()), std::cout);
   if (report["aborted"].get<bool>()) {  // said so already; the report is written still, if it can be
     if (!arguments.report.empty()) {
       try {

@@ -20,6 +20,8 @@ RunSummary EventProcessor::run() { return schedule_->run(); }
 
 void EventProcessor::beginJob() { schedule_->beginJob(); }
 
+std::string EventProcessor::configurationError() const { return schedule_->configurationError(); }
+
 RunSummary EventProcessor::process(ProcessPart const& part) { return schedule_->process(part); }
 
 void EventProcessor::endJob() { schedule_->endJob(); }
@@ -91,5 +93,7 @@ std::vector<std::string> EventProcessor::moduleDetails() const {
   for (auto const& worker : schedule_->workers) details.push_back(worker->module().details());
   return details;
 }
+
+std::string EventProcessor::sourceDetails() const { return schedule_->source->details(); }
 
 }  // namespace lanes

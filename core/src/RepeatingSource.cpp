@@ -11,11 +11,13 @@ struct RepeatingSource::Cache {
   std::vector<std::unique_ptr<ProductSlot[]>> products;  // [event][product]
   std::uint64_t lastEventNumber = 0;
   std::string origin;
+  std::string details;
 };
 
 RepeatingSource::RepeatingSource(std::unique_ptr<Source> input, std::size_t events) {
   auto cache = std::make_shared<Cache>();
   cache->origin = input->origin();
+  cache->details = input->details();
   for (auto const& description : input->products()) declare(description);
   std::size_t const nProducts = products().size();
   SourceEvent event;
@@ -56,5 +58,7 @@ std::unique_ptr<Source> RepeatingSource::replicate() const {
 }
 
 std::string RepeatingSource::origin() const { return cache_->origin; }
+
+std::string RepeatingSource::details() const { return cache_->details; }
 
 }  // namespace lanes

@@ -100,6 +100,9 @@ class Schedule {
   // maxEvents have been claimed.
   std::optional<OrdinalRun> claimOrdinals(std::uint64_t count);
 
+  // The job's error if it failed on a ConfigurationError as it began; else "".
+  std::string configurationError() const { return configurationError_ ? jobError_ : std::string(); }
+
  private:
   void buildSource(PluginRegistry const& plugins);
   void buildModules(PluginRegistry const& plugins);

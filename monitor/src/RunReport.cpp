@@ -59,7 +59,7 @@ VersionReport VersionReport::current() {
 
 RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistics, RunSummary const& summary,
                            Clock::duration wall, ResourceUsage const& usage,
-                           std::vector<std::string> const& moduleDetails) {
+                           std::vector<std::string> const& moduleDetails, std::string const& sourceDetails) {
   auto const totals = statistics.totals();
   RunReport report;
   report.threads = job.threads;
@@ -79,6 +79,7 @@ RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistic
   report.error = summary.error;
   report.stopRequested = summary.stopRequested;
   report.versions = VersionReport::current();
+  if (!sourceDetails.empty()) report.source = nlohmann::json::parse(sourceDetails);
   return report;
 }
 
@@ -111,6 +112,7 @@ nlohmann::json RunReport::toJson() const {
                              {"error", error},
                              {"stop_requested", stopRequested},
                              {"versions", {{"lanes", versions.lanes}, {"tbb", versions.tbb}, {"compiler", versions.compiler}}}});
+  if (!source.is_null()) json["source"] = source;
   return json;
 }
 
@@ -193,7 +195,15 @@ void RunReport::printTable(std::ostream& out, std::size_t maxRows) const {
   out << "\n";
   printModules(*this, maxRows, out);
   printFilesWritten(*this, out);
+  printSkippedFiles(source, out);
   out.flags(flags);
+}
+
+void printSkippedFiles(nlohmann::json const& source, std::ostream& out) {
+  if (!source.is_object() || !source.contains("skipped_files")) return;
+  for (auto const& skipped : source["skipped_files"]) {
+    out << "  skipped " << skipped["file"].get<std::string>() << ": " << skipped["error"].get<std::string>() << "\n";
+  }
 }
 
 }  // namespace lanes

@@ -126,6 +126,7 @@ class MultiProcessParent {
   std::vector<WorkerProcess> workers_;
   bool released_ = false;
   bool failed_ = false;
+  bool configurationError_ = false;  // the first failure was a worker's ConfigurationError: bad input (exit 2)
   bool aborted_ = false;  // by a second stop signal
   int stopSignal_ = 0;    // the first SIGINT, SIGTERM or SIGHUP received
   std::string error_;
@@ -155,6 +156,10 @@ MultiProcessParent::~MultiProcessParent() {
 nlohmann::json MultiProcessParent::run() {
   started_ = monotonicNanoseconds();
   processor_.beginJob();
+  if (auto const error = processor_.configurationError(); !error.empty()) {  // bad input: no worker starts
+    processor_.endJob();
+    throw ConfigurationError(error);
+  }
   if (options_.outputMode == OutputMode::SharedWriter) processor_.openSharedOutputs();
   if (options_.eventsBeforeFork) runBeforeFork();
   threadsAtFork_ = threadsInProcess();
@@ -313,7 +318,10 @@ void MultiProcessParent::onDone() {
     std::ifstream in(reportPath(directory_, worker.role.index));
     worker.report = nlohmann::json::parse(in, nullptr, false);
     if (worker.report.is_discarded()) failJob(partName(worker.role.index) + " (pid " + std::to_string(worker.pid) + ") wrote no readable report");
-    else if (worker.report.value("failed", false)) failJob(worker.report.value("error", std::string("failed")));
+    else if (worker.report.value("failed", false)) {
+      if (!failed_ && worker.report.value("configuration_error", false)) configurationError_ = true;
+      failJob(worker.report.value("error", std::string("failed")));
+    }
   }
 }
 
@@ -559,6 +567,7 @@ nlohmann::json MultiProcessParent::report() const {
           {"memory", memory},
           {"failed", failed_},
           {"error", error_},
+          {"configuration_error", configurationError_},
           {"stop_requested", stopSignal_ != 0},
           {"aborted", aborted_},
           {"signal", stopSignal_}};

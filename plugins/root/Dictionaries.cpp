@@ -123,7 +123,8 @@ void loadCollections(TFile& file, std::vector<TClass*> const& collections, fs::p
 void loadDictionaries(TFile& file, std::vector<std::string> const& emulated, std::string const& cache) {
   initialiseRoot();
   auto const userClasses = userClassesWithoutDictionary(file);
-  auto const directory = fs::path(cache) / cacheKey(userClasses, emulated);
+  // Absolute: the build script runs in the project directory and logs to a path under it.
+  auto const directory = fs::absolute(fs::path(cache)) / cacheKey(userClasses, emulated);
   std::error_code error;
   fs::create_directories(directory, error);
   if (error) failed(file, "cannot create '" + directory.string() + "': " + error.message());

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "lanes/core/Exception.h"
 #include "lanes/core/JobFiles.h"
 #include "lanes/core/OutputModule.h"
@@ -75,6 +77,13 @@ std::unique_ptr<TFile> openInputFile(std::string const& path) {
     throw Exception("'" + path + "' is truncated or was not closed properly (ROOT had to recover it)");
   }
   return file;
+}
+
+std::string SkippedFiles::details() const {
+  if (files_.empty()) return {};
+  auto files = nlohmann::json::array();
+  for (auto const& [path, error] : files_) files.push_back({{"file", path}, {"error", error}});
+  return nlohmann::json{{"skipped_files", files}}.dump();
 }
 
 void* readObject(TFile& file, std::string const& name, TClass* cls, char const* kind) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "lanes/core/Exception.h"
 #include "lanes/core/PluginOptions.h"
 
 class TClass;
@@ -75,6 +76,57 @@ class EntryCounts {
  private:
   std::unique_ptr<std::atomic<long long>[]> entries_;
 };
+
+// The input files that skip-bad-files=true left out of a job, each with the
+// error that names it. Filled by a source's constructor; immutable after.
+class SkippedFiles {
+ public:
+  void add(std::string path, std::string error) { files_.emplace_back(std::move(path), std::move(error)); }
+
+  // Source::details(): {"skipped_files": [{"file", "error"}]}, or "" if none.
+  std::string details() const;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> files_;
+};
+
+// The index of the first of `files` that `open(index)` opens without
+// throwing lanes::Exception. Without `skipped` (skip-bad-files=false), that
+// is file 0, or the exception; with it, the files that throw before are
+// added to it, and if all do, the job cannot run.
+template <typename Open>
+std::size_t openFirstReadable(std::vector<std::string> const& files, SkippedFiles* skipped, Open open) {
+  for (std::size_t index = 0;; ++index) {
+    try {
+      open(index);
+      return index;
+    } catch (Exception const& error) {
+      if (!skipped) throw;
+      if (index + 1 == files.size()) {
+        throw Exception("none of the " + std::to_string(files.size()) + " input files can be read (the last: " +
+                        error.message() + ")");
+      }
+      skipped->add(files[index], error.message());
+    }
+  }
+}
+
+// skip-bad-files=true: every file from `first` on is opened now, by
+// `count(index)` (its entries, or lanes::Exception naming the file), so that
+// a bad one is known, and reported once, before the job is split among
+// processes. A bad file is added to `skipped` and counts 0 entries.
+template <typename Count>
+void countOrSkip(std::vector<std::string> const& files, std::size_t first, EntryCounts& counts,
+                 SkippedFiles& skipped, Count count) {
+  for (auto index = first; index < files.size(); ++index) {
+    try {
+      counts.learn(index, count(index));
+    } catch (Exception const& error) {
+      skipped.add(files[index], error.message());
+      counts.learn(index, 0);
+    }
+  }
+}
 
 // Input files read as one sequence of entries, counted in order as they are
 // reached. Confined to one copy of a source.

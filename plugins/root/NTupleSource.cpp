@@ -14,9 +14,12 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
+#include "root/Dictionaries.h"
+#include "root/EmulatedRecord.h"
 #include "root/RootSupport.h"
 
 namespace lanes::rootio {
@@ -26,12 +29,14 @@ namespace {
 constexpr char const* kIdFields[] = {"run", "luminosityBlock", "event"};
 
 // How a top-level field becomes a product: a fundamental scalar (read into a
-// staging copy) or an object of a class with a dictionary (read in place).
+// staging copy), an object of a class with a dictionary (read in place), or
+// an EmulatedRecord (a type without one, read by the reader's emulated field).
 struct FieldLayout {
   std::string name;
   std::string readAs;  // the type RNTuple reads the field as
   Fundamental const* fundamental = nullptr;
   TClass* cls = nullptr;
+  bool emulated = false;
 };
 
 // "ROOT::VecOps::RVec<float>" -> "float"; "" if `type` is no RVec or vector.
@@ -55,10 +60,7 @@ FieldLayout layoutOf(std::string const& name, std::string const& type) {
   auto const element = elementOfSequence(type);
   if (!element.empty() && fundamentalByNtupleName(element)) readAs = "std::vector<" + element + ">";
   auto* cls = TClass::GetClass(readAs.c_str());
-  if (!cls || !cls->HasDictionary() || !cls->GetTypeInfo()) {
-    throw Exception("field '" + name + "' has type '" + type +
-                    "', which has no dictionary here (leave it out with exclude=)");
-  }
+  if (!cls || !cls->HasDictionary() || !cls->GetTypeInfo()) return {name, type, nullptr, nullptr, true};
   return {name, readAs, nullptr, cls};
 }
 
@@ -75,6 +77,7 @@ std::string ntupleNames(TFile& file) {
 
 ProductDescription descriptionOf(FieldLayout const& field) {
   if (field.fundamental) return {field.name, field.fundamental->scalar, {}};
+  if (field.emulated) return {field.name, typeid(EmulatedRecord), field.readAs};
   return {field.name, *field.cls->GetTypeInfo(), field.cls->GetName()};
 }
 
@@ -86,6 +89,7 @@ struct NTupleSource::Layout {
 
   FileSequence sequence;  // the first file counted: copies count the others as they reach them
   std::shared_ptr<EntryCounts> counts;  // the one part copies change: thread-safe
+  SkippedFiles skipped;
   std::string ntuple;
   std::vector<FieldLayout> fields;  // in product order
   std::vector<FieldLayout> ids;     // run, luminosityBlock, event if all are integers; else none
@@ -93,12 +97,14 @@ struct NTupleSource::Layout {
   std::uint64_t chunk = 1;  // handles=lane: consecutive entries a lane takes
 };
 
-// One opened file: its reader and a view per product (and per id field).
+// One opened file: its reader and a view per product (and per id field);
+// an emulated product reads through its field of the reader's model instead.
 struct NTupleSource::OpenFile {
   std::unique_ptr<TFile> file;
   std::unique_ptr<ROOT::RNTupleReader> reader;
   std::vector<std::array<std::byte, 8>> scalars;  // staging per product, then per id field
-  std::vector<ROOT::RNTupleView<void>> views;     // per product, then per id field
+  std::vector<std::optional<ROOT::RNTupleView<void>>> views;  // per product (none if emulated), then per id field
+  std::vector<ROOT::RFieldBase*> records;         // per product: its emulated field, or nullptr
 };
 
 namespace {
@@ -113,11 +119,36 @@ std::unique_ptr<ROOT::RNTupleReader> openReader(TFile& file, std::string const& 
   }
   try {
     ThrowOnRootFatal const guard;
-    return ROOT::RNTupleReader::Open(*ntuple, options);
+    ROOT::RNTupleDescriptor::RCreateModelOptions model;  // the model reads types without a dictionary
+    model.SetEmulateUnknownTypes(true);
+    return ROOT::RNTupleReader::Open(model, *ntuple, options);
   } catch (ROOT::RException const& error) {
     throw Exception("cannot read RNTuple '" + name + "' in '" + file.GetName() + "': " + rootExceptionMessage(error));
   } catch (Exception const& fatal) {
     throw Exception("cannot read RNTuple '" + name + "' in '" + file.GetName() + "': " + fatal.message());
+  }
+}
+
+// The distinct types of the `fields` read emulated.
+std::vector<std::string> emulatedTypes(std::vector<FieldLayout> const& fields) {
+  std::vector<std::string> types;
+  for (auto const& field : fields) {
+    if (field.emulated && std::find(types.begin(), types.end(), field.readAs) == types.end()) types.push_back(field.readAs);
+  }
+  return types;
+}
+
+// The field of the reader's model that reads the emulated field `name`
+// (connected to the reader's pages: values read through it read the file).
+ROOT::RFieldBase& emulatedFieldOf(ROOT::RNTupleReader& reader, std::string const& name, std::string const& path) {
+  try {
+    ThrowOnRootFatal const guard;
+    // Reading through a field changes it: the model is const to users who would fill it.
+    return const_cast<ROOT::RFieldBase&>(reader.GetModel().GetConstField(name));
+  } catch (ROOT::RException const& error) {
+    throw Exception("cannot read field '" + name + "' emulated in '" + path + "': " + rootExceptionMessage(error));
+  } catch (Exception const& fatal) {
+    throw Exception("cannot read field '" + name + "' emulated in '" + path + "': " + fatal.message());
   }
 }
 
@@ -181,26 +212,52 @@ NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked)
 
   // The first file gives the layout; the others are only checked to be
   // readable now, and counted when a copy reaches them (as the root source
-  // does: opening a file is most of a long list's start-up).
+  // does: opening a file is most of a long list's start-up), unless bad
+  // files are skipped: then all are opened now.
   auto const& files = layout->sequence.files();
-  for (auto const& path : files) {
-    if (&path != &files.front()) requireReadable(path);
+  bool const skipBad = options.getBool("skip-bad-files", false);
+  if (!skipBad) {
+    for (auto const& path : files) {
+      if (&path != &files.front()) requireReadable(path);
+    }
   }
-  auto const& path = files.front();
-  auto file = openInputFile(path);
-  auto reader = openReader(*file, layout->ntuple, layout->options);
-  auto const& descriptor = reader->GetDescriptor();
-  try {
-    describeFields(descriptor, include, exclude, *layout);
-  } catch (Exception const& error) {
-    throw Exception("'" + path + "': " + error.message());
+  std::unique_ptr<TFile> file;
+  std::unique_ptr<ROOT::RNTupleReader> reader;
+  auto const first = openFirstReadable(files, skipBad ? &layout->skipped : nullptr, [&](std::size_t index) {
+    file = openInputFile(files[index]);
+    reader = openReader(*file, layout->ntuple, layout->options);
+  });
+  auto const describe = [&] {
+    layout->fields.clear();
+    try {
+      describeFields(reader->GetDescriptor(), include, exclude, *layout);
+    } catch (Exception const& error) {
+      throw Exception("'" + files[first] + "': " + error.message());
+    }
+  };
+  describe();
+  auto const emulated = emulatedTypes(layout->fields);
+  if (auto const dictionaries = options.getString("dictionaries"); dictionaries && !emulated.empty()) {
+    loadDictionaries(*file, emulated, *dictionaries);
+    describe();  // the types have their dictionaries now
   }
-  layout->chunk = checked.positive("chunk", firstClusterEntries(descriptor));
-  layout->counts->learn(0, reader->GetNEntries());
+  for (auto const& field : layout->fields) {
+    if (field.emulated) emulatedFieldOf(*reader, field.name, files[first]);  // can it be read emulated?
+  }
+  layout->chunk = checked.positive("chunk", firstClusterEntries(reader->GetDescriptor()));
+  for (std::size_t skipped = 0; skipped < first; ++skipped) {
+    layout->counts->learn(skipped, 0);
+    layout->sequence.addEntries(0);
+  }
+  layout->counts->learn(first, reader->GetNEntries());
   layout->sequence.addEntries(reader->GetNEntries());
   sequence_ = layout->sequence;
   for (auto const& field : layout->fields) declare(descriptionOf(field));
-  layout_ = std::move(layout);
+  layout_ = layout;
+  if (skipBad) {  // open() reads the layout_ just set
+    countOrSkip(files, first + 1, *layout->counts, layout->skipped,
+                [this](std::size_t index) { return open(index)->reader->GetNEntries(); });
+  }
 }
 
 NTupleSource::NTupleSource(std::shared_ptr<Layout const> layout)
@@ -211,6 +268,8 @@ NTupleSource::NTupleSource(std::shared_ptr<Layout const> layout)
 NTupleSource::~NTupleSource() = default;
 
 std::string NTupleSource::origin() const { return layout_->sequence.files()[originFile_]; }
+
+std::string NTupleSource::details() const { return layout_->skipped.details(); }
 
 std::unique_ptr<Source> NTupleSource::replicate() const {
   if (!perLane_) return nullptr;
@@ -249,7 +308,7 @@ bool NTupleSource::position(std::uint64_t entry, SourceEvent& event) {
   for (std::size_t i = 0; i < 3; ++i) {
     try {
       ThrowOnRootFatal const guard;
-      file.views[first + i](local);
+      (*file.views[first + i])(local);
     } catch (ROOT::RException const& error) {
       throw readError(kIdFields[i], local, rootExceptionMessage(error));
     } catch (Exception const& fatal) {
@@ -265,7 +324,8 @@ bool NTupleSource::position(std::uint64_t entry, SourceEvent& event) {
 void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSlot& slot) {
   auto [file, local] = fileOf(event.entry);
   auto const& field = layout_->fields[product];
-  auto& view = file.views[product];
+  if (field.emulated) return readRecord(*file.records[product], local, slot);
+  auto& view = *file.views[product];
   void* object = field.cls ? field.cls->New() : nullptr;
   try {
     ThrowOnRootFatal const guard;
@@ -282,6 +342,19 @@ void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSl
   } else {
     field.fundamental->putScalar(file.scalars[product].data(), slot, field.fundamental->size);
   }
+}
+
+void NTupleSource::readRecord(ROOT::RFieldBase& field, std::uint64_t entry, ProductSlot& slot) const {
+  auto value = field.CreateValue();
+  try {
+    ThrowOnRootFatal const guard;
+    value.Read(entry);
+  } catch (ROOT::RException const& error) {
+    throw readError(field.GetFieldName(), entry, rootExceptionMessage(error));
+  } catch (Exception const& fatal) {
+    throw readError(field.GetFieldName(), entry, fatal.message());
+  }
+  slot.emplace(EmulatedRecord(value.GetPtr<void>()), field.GetValueSize());
 }
 
 Exception NTupleSource::readError(std::string const& field, std::uint64_t entry, std::string const& why) const {
@@ -303,6 +376,7 @@ std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) co
   auto const& fields = layout_->fields;
   auto const& ids = layout_->ids;
   file->scalars.resize(fields.size() + ids.size());
+  file->records.resize(fields.size());
   auto makeView = [&](std::string const& name, std::string const& type, void* target) {
     try {
       file->views.push_back(file->reader->GetView(name, target, type));
@@ -311,7 +385,12 @@ std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) co
     }
   };
   for (std::size_t p = 0; p < fields.size(); ++p) {
-    makeView(fields[p].name, fields[p].readAs, fields[p].cls ? nullptr : file->scalars[p].data());
+    if (fields[p].emulated) {
+      file->records[p] = &emulatedFieldOf(*file->reader, fields[p].name, path);
+      file->views.emplace_back();
+    } else {
+      makeView(fields[p].name, fields[p].readAs, fields[p].cls ? nullptr : file->scalars[p].data());
+    }
   }
   for (std::size_t i = 0; i < ids.size(); ++i) makeView(ids[i].name, ids[i].readAs, file->scalars[fields.size() + i].data());
   return file;
@@ -321,7 +400,9 @@ namespace {
 RegisterSource<NTupleSource> const registration(
     "rntuple",
     "reads an RNTuple, every top-level field a product read on demand: file=PATH (repeatable) or files=LIST, "
-    "ntuple=NAME (Events), fields=GLOB, exclude=GLOB, handles=shared|lane, chunk=N, cache=true|false, imt=true|false");
+    "ntuple=NAME (Events), fields=GLOB, exclude=GLOB, handles=shared|lane, chunk=N, cache=true|false, imt=true|false, "
+    "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the RNTuple, naming it), "
+    "dictionaries=DIR (build and cache dictionaries for the classes it can only read emulated, so outputs can write them)");
 }
 
 }  // namespace lanes::rootio

@@ -13,6 +13,10 @@
 #include "lanes/core/Source.h"
 #include "root/InputFiles.h"
 
+namespace ROOT {
+class RFieldBase;
+}
+
 namespace lanes::rootio {
 
 // Shared use (handles=shared, the default): externally synchronised by the
@@ -26,7 +30,13 @@ class NTupleSource : public Source {
   // (handles=lane: each lane takes N consecutive entries at a time; default
   // the first file's first cluster, so that no two lanes unzip the same pages),
   // cache=true|false (RNTuple's cluster read-ahead; default true),
-  // imt=true|false (ROOT implicit multi-threading to decompress).
+  // imt=true|false (ROOT implicit multi-threading to decompress),
+  // skip-bad-files=true|false (see countOrSkip: opens every file now, and
+  // leaves out those that cannot be read or lack the RNTuple or a field).
+  // dictionaries=DIR (as the root source's: real dictionaries for the
+  // classes of the first file's fields that have none). Without it, a field
+  // of a type without a dictionary is read emulated (see EmulatedRecord.h):
+  // an EmulatedRecord product, which no ROOT output can write.
   explicit NTupleSource(Options const& options);
   ~NTupleSource() override;
 
@@ -37,6 +47,7 @@ class NTupleSource : public Source {
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
   std::uint64_t replicaChunk() const override;
   std::string origin() const override;
+  std::string details() const override;
 
   struct Layout;
 
@@ -52,6 +63,8 @@ class NTupleSource : public Source {
   bool reach(std::uint64_t entry);
   std::pair<OpenFile&, std::uint64_t> fileOf(std::uint64_t entry);
   std::unique_ptr<OpenFile> open(std::size_t file) const;
+  // Reads an emulated field's value of `entry` (of the open file) into `slot`.
+  void readRecord(ROOT::RFieldBase& field, std::uint64_t entry, ProductSlot& slot) const;
   // "cannot read field F of entry E in FILE: why", for the current file.
   Exception readError(std::string const& field, std::uint64_t entry, std::string const& why) const;
 

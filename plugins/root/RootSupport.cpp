@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lanes/core/Exception.h"
+#include "root/EmulatedRecord.h"
 
 namespace lanes::rootio {
 
@@ -162,13 +163,18 @@ RootType rootTypeOf(std::string const& label, std::type_index type, std::string 
     result.name = result.fundamental->ntupleName;
     return result;
   }
+  if (type == typeid(EmulatedRecord)) {  // ROOT 6.40: RNTupleWriter refuses emulated fields; no TClass has the layout
+    throw ConfigurationError("product '" + label + "' of type '" + typeName +
+                             "' is read emulated from an RNTuple (no dictionary), which no ROOT output can store: "
+                             "give the rntuple source dictionaries=DIR, or leave it out with keep=");
+  }
   // The registry spells each type out ("std::vector<float, std::allocator<float> >"),
   // which ROOT normalises; an emulated product's type name is its class's.
   result.cls = TClass::GetClass(typeName.c_str());
   result.emulated = type == typeid(EmulatedObject);
   if (!result.cls || (!result.emulated && !result.cls->HasDictionary())) {
-    throw Exception("product '" + label + "' of type '" + typeName +
-                    "' cannot be stored by ROOT (no dictionary); leave it out with keep=");
+    throw ConfigurationError("product '" + label + "' of type '" + typeName +
+                             "' cannot be stored by ROOT (no dictionary); leave it out with keep=");
   }
   result.name = result.cls->GetName();
   return result;

@@ -99,7 +99,8 @@ struct RootType {
 
 // How an output writes products declared with `type` (and the registry's
 // `typeName`, which names the class of an emulated product); throws a
-// lanes::Exception naming `label` if ROOT cannot store the type.
+// lanes::ConfigurationError naming `label` if ROOT cannot store the type (an
+// EmulatedRecord, or a class without a dictionary).
 RootType rootTypeOf(std::string const& label, std::type_index type, std::string const& typeName);
 
 // The object a slot holds, as ROOT wants it (unwrapping an EmulatedObject).

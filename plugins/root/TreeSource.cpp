@@ -42,6 +42,7 @@ struct TreeSource::TreeLayout {
   std::size_t readAhead = 16;  // entries of a branch read at a time
   std::uint64_t chunk = 1;     // handles=lane: consecutive entries a lane takes
   std::shared_ptr<EntryCounts> counts;  // the one part copies change: thread-safe
+  SkippedFiles skipped;
 };
 
 // One entry of one branch, read ahead of its event: it owns its object (or
@@ -218,18 +219,25 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   // it first reaches it (lanes claim entries in increasing order), so now
   // the others are only checked to be readable: opening a NanoAOD file costs
   // ~30 ms, most of a thousand-file job's start-up. A bad one fails when
-  // it is reached.
+  // it is reached, unless bad files are skipped: then all are opened now.
   auto const& files = layout->sequence.files();
-  for (auto const& path : files) {
-    if (&path != &files.front()) requireReadable(path);
+  bool const skipBad = options.getBool("skip-bad-files", false);
+  if (!skipBad) {
+    for (auto const& path : files) {
+      if (&path != &files.front()) requireReadable(path);
+    }
   }
-  auto file = openInputFile(files.front());
-  auto* tree = findTree(*file, layout->tree);
+  std::unique_ptr<TFile> file;
+  TTree* tree = nullptr;
+  auto const first = openFirstReadable(files, skipBad ? &layout->skipped : nullptr, [&](std::size_t index) {
+    file = openInputFile(files[index]);
+    tree = findTree(*file, layout->tree);
+  });
   auto const emulated = emulatedClasses(*tree, include, exclude);
   if (auto const dictionaries = options.getString("dictionaries"); dictionaries && !emulated.empty()) {
     loadDictionaries(*file, emulated, *dictionaries);
     // Reopened, so that the branches see the real classes.
-    file = openInputFile(files.front());
+    file = openInputFile(files[first]);
     tree = findTree(*file, layout->tree);
   }
   layout->chunk = checked.positive("chunk", firstClusterEntries(*tree));
@@ -237,15 +245,23 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
     requireBranchMatches(*tree, include, exclude);
     layout->hasIds = describeBranches(*tree, include, exclude, layout->branches);
   } catch (Exception const& error) {
-    throw Exception("'" + files.front() + "': " + error.message());
+    throw Exception("'" + files[first] + "': " + error.message());
   }
-  layout->counts->learn(0, static_cast<std::uint64_t>(tree->GetEntries()));
+  for (std::size_t skipped = 0; skipped < first; ++skipped) {
+    layout->counts->learn(skipped, 0);
+    layout->sequence.addEntries(0);
+  }
+  layout->counts->learn(first, static_cast<std::uint64_t>(tree->GetEntries()));
   layout->sequence.addEntries(static_cast<std::uint64_t>(tree->GetEntries()));
   perLane_ = perLane;
   layout->readAhead = static_cast<std::size_t>(checked.positive("readahead", 16));
   for (auto const& branch : layout->branches) declare(descriptionOf(branch));
   sequence_ = layout->sequence;
-  layout_ = std::move(layout);
+  layout_ = layout;
+  if (skipBad) {  // open() reads the layout_ just set
+    countOrSkip(files, first + 1, *layout->counts, layout->skipped,
+                [this](std::size_t index) { return static_cast<std::uint64_t>(open(index)->tree->GetEntries()); });
+  }
 }
 
 TreeSource::TreeSource(std::shared_ptr<TreeLayout const> layout)
@@ -280,6 +296,8 @@ bool TreeSource::reach(std::uint64_t entry) {
 bool TreeSource::at(std::uint64_t ordinal, SourceEvent& event) { return position(ordinal, event); }
 
 std::string TreeSource::origin() const { return sequence_.files()[originFile_]; }
+
+std::string TreeSource::details() const { return layout_->skipped.details(); }
 
 bool TreeSource::position(std::uint64_t entry, SourceEvent& event) {
   if (!reach(entry)) return false;
@@ -457,7 +475,8 @@ RegisterSource<TreeSource> const registration(
     "root",
     "reads a TTree, every top-level branch a product read on demand: file=PATH (repeatable) or files=LIST, "
     "tree=NAME (Events), branches=GLOB, exclude=GLOB, handles=shared|lane, readahead=N, chunk=N, cache=BYTES, imt=true|false, "
-    "dictionaries=DIR (build and cache dictionaries for classes ROOT can only emulate, so outputs can write them)");
+    "dictionaries=DIR (build and cache dictionaries for classes ROOT can only emulate, so outputs can write them), "
+    "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the tree, naming it)");
 }
 
 }  // namespace lanes::rootio

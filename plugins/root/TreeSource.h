@@ -40,7 +40,9 @@ class TreeSource : public Source {
   // cache=BYTES (read-ahead TTreeCache; 0 disables; default ROOT's automatic
   // size), imt=true|false (ROOT implicit multi-threading to decompress),
   // dictionaries=DIR (see Dictionaries.h: without it, classes that have no
-  // dictionary are EmulatedObject products, which no file output can write).
+  // dictionary are EmulatedObject products, which no file output can write),
+  // skip-bad-files=true|false (see countOrSkip: opens every file now, and
+  // leaves out those that cannot be read, lack the tree or a branch).
   explicit TreeSource(Options const& options);
   ~TreeSource() override;
 
@@ -51,6 +53,7 @@ class TreeSource : public Source {
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
   std::uint64_t replicaChunk() const override;
   std::string origin() const override;
+  std::string details() const override;
 
   // How a branch becomes a product.
   enum class Kind { Scalar, Array, String, Object, Emulated };

@@ -33,9 +33,10 @@ f.Close()
 
 
 def assert_error(result, *fragments, code):
-    """assert_one_line_error, after the lines of ROOT's decompressor: it prints its errors ("R__unzip: error -3 in
-    inflate") straight to stderr, past the error handler that lanes installs."""
-    result.stderr = "\n".join(line for line in result.stderr.splitlines() if not line.startswith("R__unzip:"))
+    """assert_one_line_error, after the lines of ROOT's decompressors: they print their errors ("R__unzip: error -3
+    in inflate", "Error in unzip ZSTD") straight to stderr, past the error handler that lanes installs."""
+    result.stderr = "\n".join(line for line in result.stderr.splitlines()
+                              if not line.startswith(("R__unzip:", "Error in unzip")))
     assert_one_line_error(result, *fragments, code=code)
 
 
@@ -141,6 +142,24 @@ def test_corrupt_rntuple_anchor_says_it_cannot_be_read(tmp_path):
     result = run_limited("run", "--source", f"rntuple:file={bad}", "--output", f"root:file={out}", cwd=tmp_path)
     assert_error(result, f"'{bad}'", "RNTuple 'Events' cannot be read", code=2)
     assert "its RNTuples" not in result.stderr
+    assert_nothing_under(out)
+
+
+@pytest.mark.parametrize("part", ["Header", "Footer"])
+def test_corrupt_rntuple_metadata_says_it_cannot_be_read(tmp_path, part):
+    """The anchor reads, but the header or footer it points to is garbage: one line that says the RNTuple cannot be
+    read, and why, never that the file has no RNTuple of that name."""
+    with uproot.open(MUONS_FILE) as file:
+        anchor = file["Events"]
+        seek, size = anchor.member(f"fSeek{part}"), anchor.member(f"fNBytes{part}")
+    data = bytearray(MUONS_FILE.read_bytes())
+    data[seek + 10:seek + size - 10] = b"\x5a" * (size - 20)
+    bad = tmp_path / "corrupt.root"
+    bad.write_bytes(bytes(data))
+    out = tmp_path / "out.root"
+    result = run_limited("run", "--source", f"rntuple:file={bad}", "--output", f"root:file={out}", cwd=tmp_path)
+    assert_error(result, f"'{bad}'", "cannot read RNTuple 'Events'", "unzipping", code=2)
+    assert "its RNTuples" not in result.stderr and "has no RNTuple" not in result.stderr
     assert_nothing_under(out)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import uproot
 
-from faults import assert_nothing_under, event_count, run_limited
+from faults import assert_nothing_under, assert_one_line_error, event_count, run_limited
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "files"
 # Events numbered 1..2421 (the file has no event id branches).
@@ -112,3 +112,13 @@ def test_the_watchdog_names_a_hung_module_call(tmp_path, action, processes):
 def test_a_watchdog_action_without_a_watchdog_is_refused(tmp_path):
     result = run_limited("run", "--source", SOURCE, "-n", 5, "--watchdog-action", "stop", cwd=tmp_path)
     assert result.returncode == 2 and "--watchdog-action needs a watchdog" in result.stderr
+
+
+@pytest.mark.parametrize("mode", [[], ["--no-fork"]], ids=["fork", "no-fork"])
+def test_bad_input_found_as_the_modules_begin_exits_2_as_in_one_process(tmp_path, mode):
+    # The empty source numbers events by ordinal: an at= past -n can never fire (see test_options).
+    result = run_limited("run", "--processes", 2, "-n", 20, "--source", "empty", "--module", "fault:at=21",
+                         "--output", "root:file=out.root", *mode, cwd=tmp_path)
+    assert_one_line_error(result, "module 'fault'", "beginJob", "no event is numbered 21", code=2)
+    assert result.report is None
+    assert_nothing_under(tmp_path / "out.root")

@@ -121,5 +121,15 @@ TEST(RunReport, TableShowsTheError) {
   EXPECT_NE(table.str().find("FAILED: module 'select' (event 1:1:7): boom"), std::string::npos) << table.str();
 }
 
+TEST(RunReport, NamesTheFilesTheSourceSkipped) {
+  auto report = sampleReport();
+  EXPECT_FALSE(report.toJson().contains("source")) << "no details, no key";
+  report.source = nlohmann::json::parse(R"({"skipped_files": [{"file": "b.root", "error": "'b.root' is truncated"}]})");
+  EXPECT_EQ(report.toJson().at("source").at("skipped_files")[0].at("file"), "b.root");
+  std::ostringstream table;
+  report.printTable(table);
+  EXPECT_NE(table.str().find("skipped b.root: 'b.root' is truncated\n"), std::string::npos) << table.str();
+}
+
 }  // namespace
 }  // namespace lanes

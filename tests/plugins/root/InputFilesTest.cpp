@@ -93,5 +93,51 @@ TEST(RecentlyOpenedTest, AFailedOpenLeavesTheCacheAsItWas) {
   EXPECT_EQ(reopened, 0);
 }
 
+// Opens "good*" files; any other throws, naming the file.
+void openGood(std::vector<std::string> const& files, std::size_t index) {
+  if (files[index].rfind("good", 0) != 0) throw Exception("'" + files[index] + "' is bad");
+}
+
+TEST(SkipBadFilesTest, WithoutSkippingTheFirstFileMustOpen) {
+  std::vector<std::string> const files{"bad", "good"};
+  EXPECT_THROW(openFirstReadable(files, nullptr, [&](std::size_t i) { openGood(files, i); }), Exception);
+  std::vector<std::string> const fine{"good", "bad"};
+  EXPECT_EQ(openFirstReadable(fine, nullptr, [&](std::size_t i) { openGood(fine, i); }), 0u);
+}
+
+TEST(SkipBadFilesTest, SkipsToTheFirstGoodFileAndNamesTheOthers) {
+  std::vector<std::string> const files{"bad1", "bad2", "good"};
+  SkippedFiles skipped;
+  EXPECT_EQ(openFirstReadable(files, &skipped, [&](std::size_t i) { openGood(files, i); }), 2u);
+  EXPECT_EQ(skipped.details(),
+            R"({"skipped_files":[{"error":"'bad1' is bad","file":"bad1"},{"error":"'bad2' is bad","file":"bad2"}]})");
+}
+
+TEST(SkipBadFilesTest, NoGoodFileIsAnError) {
+  std::vector<std::string> const files{"bad1", "bad2"};
+  SkippedFiles skipped;
+  try {
+    openFirstReadable(files, &skipped, [&](std::size_t i) { openGood(files, i); });
+    FAIL() << "no file can be read";
+  } catch (Exception const& error) {
+    EXPECT_EQ(error.message(), "none of the 2 input files can be read (the last: 'bad2' is bad)");
+  }
+}
+
+TEST(SkipBadFilesTest, BadLaterFilesCountNoEntries) {
+  std::vector<std::string> const files{"good", "bad", "good2"};
+  EntryCounts counts(files.size());
+  SkippedFiles skipped;
+  EXPECT_TRUE(skipped.details().empty());
+  countOrSkip(files, 1, counts, skipped, [&](std::size_t i) {
+    openGood(files, i);
+    return std::uint64_t{7};
+  });
+  EXPECT_FALSE(counts.known(0)) << "the first file is the caller's";
+  EXPECT_EQ(counts.known(1), 0u);
+  EXPECT_EQ(counts.known(2), 7u);
+  EXPECT_EQ(skipped.details(), R"({"skipped_files":[{"error":"'bad' is bad","file":"bad"}]})");
+}
+
 }  // namespace
 }  // namespace lanes::rootio::test

@@ -78,6 +78,9 @@ class EventProcessor {
   // part's own files. A worker forked after beginJob(), or after a part,
   // goes on with a copy of this state. A failed part leaves the job failed.
   void beginJob();
+  // After beginJob(): the ConfigurationError a module threw as the job
+  // began, with its context ("" if none): bad input, found before any event.
+  std::string configurationError() const;
   RunSummary process(ProcessPart const& part);
   void endJob();
 
@@ -112,6 +115,8 @@ class EventProcessor {
   // Module::details() of every module, in the order of info().modules (for
   // stream modules, those of the first lane's copy). Call after run().
   std::vector<std::string> moduleDetails() const;
+  // Source::details() of the job's source; any time.
+  std::string sourceDetails() const;
 
  private:
   std::unique_ptr<detail::Schedule> schedule_;

@@ -27,6 +27,7 @@ class RepeatingSource : public Source {
   bool endless() const override { return true; }
   std::unique_ptr<Source> replicate() const override;
   std::string origin() const override;
+  std::string details() const override;  // the input's
 
  private:
   struct Cache;

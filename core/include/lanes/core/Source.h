@@ -70,6 +70,11 @@ class Source {
   // The file (or other origin) the current events come from, for error messages.
   virtual std::string origin() const { return {}; }
 
+  // What the source has to say about its input for the run report, as the
+  // text of a JSON object ("" for nothing): a file source's files that it
+  // skipped, say. Known once the source is built; it does not change after.
+  virtual std::string details() const { return {}; }
+
  protected:
   template <typename T>
   void declare(std::string label) {

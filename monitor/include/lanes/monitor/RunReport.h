@@ -7,7 +7,8 @@
 // wall_s, events_per_s, cpu_user_s, cpu_sys_s, cpu_efficiency,
 // peak_rss_bytes, modules [{label, plugin, kind, concurrency, calls,
 // total_s}], source_s, outputs_s, failed, error, stop_requested,
-// versions {lanes, tbb, compiler}, and any of `sections` (see there).
+// versions {lanes, tbb, compiler}, source (Source::details(), when the source
+// has any: skipped_files [{file, error}]), and any of `sections` (see there).
 
 #include <cstddef>
 #include <cstdint>
@@ -62,6 +63,7 @@ struct RunReport {
   std::string error;
   bool stopRequested = false;
   VersionReport versions;
+  nlohmann::json source;  // Source::details(), parsed; null when it had none
   // What layers above the monitor add about the job, each a top-level key of
   // the JSON (node's `pinning`: {strategy, pus, threads_pinned}); toJson()'s
   // own keys win over a section of the same name.
@@ -71,7 +73,7 @@ struct RunReport {
   // ResourceUsage::sample().since(before).
   static RunReport build(JobInfo const& job, ModuleStatistics const& statistics, RunSummary const& summary,
                          Clock::duration wall, ResourceUsage const& usage,
-                         std::vector<std::string> const& moduleDetails = {});
+                         std::vector<std::string> const& moduleDetails = {}, std::string const& sourceDetails = {});
 
   nlohmann::json toJson() const;
 
@@ -84,5 +86,8 @@ struct RunReport {
   // listed and one row sums up the rest.
   void printTable(std::ostream& out, std::size_t maxRows = 15) const;
 };
+
+// One line per file that the source skipped (`source`: a report's "source").
+void printSkippedFiles(nlohmann::json const& source, std::ostream& out);
 
 }  // namespace lanes

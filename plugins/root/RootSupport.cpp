@@ -62,9 +62,15 @@ void stream(TBuffer& buffer, void const* scalar) {
 }
 
 template <typename T>
+void unstream(TBuffer& buffer, void* scalar) {
+  buffer.ReadFastArray(static_cast<T*>(scalar), 1);
+}
+
+template <typename T>
 Fundamental fundamental(char leafCode, char const* rootName, char const* ntupleName) {
   return {typeid(T), typeid(std::vector<T>), sizeof(T),       leafCode,         rootName,
-          ntupleName, &putScalar<T>,         &newArray<T>, &deleteArray<T>, &stream<T>};
+          ntupleName, &putScalar<T>,         &newArray<T>, &deleteArray<T>, &stream<T>,
+          &unstream<T>};
 }
 
 // 64-bit integers are std::int64_t/std::uint64_t products (what analysis code
@@ -142,6 +148,13 @@ Fundamental const* fundamentalByNtupleName(std::string const& ntupleName) {
 Fundamental const* fundamentalByScalar(std::type_index type) {
   for (auto const& entry : fundamentals()) {
     if (type == entry.scalar) return &entry;
+  }
+  return nullptr;
+}
+
+Fundamental const* fundamentalByArray(std::type_index type) {
+  for (auto const& entry : fundamentals()) {
+    if (type == entry.array) return &entry;
   }
   return nullptr;
 }

@@ -59,14 +59,17 @@ struct Fundamental {
   // ProductSlot::Destroy, for adopt()).
   void* (*newArray)(void const* from, std::size_t n);
   ProductSlot::Destroy deleteArray;
-  // Serialise one scalar, as TBufferFile does for a leaf of this type.
+  // Serialise one scalar, as TBufferFile does for a leaf of this type, and
+  // read one back.
   void (*stream)(TBuffer& buffer, void const* scalar);
+  void (*unstream)(TBuffer& buffer, void* scalar);
 };
 
 // nullptr when no fundamental type matches.
 Fundamental const* fundamentalByRootName(std::string const& rootName);
 Fundamental const* fundamentalByNtupleName(std::string const& ntupleName);
 Fundamental const* fundamentalByScalar(std::type_index type);
+Fundamental const* fundamentalByArray(std::type_index type);
 
 // An object of a class ROOT knows only from a file's streamer information
 // (no dictionary): the product type for such branches. Owns the object.

@@ -1,7 +1,6 @@
 #include "root/SerializeOutput.h"
 
 #include <TBufferFile.h>
-#include <TClass.h>
 
 #include <chrono>
 
@@ -9,6 +8,7 @@
 
 #include "lanes/core/PluginRegistry.h"
 #include "lanes/core/ProductRegistry.h"
+#include "root/ProductStreaming.h"
 
 namespace lanes::rootio {
 
@@ -32,13 +32,7 @@ void SerializeOutput::productReady(Event const& event, ProductIndex product) con
   // One buffer per thread, reused: calls on a thread never overlap.
   thread_local TBufferFile buffer(TBuffer::kWrite);
   auto const start = std::chrono::steady_clock::now();
-  buffer.Reset();
-  buffer.ResetMap();
-  if (type.fundamental) {
-    type.fundamental->stream(buffer, object);
-  } else {
-    type.cls->Streamer(object, buffer);
-  }
+  streamProduct(buffer, object, type);
   auto const elapsed = std::chrono::steady_clock::now() - start;
   auto& counters = counters_[column];
   counters.calls.fetch_add(1, std::memory_order_relaxed);

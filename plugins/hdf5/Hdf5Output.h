@@ -1,0 +1,68 @@
+#pragma once
+// The `hdf5` output: the events in an HDF5 file (Hdf5Support.h has the
+// layout), written `batch` events at a time. layout=columns stores numbers
+// as typed datasets that h5py reads as they are (a scalar per event, or a
+// std::vector's values with offsets) and every other product as a blob;
+// layout=blobs stores every product as the bytes ROOT's TBufferFile makes of it.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hdf5/Hdf5Writer.h"
+#include "lanes/core/ModuleTypes.h"
+#include "lanes/core/Options.h"
+#include "root/OutputSupport.h"
+
+class TBufferFile;
+
+namespace lanes::hdf5 {
+
+// A `one` module: the framework serialises write(); the other calls run on
+// the job's thread. HDF5 calls hold lockLibrary().
+class Hdf5Output : public one::Output {
+ public:
+  // Options: file=PATH (required), layout=columns|blobs (default columns),
+  // batch=N (events per write, default 100), chunk=BYTES (of a dataset's
+  // chunk, default 1 MiB), deflate=0..9 (HDF5's deflate filter; 0, the
+  // default, is none), keep=GLOB.
+  Hdf5Output(std::string label, Options const& options);
+  ~Hdf5Output() override;
+
+  void beginJob(JobContext const& context) override;
+  void write(Event const& event) override;
+  void endJob() override;
+  void abandon() override;
+  void mergeParts(std::vector<std::string> const& parts) override;
+  void discardParts(std::vector<std::string> const& parts) override;
+  std::string details() const override;
+
+ private:
+  struct Product;
+  Hdf5Output(std::string label, Options const& options, PluginOptions const& checked);
+
+  // Appends `product` of `object` to the batch.
+  void add(Product& product, void* object);
+  // Writes the batch; the first makes the datasets, sized by it.
+  void flush();
+  void makeDatasets();
+  // Runs `write` (HDF5 calls, with the library locked); a failure fails the file.
+  template <typename Write>
+  void writing(Write write);
+  void close();
+
+  rootio::OutputFile file_;
+  std::string layout_;
+  std::uint64_t batch_;
+  WriteSettings settings_;
+  std::vector<Product> products_;
+  std::vector<EventIdRecord> ids_;  // the batch's
+  std::size_t idsDataset_ = 0;
+  bool datasetsMade_ = false;
+  std::unique_ptr<Hdf5Writer> writer_;
+  std::unique_ptr<TBufferFile> buffer_;
+  std::uint64_t written_ = 0;
+};
+
+}  // namespace lanes::hdf5

@@ -118,7 +118,16 @@ std::string stringAttribute(hid_t object, char const* name) {
   std::string const what = std::string("cannot read attribute '") + name + "'";
   Id attribute(check(H5Aopen(object, name, H5P_DEFAULT), what), &H5Aclose);
   Id type(check(H5Aget_type(attribute.get()), what), &H5Tclose);
-  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0) return {};
+  if (H5Tget_class(type.get()) != H5T_STRING) return {};
+  if (H5Tis_variable_str(type.get()) > 0) {  // as h5py writes a Python str or bytes
+    Id memory(check(H5Tcopy(H5T_C_S1), what), &H5Tclose);
+    check(H5Tset_size(memory.get(), H5T_VARIABLE), what);
+    char* text = nullptr;
+    check(H5Aread(attribute.get(), memory.get(), &text), what);
+    std::string value = text ? text : "";
+    H5free_memory(text);
+    return value;
+  }
   std::string value(check(H5Tget_size(type.get()), what), '\0');
   Id memory(check(H5Tcopy(H5T_C_S1), what), &H5Tclose);
   check(H5Tset_size(memory.get(), value.size()), what);

@@ -81,6 +81,8 @@ void Hdf5Output::makeDatasets() {
 }
 
 void Hdf5Output::write(Event const& event) {
+  // Events in flight when writing failed still arrive.
+  if (!writer_) throw Exception("cannot write '" + file_.path() + "': " + file_.error());
   auto const& id = event.id();
   ids_.push_back({id.run, id.luminosityBlock, id.event});
   for (auto& product : products_) add(product, rootio::rootObjectOf(event.slot(product.column.index), product.column.type));

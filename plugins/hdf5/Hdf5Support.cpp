@@ -52,8 +52,14 @@ bool number(rootio::Fundamental const& fundamental, hid_t memoryType, Number& fo
 std::unique_lock<std::mutex> lockLibrary() {
   static std::mutex lock;
   std::unique_lock<std::mutex> held(lock);
-  static bool const silenced = H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0;
-  (void)silenced;
+  static bool const initialised = [] {
+    // No clean-up at exit: a file whose close failed (a full disk) stays
+    // open in HDF5, and closing it again there crashes (HDF5 1.10) and
+    // prints HDF5's error stack.
+    H5dont_atexit();
+    return H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0;
+  }();
+  (void)initialised;
   return held;
 }
 
@@ -122,6 +128,7 @@ std::string stringAttribute(hid_t object, char const* name) {
   if (H5Tis_variable_str(type.get()) > 0) {  // as h5py writes a Python str or bytes
     Id memory(check(H5Tcopy(H5T_C_S1), what), &H5Tclose);
     check(H5Tset_size(memory.get(), H5T_VARIABLE), what);
+    check(H5Tset_cset(memory.get(), H5Tget_cset(type.get())), what);
     char* text = nullptr;
     check(H5Aread(attribute.get(), memory.get(), &text), what);
     std::string value = text ? text : "";

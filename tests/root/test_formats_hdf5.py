@@ -26,14 +26,15 @@ def write_hdf5(directory, layout, *args, options=""):
     return result, path
 
 
-def read_back(path):
-    """The hdf5 file at `path` read by the hdf5 source and written to a root file beside it, read by uproot."""
+def read_back(path, ids_only=False):
+    """The hdf5 file at `path` read by the hdf5 source and written to a root file beside it, read by uproot
+    (only the event ids if `ids_only`)."""
     again = path.with_name(path.stem + "-again.root")
     result = run_lanes("run", "--source", f"hdf5:file={path}", "--output", f"root:file={again}", "-n", "0", "-t", "2",
                        cwd=path.parent, timeout=300)
     assert result.returncode == 0, result.stderr
     assert output_details(result.report, "root")["events_written"] == result.report["events"]
-    return read_events(again)
+    return read_events(again, ids_only=ids_only)
 
 
 def h5py_events(path):
@@ -149,7 +150,7 @@ def test_sigint_commits_a_valid_file(tmp_path):
     job, out = start_endless_job(tmp_path)
     with job as process:
         partial = wait_for_partial(process, out)
-        poll_until(lambda: not partial.exists() or partial.stat().st_size > 8_000_000, 5)
+        poll_until(lambda: not partial.exists() or partial.stat().st_size > 2_000_000, 5)
         process.send_signal(signal.SIGINT)
         result = result_of(process, tmp_path, 30, "after SIGINT (the signal was lost?)")
     assert result.returncode == 128 + signal.SIGINT, result.stderr
@@ -158,7 +159,7 @@ def test_sigint_commits_a_valid_file(tmp_path):
     assert out.exists() and not partial.exists()
     with h5py.File(out, "r") as file:
         assert len(file["event_id"]) == details["events_written"] == result.report["events"] > 0
-    assert_distinct_ids(read_back(out))
+    assert_distinct_ids(read_back(out, ids_only=True))
 
 
 def test_sigkill_leaves_no_output(tmp_path):

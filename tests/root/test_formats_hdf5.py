@@ -13,7 +13,7 @@ import pytest
 from conftest import run_lanes
 from rootio import (NANO, Events, assert_clean_failure, assert_distinct_ids, assert_same_events, background_lanes,
                     normalise, output_details, poll_until, read_events, read_input, result_of, source_spec,
-                    type_signature, wait_for)
+                    type_signature, wait_for_partial)
 
 LAYOUTS = ["columns", "blobs"]
 
@@ -137,13 +137,6 @@ def start_endless_job(tmp_path):
     job = background_lanes("--source", NANO.spec(repeat=200), "-n", "0", "--endless", "-t", "2",
                            "--output", f"hdf5:file={out}", cwd=tmp_path)
     return job, out
-
-
-def wait_for_partial(process, out):
-    partial = out.with_name(f"{out.name}.partial-{process.pid}")
-    wait_for(lambda: partial.exists() or process.poll() is not None, 60, partial)
-    assert process.poll() is None, f"the job ended early with {process.returncode}"
-    return partial
 
 
 def test_sigint_commits_a_valid_file(tmp_path):

@@ -98,6 +98,19 @@ def test_blobs_hold_bytes_with_offsets(written):
             assert len(offsets) == NANO.events and np.all(np.diff(offsets) >= 0) and offsets[-1] == len(group["values"])
 
 
+def test_hdf5_source_and_output_in_one_job(written, tmp_path):
+    """HDF5 is not thread-safe: a job reading one HDF5 file and writing another, many events in flight, shares one
+    lock between them. The copy (columns to blobs) reads back the same."""
+    result, path = written("columns")
+    assert result.returncode == 0, result.stderr
+    copy = tmp_path / "copy.h5"
+    result = run_lanes("run", "--source", f"hdf5:file={path},batch=13", "--output", f"hdf5:file={copy},layout=blobs",
+                       "-n", "0", "-t", "4", "-l", "8", cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert output_details(result.report, "hdf5")["events_written"] == NANO.events
+    assert_same_events(read_back(copy), read_input(NANO))
+
+
 @pytest.mark.parametrize("options", [",deflate=1,batch=7,chunk=512", ",batch=1000"])
 def test_deflate_batch_and_chunk_settings_round_trip(tmp_path, options):
     result, path = write_hdf5(tmp_path, "columns", options=options)

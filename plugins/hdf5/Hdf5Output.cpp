@@ -58,7 +58,9 @@ void Hdf5Output::beginJob(JobContext const& context) {
   written_ = 0;
   ids_.clear();
   datasetsMade_ = false;
-  buffer_ = std::make_unique<TBufferFile>(TBuffer::kWrite);
+  productOf_.assign(context.registry.size(), -1);
+  for (std::size_t i = 0; i < products_.size(); ++i) productOf_[products_[i].column.index] = static_cast<int>(i);
+  staged_ = std::vector<Staged>(std::size_t{context.lanes} * products_.size());
   writing([&] {
     writer_ = std::make_unique<Hdf5Writer>(file_.temporaryPath(), layout_, settings_);
     for (auto& product : products_) {
@@ -85,12 +87,35 @@ void Hdf5Output::write(Event const& event) {
   if (!writer_) throw Exception("cannot write '" + file_.path() + "': " + file_.error());
   auto const& id = event.id();
   ids_.push_back({id.run, id.luminosityBlock, id.event});
-  for (auto& product : products_) add(product, rootio::rootObjectOf(event.slot(product.column.index), product.column.type));
+  for (std::size_t i = 0; i < products_.size(); ++i) add(event, products_[i], staged_[event.lane() * products_.size() + i]);
   ++written_;
   if (ids_.size() >= batch_) flush();
 }
 
-void Hdf5Output::add(Product& product, void* object) {
+namespace {
+
+// The bytes of one product, in a buffer of this thread's (valid until its next call).
+std::pair<unsigned char const*, std::size_t> serialised(void* object, rootio::RootType const& type) {
+  thread_local TBufferFile buffer(TBuffer::kWrite);
+  rootio::streamProduct(buffer, object, type);
+  return {reinterpret_cast<unsigned char const*>(buffer.Buffer()), static_cast<std::size_t>(buffer.Length())};
+}
+
+}  // namespace
+
+void Hdf5Output::productReady(Event const& event, ProductIndex index) const {
+  auto const p = productOf_[index];
+  if (p < 0 || products_[p].kind != kBlob) return;
+  auto const& product = products_[p];
+  auto& staged = staged_[event.lane() * products_.size() + p];
+  auto const [bytes, size] = serialised(rootio::rootObjectOf(event.slot(index), product.column.type), product.column.type);
+  staged.bytes.assign(bytes, bytes + size);
+  staged.id = event.id();
+  staged.ready = true;
+}
+
+void Hdf5Output::add(Event const& event, Product& product, Staged& staged) {
+  auto* const object = rootio::rootObjectOf(event.slot(product.column.index), product.column.type);
   auto& values = product.pendingValues;
   if (product.kind == kScalar) {
     auto const* bytes = static_cast<unsigned char const*>(object);
@@ -99,12 +124,15 @@ void Hdf5Output::add(Product& product, void* object) {
   }
   if (product.kind == kVector) {
     product.total += product.appendArray(object, values);
-  } else {
-    rootio::streamProduct(*buffer_, object, product.column.type);
-    auto const* bytes = reinterpret_cast<unsigned char const*>(buffer_->Buffer());
-    values.insert(values.end(), bytes, bytes + buffer_->Length());
-    product.total += static_cast<std::uint64_t>(buffer_->Length());
+  } else if (staged.ready && staged.id == event.id()) {
+    values.insert(values.end(), staged.bytes.begin(), staged.bytes.end());
+    product.total += staged.bytes.size();
+  } else {  // productReady() did not see it (a product read only now)
+    auto const [bytes, size] = serialised(object, product.column.type);
+    values.insert(values.end(), bytes, bytes + size);
+    product.total += size;
   }
+  staged.ready = false;
   product.pendingOffsets.push_back(product.total);
 }
 

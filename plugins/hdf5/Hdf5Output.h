@@ -11,16 +11,18 @@
 #include <vector>
 
 #include "hdf5/Hdf5Writer.h"
+#include "lanes/core/EventId.h"
 #include "lanes/core/ModuleTypes.h"
 #include "lanes/core/Options.h"
 #include "root/OutputSupport.h"
 
-class TBufferFile;
-
 namespace lanes::hdf5 {
 
 // A `one` module: the framework serialises write(); the other calls run on
-// the job's thread. HDF5 calls hold lockLibrary().
+// the job's thread, but for productReady(), which serialises each blob as
+// it becomes ready, concurrently, into its lane's slot of staged_ (a lane's
+// calls for one product never overlap; write() reads the slot after them).
+// HDF5 calls hold lockLibrary().
 class Hdf5Output : public one::Output {
  public:
   // Options: file=PATH (required), layout=columns|blobs (default columns),
@@ -31,6 +33,8 @@ class Hdf5Output : public one::Output {
   ~Hdf5Output() override;
 
   void beginJob(JobContext const& context) override;
+  bool wantsProductReady() const override { return true; }
+  void productReady(Event const& event, ProductIndex product) const override;
   void write(Event const& event) override;
   void endJob() override;
   void abandon() override;
@@ -40,10 +44,17 @@ class Hdf5Output : public one::Output {
 
  private:
   struct Product;
+  // A blob productReady() serialised for write().
+  struct Staged {
+    EventId id;
+    bool ready = false;
+    std::vector<unsigned char> bytes;
+  };
   Hdf5Output(std::string label, Options const& options, PluginOptions const& checked);
 
-  // Appends `product` of `object` to the batch.
-  void add(Product& product, void* object);
+  // Appends `product` of `event` to the batch, taking a blob from `staged`
+  // when productReady() made it.
+  void add(Event const& event, Product& product, Staged& staged);
   // Writes the batch; the first makes the datasets, sized by it.
   void flush();
   void makeDatasets();
@@ -61,7 +72,8 @@ class Hdf5Output : public one::Output {
   std::size_t idsDataset_ = 0;
   bool datasetsMade_ = false;
   std::unique_ptr<Hdf5Writer> writer_;
-  std::unique_ptr<TBufferFile> buffer_;
+  std::vector<int> productOf_;  // per product index: its entry in products_, or -1
+  mutable std::vector<Staged> staged_;  // [lane * products_.size() + product]
   std::uint64_t written_ = 0;
 };
 

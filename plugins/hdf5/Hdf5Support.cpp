@@ -52,14 +52,14 @@ bool number(rootio::Fundamental const& fundamental, hid_t memoryType, Number& fo
 std::unique_lock<std::mutex> lockLibrary() {
   static std::mutex lock;
   std::unique_lock<std::mutex> held(lock);
-  static bool const initialised = [] {
-    // No clean-up at exit: a file whose close failed (a full disk) stays
-    // open in HDF5, and closing it again there crashes (HDF5 1.10) and
-    // prints HDF5's error stack.
-    H5dont_atexit();
-    return H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0;
-  }();
-  (void)initialised;
+  // No clean-up at exit: a file whose close failed (a full disk) stays open
+  // in HDF5, and closing it again there crashes (HDF5 1.10) and prints
+  // HDF5's error stack.
+  static herr_t const noCleanUp = H5dont_atexit();
+  // A thread-safe build keeps an error stack, and its printing, per thread.
+  thread_local herr_t const silenced = H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  (void)noCleanUp;
+  (void)silenced;
   return held;
 }
 

@@ -19,11 +19,13 @@ struct Fundamental;
 
 namespace lanes::hdf5 {
 
-// Debian's HDF5 is the serial build, which is not thread-safe: every HDF5
-// call of the process holds this lock (a source and an output of one job run
-// on different threads). The first call, before any other HDF5 call, also
-// silences HDF5's own printing of its error stack (check() reports it
-// instead) and keeps HDF5 from cleaning up at exit.
+// Every HDF5 call of the process holds this lock (a source and an output of
+// one job run on different threads): HDF5 built without thread safety
+// (H5_HAVE_THREADSAFE; Debian's serial build has it, and then serialises
+// every call itself) must not be entered concurrently. The first call,
+// before any other HDF5 call, keeps HDF5 from cleaning up at exit; the
+// first on each thread silences HDF5's own printing of its error stack
+// (check() reports it instead).
 std::unique_lock<std::mutex> lockLibrary();
 
 // The innermost message on HDF5's error stack of this thread ("" if none),

@@ -99,8 +99,8 @@ def test_blobs_hold_bytes_with_offsets(written):
 
 
 def test_hdf5_source_and_output_in_one_job(written, tmp_path):
-    """HDF5 is not thread-safe: a job reading one HDF5 file and writing another, many events in flight, shares one
-    lock between them. The copy (columns to blobs) reads back the same."""
+    """A job reading one HDF5 file and writing another, many events in flight, the blobs serialised concurrently:
+    one lock for every HDF5 call. The copy (columns to blobs) reads back the same."""
     result, path = written("columns")
     assert result.returncode == 0, result.stderr
     copy = tmp_path / "copy.h5"

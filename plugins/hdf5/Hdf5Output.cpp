@@ -31,7 +31,7 @@ Hdf5Output::Hdf5Output(std::string label, Options const& options, PluginOptions 
     : Output(std::move(label)),
       file_(checked.forOption("file", [&] { return rootio::OutputFile(checked.required("file")); })),
       layout_(checked.choice("layout", kColumns, {kColumns, kBlobs})),
-      batch_(checked.positive("batch", 100)),
+      batch_(checked.positive("batch", 1000)),
       settings_{checked.positive("chunk", 1 << 20, std::uint64_t{1} << 32), static_cast<unsigned>(checked.count("deflate", 0, 9))} {
   rootio::initialiseRoot();
   keep(options.getAll("keep"));

@@ -26,7 +26,7 @@ namespace lanes::hdf5 {
 class Hdf5Output : public one::Output {
  public:
   // Options: file=PATH (required), layout=columns|blobs (default columns),
-  // batch=N (events per write, default 100), chunk=BYTES (the largest chunk
+  // batch=N (events per write, default 1000), chunk=BYTES (the largest chunk
   // of a dataset, default 1 MiB), deflate=0..9 (HDF5's deflate filter; 0,
   // the default, is none), keep=GLOB.
   Hdf5Output(std::string label, Options const& options);

@@ -28,7 +28,7 @@ struct Hdf5Source::Product {
 Hdf5Source::Hdf5Source(Options const& options) : Hdf5Source(options, PluginOptions(options, "hdf5")) {}
 
 Hdf5Source::Hdf5Source(Options const&, PluginOptions const& checked)
-    : path_(checked.required("file")), batch_(checked.positive("batch", 100)) {
+    : path_(checked.required("file")), batch_(checked.positive("batch", 1000)) {
   rootio::initialiseRoot();
   checked.forOption("file", [&] { open(); });
 }

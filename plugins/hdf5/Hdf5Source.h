@@ -20,7 +20,7 @@ namespace lanes::hdf5 {
 // at a time into a window of its own.
 class Hdf5Source : public Source {
  public:
-  // Options: file=PATH (required), batch=N (events read at a time, default 100).
+  // Options: file=PATH (required), batch=N (events read at a time, default 1000).
   explicit Hdf5Source(Options const& options);
   ~Hdf5Source() override;
 

@@ -111,7 +111,7 @@ def test_hdf5_source_and_output_in_one_job(written, tmp_path):
     assert_same_events(read_back(copy), read_input(NANO))
 
 
-@pytest.mark.parametrize("options", [",deflate=1,batch=7,chunk=512", ",batch=1000"])
+@pytest.mark.parametrize("options", [",deflate=1,batch=7,chunk=512", ",batch=64"])
 def test_deflate_batch_and_chunk_settings_round_trip(tmp_path, options):
     result, path = write_hdf5(tmp_path, "columns", options=options)
     assert result.returncode == 0, result.stderr

@@ -11,6 +11,8 @@
 #include <ROOT/RRawPtrWriteEntry.hxx>
 #include <tbb/parallel_for_each.h>
 
+#include <nlohmann/json.hpp>
+
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
 
@@ -159,11 +161,13 @@ ParallelNTupleOutput::ParallelNTupleOutput(std::string label, Options const& opt
     : ParallelNTupleOutput(std::move(label), options, PluginOptions(options, "rntuple-parallel")) {}
 
 ParallelNTupleOutput::ParallelNTupleOutput(std::string label, Options const& options, PluginOptions const& checked)
-    : Output(std::move(label), static_cast<unsigned>(checked.positive("concurrency", 2, PluginOptions::kMaxConcurrency))), layout_(checked) {
+    : Output(std::move(label), static_cast<unsigned>(checked.positive("concurrency", 2, PluginOptions::kMaxConcurrency))),
+      layout_(checked),
+      frameworkFlush_(checked.choice("flush", "fill", {"fill", "framework"}) == "framework") {
   keep(options.getAll("keep"));
 }
 
-ParallelNTupleOutput::~ParallelNTupleOutput() { close(); }
+ParallelNTupleOutput::~ParallelNTupleOutput() noexcept { close(); }
 
 void ParallelNTupleOutput::beginJob(JobContext const& context) {
   layout_.setColumns(columnsOf(*this, context.registry));
@@ -174,39 +178,74 @@ void ParallelNTupleOutput::beginJob(JobContext const& context) {
     writer_ = ROOT::RNTupleParallelWriter::Recreate(std::move(model), layout_.name(), layout_.file().temporaryPath(),
                                                     writeOptions(layout_.compression(), layout_.clusterBytes()));
   });
-  for (unsigned i = 0; i < concurrencyLimit(); ++i) {
-    auto context = writer_->CreateFillContext();
-    auto filler = std::make_unique<NTupleLayout::Filler>(context->CreateRawPtrWriteEntry(), layout_.columns());
-    filler->context = std::move(context);
-    free_.push(filler.get());
-    fillers_.push_back(std::move(filler));
-  }
+  for (unsigned i = 0; i < concurrencyLimit(); ++i) free_.push(addFiller());
 }
 
 void ParallelNTupleOutput::write(Event const& event) const {
-  NTupleLayout::Filler* filler = nullptr;
-  // The framework runs at most concurrencyLimit() calls at once, one context each.
-  if (!free_.try_pop(filler)) throw Exception("rntuple-parallel: no free fill context");
+  if (flushFailed_.load()) {
+    std::lock_guard<std::mutex> lock(flushErrorLock_);
+    throw Exception("cannot write '" + layout_.file().path() + "': " + flushError_);
+  }
+  auto* const filler = takeFiller();
+  bool handedOver = false;
   try {
     (*filler)(event, layout_.columns(), [&](auto& entry) {
       ROOT::RNTupleFillStatus status;
       filler->context->FillNoFlush(entry, status);
-      if (status.ShouldFlushCluster()) {
-        // Compress the cluster's pages first, in this call's own context; only
-        // writing them takes the writer's lock, which every context shares.
-        filler->context->FlushColumns();
-        filler->context->FlushCluster();
+      if (!status.ShouldFlushCluster()) return;
+      if (frameworkFlush_) {
+        flushInTask(filler);
+        handedOver = true;
+        return;
       }
+      // Compress the cluster's pages first, in this call's own context; only
+      // writing them takes the writer's lock, which every context shares.
+      filler->context->FlushColumns();
+      filler->context->FlushCluster();
     });
   } catch (...) {
     free_.push(filler);
     throw;
   }
-  free_.push(filler);
+  if (!handedOver) free_.push(filler);
   written_.fetch_add(1, std::memory_order_relaxed);
 }
 
+NTupleLayout::Filler* ParallelNTupleOutput::takeFiller() const {
+  NTupleLayout::Filler* filler = nullptr;
+  if (free_.try_pop(filler)) return filler;
+  // The framework runs at most concurrencyLimit() calls at once, one context
+  // each; only flush tasks hold others.
+  if (!frameworkFlush_) throw Exception("rntuple-parallel: no free fill context");
+  return addFiller();
+}
+
+NTupleLayout::Filler* ParallelNTupleOutput::addFiller() const {
+  std::lock_guard<std::mutex> lock(fillersLock_);
+  auto context = writer_->CreateFillContext();
+  auto fresh = std::make_unique<NTupleLayout::Filler>(context->CreateRawPtrWriteEntry(), layout_.columns());
+  fresh->context = std::move(context);
+  fillers_.push_back(std::move(fresh));
+  return fillers_.back().get();
+}
+
+void ParallelNTupleOutput::flushInTask(NTupleLayout::Filler* filler) const {
+  flushTasks_.fetch_add(1, std::memory_order_relaxed);
+  flushes_.run([this, filler] {
+    try {
+      filler->context->FlushColumns();
+      filler->context->FlushCluster();
+    } catch (std::exception const& error) {
+      std::lock_guard<std::mutex> lock(flushErrorLock_);
+      if (!flushFailed_.exchange(true)) flushError_ = writeFailure(layout_.file().temporaryPath(), rootExceptionMessage(error));
+    }
+    free_.push(filler);
+  });
+}
+
 void ParallelNTupleOutput::endJob() {
+  flushes_.wait();
+  if (flushFailed_.load()) layout_.file().fail(flushError_);
   // Every context compresses its last cluster in parallel, on the job's
   // threads (the framework ends outputs inside its arena); committing the
   // clusters takes the writer's lock. Then every context must be gone
@@ -231,6 +270,7 @@ void ParallelNTupleOutput::abandon() {
 }
 
 void ParallelNTupleOutput::close() {
+  flushes_.wait();  // the tasks' exceptions are caught in them
   free_.clear();
   fillers_.clear();
   try {
@@ -244,7 +284,11 @@ void ParallelNTupleOutput::mergeParts(std::vector<std::string> const& parts) { l
 
 void ParallelNTupleOutput::discardParts(std::vector<std::string> const& parts) { layout_.file().discardParts(parts); }
 
-std::string ParallelNTupleOutput::details() const { return fileDetails(layout_.file(), written_.load()); }
+std::string ParallelNTupleOutput::details() const {
+  auto details = nlohmann::json::parse(fileDetails(layout_.file(), written_.load()));
+  if (frameworkFlush_) details["flush_tasks"] = flushTasks_.load();
+  return details.dump();
+}
 
 namespace {
 RegisterOutput<NTupleOutput> const serial(
@@ -254,7 +298,7 @@ RegisterOutput<NTupleOutput> const serial(
 RegisterOutput<ParallelNTupleOutput> const parallel(
     "rntuple-parallel",
     "writes an RNTuple with RNTupleParallelWriter, a fill context per concurrent call (a limited(N) module): "
-    "file=PATH, concurrency=N, ntuple=NAME, compression=, level=, cluster=BYTES, keep=GLOB");
+    "file=PATH, concurrency=N, flush=fill|framework, ntuple=NAME, compression=, level=, cluster=BYTES, keep=GLOB");
 }
 
 }  // namespace lanes::rootio

@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <mutex>
+
 #include <tbb/concurrent_queue.h>
+#include <tbb/task_group.h>
 
 #include "lanes/core/ModuleTypes.h"
 #include "lanes/core/Options.h"
@@ -81,13 +84,18 @@ class NTupleOutput : public one::Output {
 };
 
 // A limited(N) module, N = concurrency: each write() takes a fill context of
-// its own from a concurrent queue, so a context is confined to one call; the
-// writer appends the contexts' clusters to the one RNTuple.
+// its own from a concurrent queue, so a context is confined to one call (or
+// to the flush task it hands it to); the writer appends the contexts'
+// clusters to the one RNTuple.
 class ParallelNTupleOutput : public limited::Output {
  public:
-  // Options: concurrency=N (default 2), plus those of NTupleLayout.
+  // Options: concurrency=N (default 2), flush=fill|framework (who compresses
+  // and writes a full cluster: the write() that filled it, or a task of its
+  // own in the job's arena, which write() starts and leaves the context to:
+  // the next write() takes another, or a new one), plus those of NTupleLayout.
   ParallelNTupleOutput(std::string label, Options const& options);
-  ~ParallelNTupleOutput() override;
+  // close() waits for the flush tasks, so flushes_ never throws for a missing wait.
+  ~ParallelNTupleOutput() noexcept override;
 
   void beginJob(JobContext const& context) override;
   void write(Event const& event) const override;
@@ -99,13 +107,25 @@ class ParallelNTupleOutput : public limited::Output {
 
  private:
   ParallelNTupleOutput(std::string label, Options const& options, PluginOptions const& checked);
+  NTupleLayout::Filler* takeFiller() const;
+  // A new fill context's filler, kept in fillers_.
+  NTupleLayout::Filler* addFiller() const;
+  // flush=framework: compresses and writes the filler's cluster in a task.
+  void flushInTask(NTupleLayout::Filler* filler) const;
   void close();
 
   NTupleLayout layout_;
   std::unique_ptr<ROOT::RNTupleParallelWriter> writer_;
-  std::vector<std::unique_ptr<NTupleLayout::Filler>> fillers_;
+  mutable std::vector<std::unique_ptr<NTupleLayout::Filler>> fillers_;  // added to under fillersLock_
   mutable tbb::concurrent_queue<NTupleLayout::Filler*> free_;
   mutable std::atomic<std::uint64_t> written_{0};
+  bool frameworkFlush_;
+  mutable std::mutex fillersLock_;  // flush=framework: write() may add a filler
+  mutable tbb::task_group flushes_;
+  mutable std::mutex flushErrorLock_;
+  mutable std::string flushError_;  // the first failed flush task's reason
+  mutable std::atomic<bool> flushFailed_{false};
+  mutable std::atomic<std::uint64_t> flushTasks_{0};  // for the report
 };
 
 }  // namespace lanes::rootio

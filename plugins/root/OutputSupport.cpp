@@ -65,9 +65,24 @@ void OutputFile::begin(std::string const& part) {
 }
 
 void OutputFile::mergeParts(std::vector<std::string> const& parts, int compression, EntryCounter const& entries) {
+  mergeParts(parts, entries, [&](std::vector<std::string> const& files) {
+    TFileMerger merger(false, false);
+    merger.SetPrintLevel(0);
+    takeRootMessage();
+    // The parts' own compression: only then are their baskets copied as they
+    // are rather than unzipped and compressed again.
+    if (!merger.OutputFile(temporary_.c_str(), "RECREATE", compression)) fail(writeFailure(temporary_, takeRootMessage()));
+    for (auto const& file : files) {
+      if (!merger.AddFile(file.c_str(), false)) fail("cannot merge its part '" + file + "': " + takeRootMessage());
+    }
+    if (!merger.Merge()) fail(writeFailure(temporary_, takeRootMessage()));
+  });
+}
+
+void OutputFile::mergeParts(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge) {
   begin("");
   try {
-    mergeInto(parts, compression, entries);
+    mergeInto(parts, entries, merge);
   } catch (...) {
     discardParts(parts);  // a failed merge leaves no part behind either
     throw;
@@ -75,7 +90,7 @@ void OutputFile::mergeParts(std::vector<std::string> const& parts, int compressi
   for (auto const& part : parts) std::filesystem::remove(partPath(requested_, part));
 }
 
-void OutputFile::mergeInto(std::vector<std::string> const& parts, int compression, EntryCounter const& entries) {
+void OutputFile::mergeInto(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge) {
   std::vector<std::string> files;
   std::uint64_t total = 0;
   for (auto const& part : parts) {
@@ -86,16 +101,7 @@ void OutputFile::mergeInto(std::vector<std::string> const& parts, int compressio
     if (*count > 0) files.push_back(std::move(file));
   }
   if (files.empty() && !parts.empty()) files.push_back(partPath(requested_, parts.front()));  // all empty: any one
-  TFileMerger merger(false, false);
-  merger.SetPrintLevel(0);
-  takeRootMessage();
-  // The parts' own compression: only then are their baskets copied as they
-  // are rather than unzipped and compressed again.
-  if (!merger.OutputFile(temporary_.c_str(), "RECREATE", compression)) fail(writeFailure(temporary_, takeRootMessage()));
-  for (auto const& file : files) {
-    if (!merger.AddFile(file.c_str(), false)) fail("cannot merge its part '" + file + "': " + takeRootMessage());
-  }
-  if (!merger.Merge()) fail(writeFailure(temporary_, takeRootMessage()));
+  merge(files);
   commit(total, entries);
 }
 

@@ -58,6 +58,10 @@ class OutputFile {
   // `compression` is the parts' (ROOT's integer setting).
   void mergeParts(std::vector<std::string> const& parts, int compression, EntryCounter const& entries);
   void discardParts(std::vector<std::string> const& parts);
+  // The same for any format: `merge(files)` writes the parts' `files` (the
+  // ones with entries, or any one if none has) into temporaryPath().
+  using Merge = std::function<void(std::vector<std::string> const& files)>;
+  void mergeParts(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge);
 
   std::string const& path() const { return path_; }
   std::string const& temporaryPath() const { return temporary_; }
@@ -74,7 +78,7 @@ class OutputFile {
   std::string const& error() const { return error_; }
 
  private:
-  void mergeInto(std::vector<std::string> const& parts, int compression, EntryCounter const& entries);
+  void mergeInto(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge);
 
   std::string requested_;  // the job's file; path_ is the current part's
   std::string path_;

@@ -152,6 +152,13 @@ Fundamental const* fundamentalByScalar(std::type_index type) {
   return nullptr;
 }
 
+Fundamental const* fundamentalByArray(std::type_index type) {
+  for (auto const& entry : fundamentals()) {
+    if (type == entry.array) return &entry;
+  }
+  return nullptr;
+}
+
 EmulatedObject::~EmulatedObject() {
   if (object_) class_->Destructor(object_);
 }

@@ -69,6 +69,7 @@ struct Fundamental {
 Fundamental const* fundamentalByRootName(std::string const& rootName);
 Fundamental const* fundamentalByNtupleName(std::string const& ntupleName);
 Fundamental const* fundamentalByScalar(std::type_index type);
+Fundamental const* fundamentalByArray(std::type_index type);
 
 // An object of a class ROOT knows only from a file's streamer information
 // (no dictionary): the product type for such branches. Owns the object.

@@ -5,6 +5,7 @@
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/ProductRegistry.h"
+#include "root/ProductStreaming.h"
 #include "root/Unrolled.h"
 
 namespace lanes::rootio {
@@ -18,42 +19,15 @@ class RootSerializer : public ProductSerializer {
 
   void write(void const* object, std::vector<char>& out) const override {
     thread_local TBufferFile buffer(TBuffer::kWrite);  // calls on a thread never overlap
-    buffer.Reset();
-    buffer.ResetMap();
-    if (type_.fundamental) {
-      type_.fundamental->stream(buffer, object);
-    } else {
-      type_.cls->Streamer(const_cast<void*>(object), buffer);
-    }
+    streamProduct(buffer, const_cast<void*>(object), type_);
     out.insert(out.end(), buffer.Buffer(), buffer.Buffer() + buffer.Length());
   }
 
   void read(char const* bytes, std::size_t size, ProductSlot& slot) const override {
-    TBufferFile buffer(TBuffer::kRead, static_cast<Int_t>(size), const_cast<char*>(bytes), kFALSE);
-    ThrowOnRootFatal guard;
-    if (type_.fundamental) {
-      alignas(8) char value[8];
-      if (size != type_.fundamental->size) throw Exception(wrongSize(size));
-      type_.fundamental->unstream(buffer, value);
-      type_.fundamental->putScalar(value, slot, size);
-      return;
-    }
-    void* object = type_.cls->New();
-    try {
-      type_.cls->Streamer(object, buffer);
-      if (static_cast<std::size_t>(buffer.Length()) != size) throw Exception(wrongSize(size));
-    } catch (...) {
-      type_.cls->Destructor(object);
-      throw;
-    }
-    adoptObject(slot, type_.cls, object, size);
+    unstreamProduct(bytes, size, type_, slot);
   }
 
  private:
-  std::string wrongSize(std::size_t size) const {
-    return std::to_string(size) + " bytes do not hold one serialised '" + type_.name + "'";
-  }
-
   RootType type_;
 };
 

@@ -302,6 +302,14 @@ def wait_for(condition, seconds, what):
     assert poll_until(condition, seconds), f"timed out after {seconds} s waiting for {what}"
 
 
+def wait_for_partial(process, out):
+    """The partial file (OUT.partial-PID) of the running job `process` writing `out`, once it exists."""
+    partial = out.with_name(f"{out.name}.partial-{process.pid}")
+    wait_for(lambda: partial.exists() or process.poll() is not None, 60, partial)
+    assert process.poll() is None, f"the job ended early with {process.returncode}"
+    return partial
+
+
 def result_of(process, cwd, seconds, what):
     """The Result of a background job that must end within `seconds`."""
     try:

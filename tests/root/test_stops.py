@@ -6,7 +6,7 @@ import signal
 import pytest
 
 from rootio import (NANO, assert_distinct_ids, background_lanes, output_details, output_spec, poll_until,
-                    read_events, result_of, wait_for)
+                    read_events, result_of, wait_for_partial)
 
 
 def start_endless_job(tmp_path, kind):
@@ -16,13 +16,6 @@ def start_endless_job(tmp_path, kind):
     job = background_lanes("--source", NANO.spec(repeat=200), "-n", "0", "--endless", "-t", "2", "--output", output_spec(kind, out),
                            cwd=tmp_path)
     return job, out
-
-
-def wait_for_partial(process, out):
-    partial = out.with_name(f"{out.name}.partial-{process.pid}")
-    wait_for(lambda: partial.exists() or process.poll() is not None, 60, partial)
-    assert process.poll() is None, f"the job ended early with {process.returncode}"
-    return partial
 
 
 def test_sigkill_leaves_no_output(tmp_path):

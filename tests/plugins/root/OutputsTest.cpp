@@ -73,7 +73,10 @@ TEST(RootOutputsTest, EveryOutputOfOneJobHoldsEveryEventOnceWithItsValues) {
                                "root:file=" + scratch.path("imt.root") + ",imt=true,compression=lz4,level=4",
                                "parallel-root:file=" + scratch.path("merged.root") + ",concurrency=2,flush=7",
                                "rntuple:file=" + scratch.path("serial.ntuple"),
-                               "rntuple-parallel:file=" + scratch.path("parallel.ntuple") + ",concurrency=3"},
+                               "rntuple-parallel:file=" + scratch.path("parallel.ntuple") + ",concurrency=3",
+                               // Clusters of a few events: many flush tasks, running while writes fill other contexts.
+                               "rntuple-parallel:file=" + scratch.path("flushed.ntuple") +
+                                   ",concurrency=2,flush=framework,cluster=200000"},
                               /*threads=*/4, /*lanes=*/8);
   EventProcessor processor(config);
   auto const summary = processor.run();
@@ -83,8 +86,11 @@ TEST(RootOutputsTest, EveryOutputOfOneJobHoldsEveryEventOnceWithItsValues) {
   auto const input = jetPtsOfTree(dataFile(kNanoAod), /*arrays=*/true);
   ASSERT_EQ(input.size(), 200u);
   for (auto const* name : {"tree.root", "imt.root", "merged.root"}) EXPECT_EQ(jetPtsOfTree(scratch.path(name), false), input) << name;
-  for (auto const* name : {"serial.ntuple", "parallel.ntuple"}) EXPECT_EQ(jetPtsOfNtuple(scratch.path(name)), input) << name;
-  EXPECT_EQ(scratch.files(), (std::vector<std::string>{"imt.root", "merged.root", "parallel.ntuple", "serial.ntuple", "tree.root"}))
+  for (auto const* name : {"serial.ntuple", "parallel.ntuple", "flushed.ntuple"}) {
+    EXPECT_EQ(jetPtsOfNtuple(scratch.path(name)), input) << name;
+  }
+  EXPECT_EQ(scratch.files(), (std::vector<std::string>{"flushed.ntuple", "imt.root", "merged.root", "parallel.ntuple",
+                                                       "serial.ntuple", "tree.root"}))
       << "no temporary file is left";
 
   for (auto const& text : processor.moduleDetails()) {
@@ -92,6 +98,9 @@ TEST(RootOutputsTest, EveryOutputOfOneJobHoldsEveryEventOnceWithItsValues) {
     EXPECT_EQ(details["events_written"], 200) << text;
     EXPECT_EQ(details["committed"], true) << text;
     EXPECT_GT(details["bytes"].get<std::uint64_t>(), 0u) << text;
+    if (details.contains("flush_tasks")) {
+      EXPECT_GT(details["flush_tasks"].get<std::uint64_t>(), 1u) << text;
+    }
   }
 }
 

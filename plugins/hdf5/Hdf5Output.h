@@ -1,0 +1,80 @@
+#pragma once
+// The `hdf5` output: the events in an HDF5 file (Hdf5Support.h has the
+// layout), written `batch` events at a time. layout=columns stores numbers
+// as typed datasets that h5py reads as they are (a scalar per event, or a
+// std::vector's values with offsets) and every other product as a blob;
+// layout=blobs stores every product as the bytes ROOT's TBufferFile makes of it.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hdf5/Hdf5Writer.h"
+#include "lanes/core/EventId.h"
+#include "lanes/core/ModuleTypes.h"
+#include "lanes/core/Options.h"
+#include "root/OutputSupport.h"
+
+namespace lanes::hdf5 {
+
+// A `one` module: the framework serialises write(); the other calls run on
+// the job's thread, but for productReady(), which serialises each blob as
+// it becomes ready, concurrently, into its lane's slot of staged_ (a lane's
+// calls for one product never overlap; write() reads the slot after them).
+// HDF5 calls hold lockLibrary().
+class Hdf5Output : public one::Output {
+ public:
+  // Options: file=PATH (required), layout=columns|blobs (default columns),
+  // batch=N (events per write, default 1000), chunk=BYTES (the largest chunk
+  // of a dataset, default 1 MiB), deflate=0..9 (HDF5's deflate filter; 0,
+  // the default, is none), keep=GLOB.
+  Hdf5Output(std::string label, Options const& options);
+  ~Hdf5Output() override;
+
+  void beginJob(JobContext const& context) override;
+  bool wantsProductReady() const override { return true; }
+  void productReady(Event const& event, ProductIndex product) const override;
+  void write(Event const& event) override;
+  void endJob() override;
+  void abandon() override;
+  void mergeParts(std::vector<std::string> const& parts) override;
+  void discardParts(std::vector<std::string> const& parts) override;
+  std::string details() const override;
+
+ private:
+  struct Product;
+  // A blob productReady() serialised for write().
+  struct Staged {
+    EventId id;
+    bool ready = false;
+    std::vector<unsigned char> bytes;
+  };
+  Hdf5Output(std::string label, Options const& options, PluginOptions const& checked);
+
+  // Appends `product` of `event` to the batch, taking a blob from `staged`
+  // when productReady() made it.
+  void add(Event const& event, Product& product, Staged& staged);
+  // Writes the batch; the first makes the datasets, sized by it.
+  void flush();
+  void makeDatasets();
+  // Runs `write` (HDF5 calls, with the library locked); a failure fails the file.
+  template <typename Write>
+  void writing(Write write);
+  void close();
+
+  rootio::OutputFile file_;
+  std::string layout_;
+  std::uint64_t batch_;
+  WriteSettings settings_;
+  std::vector<Product> products_;
+  std::vector<EventIdRecord> ids_;  // the batch's
+  std::size_t idsDataset_ = 0;
+  bool datasetsMade_ = false;
+  std::unique_ptr<Hdf5Writer> writer_;
+  std::vector<int> productOf_;  // per product index: its entry in products_, or -1
+  mutable std::vector<Staged> staged_;  // [lane * products_.size() + product]
+  std::uint64_t written_ = 0;
+};
+
+}  // namespace lanes::hdf5

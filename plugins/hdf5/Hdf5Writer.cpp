@@ -1,0 +1,92 @@
+#include "hdf5/Hdf5Writer.h"
+
+#include <algorithm>
+
+#include "lanes/core/Exception.h"
+
+namespace lanes::hdf5 {
+
+namespace {
+
+// Groups that list their children in creation order: the products in the
+// job's order.
+Id orderedGroup(hid_t parent, std::string const& name, std::string const& what) {
+  Id properties(check(H5Pcreate(H5P_GROUP_CREATE), what), &H5Pclose);
+  check(H5Pset_link_creation_order(properties.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED), what);
+  return Id(check(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, properties.get(), H5P_DEFAULT), what), &H5Gclose);
+}
+
+}  // namespace
+
+Hdf5Writer::Hdf5Writer(std::string const& path, std::string const& layout, WriteSettings settings)
+    : path_(path), settings_(settings) {
+  std::string const what = "cannot create '" + path + "'";
+  // A strong close: closing the file closes whatever is still open in it, so
+  // that its last writes happen there, where a failure is seen.
+  Id access(check(H5Pcreate(H5P_FILE_ACCESS), what), &H5Pclose);
+  check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG), what);
+  Id creation(check(H5Pcreate(H5P_FILE_CREATE), what), &H5Pclose);
+  check(H5Pset_link_creation_order(creation.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED), what);
+  file_ = Id(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, creation.get(), access.get()), what), &H5Fclose);
+  writeStringAttribute(file_.get(), "lanes_layout", layout);
+  Id space(check(H5Screate(H5S_SCALAR), what), &H5Sclose);
+  Id version(check(H5Acreate2(file_.get(), "lanes_version", H5T_NATIVE_INT, space.get(), H5P_DEFAULT, H5P_DEFAULT), what),
+             &H5Aclose);
+  check(H5Awrite(version.get(), H5T_NATIVE_INT, &kVersion), what);
+  products_ = orderedGroup(file_.get(), kProducts, what);
+}
+
+hid_t Hdf5Writer::addProduct(std::string const& label, std::string const& kind, std::string const& type) {
+  if (label.find('/') != std::string::npos || label == ".") {
+    throw Exception("product '" + label + "' cannot name an HDF5 group (leave it out with keep=)");
+  }
+  groups_.push_back(orderedGroup(products_.get(), label, "cannot write product '" + label + "'"));
+  auto const group = groups_.back().get();
+  writeStringAttribute(group, "kind", kind);
+  writeStringAttribute(group, "type", type);
+  return group;
+}
+
+std::size_t Hdf5Writer::addDataset(hid_t group, char const* name, hid_t type, std::uint64_t firstAppend) {
+  std::string const what = std::string("cannot create dataset '") + name + "'";
+  Dataset dataset;
+  dataset.type = Id(check(H5Tcopy(type), what), &H5Tclose);
+  dataset.elementSize = check(H5Tget_size(type), what);
+  hsize_t const empty = 0, unlimited = H5S_UNLIMITED;
+  std::uint64_t const element = dataset.elementSize;
+  hsize_t const chunk = std::max<std::uint64_t>(
+      1, std::min(settings_.chunkBytes / element, std::max(firstAppend, std::uint64_t{1024} / element)));
+  Id space(check(H5Screate_simple(1, &empty, &unlimited), what), &H5Sclose);
+  Id properties(check(H5Pcreate(H5P_DATASET_CREATE), what), &H5Pclose);
+  check(H5Pset_chunk(properties.get(), 1, &chunk), what);
+  if (settings_.deflate > 0) check(H5Pset_deflate(properties.get(), settings_.deflate), what);
+  dataset.id = Id(check(H5Dcreate2(group, name, dataset.type.get(), space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT),
+                        what),
+                  &H5Dclose);
+  datasets_.push_back(std::move(dataset));
+  return datasets_.size() - 1;
+}
+
+void Hdf5Writer::append(std::size_t index, void const* data, std::uint64_t count) {
+  if (count == 0) return;
+  auto& dataset = datasets_[index];
+  std::string const what = "cannot write '" + path_ + "'";
+  hsize_t const start = dataset.length, size = count, extent = dataset.length + count;
+  check(H5Dset_extent(dataset.id.get(), &extent), what);
+  Id space(check(H5Dget_space(dataset.id.get()), what), &H5Sclose);
+  check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &size, nullptr), what);
+  Id memory(check(H5Screate_simple(1, &size, nullptr), what), &H5Sclose);
+  check(H5Dwrite(dataset.id.get(), dataset.type.get(), memory.get(), space.get(), H5P_DEFAULT, data), what);
+  dataset.length = extent;
+}
+
+void Hdf5Writer::close() {
+  std::string const what = "cannot write '" + path_ + "'";
+  if (file_.get() >= 0) check(H5Fflush(file_.get(), H5F_SCOPE_LOCAL), what);
+  datasets_.clear();
+  groups_.clear();
+  products_.reset();
+  if (!file_.close()) throw Exception(what + ": closing it failed");
+}
+
+}  // namespace lanes::hdf5

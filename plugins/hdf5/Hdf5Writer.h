@@ -1,0 +1,62 @@
+#pragma once
+// An HDF5 file as lanes writes it (Hdf5Support.h has its layout): the root
+// group's attributes, a group per product, and appendable 1-D datasets,
+// chunked and, if asked, compressed by HDF5's deflate filter.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hdf5/Hdf5Support.h"
+
+namespace lanes::hdf5 {
+
+struct WriteSettings {
+  std::size_t chunkBytes;  // the largest chunk of a dataset (at least one element)
+  unsigned deflate;        // 0: no filter
+};
+
+// Externally synchronised: callers hold lockLibrary() around every call,
+// the destructor included.
+class Hdf5Writer {
+ public:
+  // Creates (or truncates) the file at `path`; throws lanes::Exception, as
+  // every call does if HDF5 fails.
+  Hdf5Writer(std::string const& path, std::string const& layout, WriteSettings settings);
+
+  hid_t root() const { return file_.get(); }
+
+  // The group of product `label`, with its `kind` and `type` attributes.
+  hid_t addProduct(std::string const& label, std::string const& kind, std::string const& type);
+  // A new empty dataset `name` in `group` of elements of `type` (copied),
+  // which append() takes; returns its index. `firstAppend` is the number of
+  // elements the first append() brings: a chunk holds that many, at least
+  // 1 KiB and at most chunkBytes, so that a small file is not mostly empty
+  // chunks and a batch is written as whole chunks.
+  std::size_t addDataset(hid_t group, char const* name, hid_t type, std::uint64_t firstAppend);
+
+  void append(std::size_t dataset, void const* data, std::uint64_t count);
+  std::uint64_t length(std::size_t dataset) const { return datasets_[dataset].length; }
+  hid_t typeOf(std::size_t dataset) const { return datasets_[dataset].type.get(); }
+
+  // Closes every object and the file, whose last writes this makes.
+  void close();
+
+ private:
+  struct Dataset {
+    Id id;
+    Id type;
+    std::size_t elementSize;
+    std::uint64_t length = 0;
+  };
+
+  std::string path_;
+  WriteSettings settings_;
+  Id file_;
+  Id products_;
+  std::vector<Id> groups_;
+  std::vector<Dataset> datasets_;
+};
+
+}  // namespace lanes::hdf5

@@ -1,7 +1,6 @@
 #include "root/Serialization.h"
 
 #include <TBufferFile.h>
-#include <TClass.h>
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/ProductRegistry.h"

@@ -165,3 +165,26 @@ def test_bad_options_under_mpi_are_refused_once(tmp_path, arguments, fragment):
 def test_mpi_options_without_mpi_are_refused(tmp_path, arguments, fragment):
     result = run_lanes("run", "-n", 10, *arguments, cwd=tmp_path)
     assert_one_line_error(result, fragment)
+
+
+def test_a_killed_rank_ends_the_job_and_leaves_nothing_under_the_final_name(tmp_path):
+    command = mpirun_command("-t", 1, "--source", SOURCE, "-n", 0, "--waiter", "busy:scale=0.002",
+                             "--output", "root:file=out.root", "--chunk", 2, "--report", tmp_path / "report.json")
+    with open(tmp_path / "stderr.txt", "w") as err:
+        process = subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=err, env={**os.environ, **MPI_ENVIRONMENT})
+    try:
+        # A rank's part is written under out.worker-RANK.root.partial-PID: its name says whom to kill.
+        parts = lambda: [p.name for p in tmp_path.iterdir() if ".partial-" in p.name]  # noqa: E731
+        assert poll_until(lambda: len(parts()) == RANKS, 120), "the ranks did not start writing"
+        victim = next(name for name in parts() if ".worker-1." in name)
+        os.kill(int(victim.rsplit("-", 1)[1]), signal.SIGKILL)
+        process.wait(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode != 0
+    # mpirun ends every rank: no merge, no report; the parts stay under their temporary names.
+    assert not (tmp_path / "out.root").exists()
+    assert not (tmp_path / "report.json").exists()

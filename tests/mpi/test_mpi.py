@@ -58,7 +58,8 @@ def lanes_errors(stderr):
 
 @pytest.mark.parametrize("distribution", ["mpi-queue", "block", "round-robin"])
 def test_every_event_is_written_exactly_once(tmp_path, distribution):
-    result = mpi_lanes(tmp_path, "-t", 1, "--source", SOURCE, "-n", EVENTS, "--output", "root:file=out.root",
+    # Two threads and four lanes a rank: the lanes ask the dispenser for events concurrently.
+    result = mpi_lanes(tmp_path, "-t", 2, "-l", 4, "--source", SOURCE, "-n", EVENTS, "--output", "root:file=out.root",
                        "--distribution", distribution, "--chunk", 7)
     assert result.returncode == 0, result.stderr
     counts = written_events(tmp_path / "out.root")

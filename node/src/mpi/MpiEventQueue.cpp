@@ -70,7 +70,11 @@ void MpiAgent::serve() {
       nextPoll = std::chrono::steady_clock::now() + kStopPoll;
       continue;
     }
-    wanted_.wait_until(lock, nextPoll);
+    if (stopped) {
+      wanted_.wait(lock);  // for a claim, or the end: the flag needs no more looks
+    } else {
+      wanted_.wait_until(lock, nextPoll);
+    }
   }
   if (raiseStop_) {
     lock.unlock();

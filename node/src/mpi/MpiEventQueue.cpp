@@ -44,8 +44,8 @@ std::uint64_t MpiJobWindow::claimChunk() { return fetchAndOp(kNextChunk, 1, MPI_
 void MpiJobWindow::raiseStop() { fetchAndOp(kStop, 1, MPI_REPLACE); }
 bool MpiJobWindow::stopRaised() { return fetchAndOp(kStop, 0, MPI_NO_OP) != 0; }
 
-MpiAgent::MpiAgent(MpiJobWindow& window, EventProcessor& processor, bool claims)
-    : window_(window), processor_(processor), claims_(claims), thread_([this] { serve(); }) {}
+MpiAgent::MpiAgent(MpiJobWindow& window, std::function<void()> onStop, bool claims)
+    : window_(window), onStop_(std::move(onStop)), claims_(claims), thread_([this] { serve(); }) {}
 
 MpiAgent::~MpiAgent() { finish(false); }
 
@@ -65,7 +65,7 @@ void MpiAgent::serve() {
     if (!stopped && std::chrono::steady_clock::now() >= nextPoll) {
       lock.unlock();
       stopped = window_.stopRaised();
-      if (stopped) processor_.requestStop();
+      if (stopped) onStop_();
       lock.lock();
       nextPoll = std::chrono::steady_clock::now() + kStopPoll;
       continue;

@@ -9,12 +9,12 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include "lanes/core/EventDispenser.h"
-#include "lanes/core/EventProcessor.h"
 
 namespace lanes::node {
 
@@ -41,12 +41,13 @@ class MpiJobWindow {
 
 // The rank's MPI thread while its part runs (not a oneTBB worker): claims
 // the next chunk before the dispenser needs it, so that a lane asking for
-// an event finds one claimed already; watches the stop flag and stops the
-// processor when another rank raised it. Thread-safe: takeChunk() is called
-// by the lanes, finish() by the main thread once the part has ended.
+// an event finds one claimed already; watches the stop flag and calls
+// `onStop` (which stops the processor) when another rank raised it.
+// Thread-safe: takeChunk() is called by the lanes, finish() by the main
+// thread once the part has ended.
 class MpiAgent {
  public:
-  MpiAgent(MpiJobWindow& window, EventProcessor& processor, bool claims);
+  MpiAgent(MpiJobWindow& window, std::function<void()> onStop, bool claims);
   ~MpiAgent();
   MpiAgent(MpiAgent const&) = delete;
   MpiAgent& operator=(MpiAgent const&) = delete;
@@ -63,7 +64,7 @@ class MpiAgent {
   void serve();
 
   MpiJobWindow& window_;
-  EventProcessor& processor_;
+  std::function<void()> const onStop_;
   bool const claims_;
   mutable std::mutex mutex_;
   std::condition_variable claimed_, wanted_;

@@ -59,7 +59,7 @@ std::unique_ptr<EventDispenser> dispenserFor(MpiOptions const& options, MpiSessi
 nlohmann::json runRankPart(EventProcessor& processor, MpiSession const& session, MpiOptions const& options,
                            PartRunner const& runner, std::int64_t aligned) {
   MpiJobWindow window(MPI_COMM_WORLD);
-  MpiAgent agent(window, processor, options.distribution == MpiDistribution::Queue);
+  MpiAgent agent(window, [&processor] { processor.requestStop(); }, options.distribution == MpiDistribution::Queue);
   auto dispenser = dispenserFor(options, session, agent);
   auto const started = monotonicNanoseconds();
   auto report = runner(processor, {partName(session.rank()), dispenser.get(), 0, session.rank(), session.size(), nullptr});

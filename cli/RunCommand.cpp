@@ -32,6 +32,7 @@
 #include "lanes/monitor/TraceRecorder.h"
 #include "lanes/monitor/Watchdog.h"
 #include "lanes/monitor/AtomicFile.h"
+#include "lanes/node/MpiJob.h"
 #include "lanes/node/MultiProcessJob.h"
 
 namespace lanes::cli {
@@ -291,11 +292,15 @@ int runSingleProcess(RunArguments const& arguments) {
   return writeHtmlReport(arguments, report.toJson(), status);
 }
 
+constexpr std::uint64_t kDefaultChunk = 10;
+
+std::uint64_t chunkOf(RunArguments const& arguments) { return arguments.chunk ? arguments.chunk : kDefaultChunk; }
+
 node::MultiProcessOptions multiProcessOptions(RunArguments const& arguments) {
   node::MultiProcessOptions options;
   options.processes = arguments.processes;
-  options.distribution = node::parseDistribution(arguments.distribution);
-  options.chunk = arguments.chunk;
+  options.distribution = node::parseDistribution(arguments.distribution.empty() ? "queue" : arguments.distribution);
+  options.chunk = chunkOf(arguments);
   options.eventsBeforeFork = arguments.eventsBeforeFork;
   options.fork = !arguments.noFork;
   options.retryLost = arguments.retryLost;
@@ -361,6 +366,83 @@ int runMultiProcess(RunArguments const& arguments) {
   return writeHtmlReport(arguments, report, status);
 }
 
+#if LANES_HAVE_MPI
+
+// What a rank of an MPI job cannot do (yet), refused before anything runs.
+void refuseUnderMpi(RunArguments const& arguments) {
+  if (arguments.processes) {
+    throw Exception("--processes cannot be combined with MPI ranks (forking after MPI_Init is unsafe with some "
+                    "transports): start more ranks instead");
+  }
+  if (!arguments.trace.empty()) throw Exception("--trace is not gathered across MPI ranks: leave it out under MPI");
+}
+
+node::MpiOptions mpiOptions(RunArguments const& arguments, JobConfig const& job) {
+  node::MpiOptions options;
+  options.distribution = node::parseMpiDistribution(arguments.distribution.empty() ? "mpi-queue" : arguments.distribution);
+  options.chunk = chunkOf(arguments);
+  options.events = job.maxEvents;
+  node::validate(options);
+  return options;
+}
+
+// One rank of an MPI job (node/MpiJob.h). Every rank builds and begins the
+// job; they agree that all did before any event runs (a bad input is
+// reported once, by the lowest rank that found it), and only rank 0 prints.
+int runMpiRank(RunArguments const& arguments) {
+  SignalStop signalStop;  // before MPI starts its threads
+  node::MpiSession session;
+  std::optional<EventProcessor> processor;
+  node::MpiOptions options;
+  std::string error;
+  try {
+    refuseUnderMpi(arguments);
+    auto job = makeJob(arguments);
+    options = mpiOptions(arguments, job);
+    if (session.rank() == 0) warnAboutStalePartials(outputFiles(job));
+    processor.emplace(std::move(job));
+    processor->beginJob();
+  } catch (Exception const& failure) {
+    error = failure.what();
+  }
+  if (auto const first = session.firstFailing(!error.empty()); first < session.size()) {
+    if (session.rank() == first) std::cerr << "lanes: error: " << (first ? "rank " + std::to_string(first) + ": " : "") << error << "\n";
+    return 2;
+  }
+  auto const report = node::runMpi(*processor, session, options, [&](EventProcessor& p, ProcessPart const& part) {
+    auto json = runPart(p, &part, arguments, &signalStop).toJson();
+    json["signal"] = signalStop.signalled();
+    return json;
+  });
+  int status = 0;
+  if (session.rank() == 0) {
+    node::printMpiReport(report, std::cout);
+    status = finish(report["failed"].get<bool>(), report["error"].get<std::string>(), report["signal"].get<int>(),
+                    arguments.report,
+                    [&] { writeAtomically(arguments.report, [&](std::ostream& out) { out << report.dump(2) << "\n"; }); });
+    status = writeHtmlReport(arguments, report, status);
+  }
+  return session.fromRankZero(status);
+}
+
+#else
+
+int runMpiRank(RunArguments const& arguments) {
+  throw Exception(arguments.mpi ? "--mpi: this lanes was built without MPI (install libopenmpi-dev and reconfigure)"
+                                : "started by an MPI launcher, but this lanes was built without MPI (each rank would run "
+                                  "the whole job): rebuild with MPI or run it without mpirun");
+}
+
+#endif
+
+// --distribution and --chunk share the events of several processes: forked
+// workers or MPI ranks.
+void requireSeveralProcesses(RunArguments const& arguments, bool mpi) {
+  if (arguments.processes || mpi) return;
+  if (!arguments.distribution.empty()) throw Exception("--distribution requires --processes (or an MPI job: mpirun, --mpi)");
+  if (arguments.chunk) throw Exception("--chunk requires --processes (or an MPI job: mpirun, --mpi)");
+}
+
 int runJob(RunArguments const& arguments) {
   if (!arguments.watchdogAction.empty() && watchdogSeconds(arguments) == 0) {
     throw Exception("--watchdog-action needs a watchdog: give --watchdog SECONDS");
@@ -368,6 +450,9 @@ int runJob(RunArguments const& arguments) {
   requireWritableDirectory(arguments.report, "report");
   requireWritableDirectory(arguments.trace, "trace");
   requireWritableDirectory(arguments.html, "HTML report");
+  bool const mpi = arguments.mpi || node::startedByMpiLauncher();
+  requireSeveralProcesses(arguments, mpi);
+  if (mpi) return runMpiRank(arguments);
   if (!arguments.workerRole.empty()) return runExecWorker(arguments);
   if (arguments.processes) return runMultiProcess(arguments);
   return runSingleProcess(arguments);
@@ -425,9 +510,10 @@ void addRunCommand(CLI::App& app, int& exitCode) {
                   "each with -t threads and -l lanes; their outputs are merged")
       ->check(positiveCount);
   run->add_option("--distribution", arguments->distribution,
-                  "How workers share events: queue (chunks as they become free) or round-robin (worker r: r, r+P, ...)")
-      ->check(CLI::IsMember({"queue", "round-robin"}));
-  run->add_option("--chunk", arguments->chunk, "Events a worker takes from the queue at a time (default: 10)")
+                  "How workers share events: queue (chunks as they become free) or round-robin (worker r: r, r+P, ...); "
+                  "MPI ranks: mpi-queue (the default), block or round-robin")
+      ->check(CLI::IsMember({"queue", "round-robin", "mpi-queue", "block"}));
+  run->add_option("--chunk", arguments->chunk, "Events a worker or MPI rank takes from the queue at a time (default: 10)")
       ->check(wholeNumber(1, 1'000'000'000));
   run->add_option("--events-before-fork", arguments->eventsBeforeFork,
                   "Events the parent processes (one thread) before it forks; they are written too")
@@ -452,9 +538,12 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   run->add_option("--watchdog-action", arguments->watchdogAction,
                   "What a hang also does: warn (default), stop (gracefully, then fail) or abort (at once, no output)")
       ->check(CLI::IsMember({"warn", "stop", "abort"}));
+  run->add_flag("--mpi", arguments->mpi,
+                "Run as one rank of an MPI job (implied when mpirun starts lanes): the ranks share the events, rank 0 "
+                "merges the outputs and prints one report");
   run->add_option("--worker-role", arguments->workerRole)->group("");  // lanes' own, for --no-fork
   for (auto const* name :
-       {"--distribution", "--chunk", "--events-before-fork", "--no-fork", "--retry-lost", "--output-mode"}) {
+       {"--events-before-fork", "--no-fork", "--retry-lost", "--output-mode"}) {
     run->get_option(name)->needs("--processes");
   }
   addAccelOptions(*run);

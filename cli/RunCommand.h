@@ -27,13 +27,14 @@ struct RunArguments {
   std::string onError = "stop";
   // Multi-process mode (node/MultiProcessJob.h); processes == 0: one process.
   unsigned processes = 0;
-  std::string distribution = "queue";
-  std::uint64_t chunk = 10;
+  std::string distribution;  // empty: queue (mpi-queue in an MPI job)
+  std::uint64_t chunk = 0;   // 0: not given (10)
   std::uint64_t eventsBeforeFork = 0;
   bool noFork = false;
   bool retryLost = false;
   unsigned retryLimit = 2;
   std::string outputMode = "merge";
+  bool mpi = false;  // --mpi (else detected: node/MpiJob.h)
   std::string workerRole;  // set by the parent for the jobs it starts with exec
   std::string pin;  // a pinning strategy; empty: threads not pinned
   double watchdog = -1;         // seconds; < 0: the default (off, 600 s in a multi-process job); 0: off

@@ -1,0 +1,87 @@
+#pragma once
+// lanes as an MPI application: `mpirun -np R lanes run ...` runs one job
+// over R ranks, each with its own threads and lanes, each writing its part of
+// the outputs (worker-RANK, as a multi-process worker does). Rank 0 merges
+// the parts once every rank succeeded, gathers the ranks' reports into one,
+// and its exit status is every rank's. Events are handed out through the
+// core's EventDispenser: chunks claimed from a counter in an MPI window
+// (mpi-queue), or a static block or round-robin share. A rank that fails or
+// is stopped raises a flag in that window, and every rank stops.
+//
+// This header is MPI-free: the driver (node/src/mpi) is built only when the
+// build finds MPI, and then LANES_HAVE_MPI is 1.
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "lanes/core/EventProcessor.h"
+#include "lanes/node/MultiProcessJob.h"
+
+namespace lanes::node {
+
+enum class MpiDistribution {
+  Queue,       // mpi-queue: ranks claim chunks of events as they become free
+  Block,       // rank r of R takes the r-th of R consecutive blocks of the job's events
+  RoundRobin,  // rank r of R takes events r, r+R, r+2R, ...
+};
+
+MpiDistribution parseMpiDistribution(std::string const& name);  // throws lanes::Exception
+char const* toString(MpiDistribution distribution);
+
+// True when an MPI launcher (OpenMPI's mpirun, or a PMI/PMIx one such as
+// srun) started this process.
+bool startedByMpiLauncher();
+
+struct MpiOptions {
+  MpiDistribution distribution = MpiDistribution::Queue;
+  std::uint64_t chunk = 10;   // events per claim (mpi-queue)
+  std::uint64_t events = 0;   // the job's -n; 0: until the source ends (refused by block)
+};
+
+// Throws lanes::Exception naming the option.
+void validate(MpiOptions const& options);
+
+#if LANES_HAVE_MPI
+
+// MPI for the life of one job: the constructor initialises it with the
+// thread level the job needs (serialised calls: the main thread before and
+// after the run, one agent thread during it), the destructor finalises it.
+// Externally synchronised: one per process, used by its main thread.
+class MpiSession {
+ public:
+  MpiSession();  // throws lanes::Exception when MPI cannot give that level
+  ~MpiSession();
+  MpiSession(MpiSession const&) = delete;
+  MpiSession& operator=(MpiSession const&) = delete;
+
+  unsigned rank() const { return rank_; }
+  unsigned size() const { return size_; }
+  // Collective: the lowest rank for which `failed` is true, or size().
+  unsigned firstFailing(bool failed) const;
+  // Collective: rank 0's value, on every rank.
+  int fromRankZero(int value) const;
+
+ private:
+  unsigned rank_ = 0, size_ = 1;
+};
+
+// Collective: runs this rank's part of the job (`processor` constructed and
+// begun on every rank: the ranks agree on that first), then rank 0 merges
+// the outputs' parts. On rank 0 it returns the job's report: {mode: "mpi", processes, distribution, chunk,
+// events, wall_s, events_per_s, finish_spread_s, merge_s, workers [one row
+// per rank: rank, host, pid, part, status, events, started_s, finished_s,
+// events_per_s, memory, report], outputs, memory, failed, error,
+// stop_requested, signal}; on the other ranks, {rank}. A part's report may
+// carry "signal", the signal that stopped that rank.
+nlohmann::json runMpi(EventProcessor& processor, MpiSession const& session, MpiOptions const& options,
+                      PartRunner const& runner);
+
+// Prints the report's headline figures and one line per rank.
+void printMpiReport(nlohmann::json const& report, std::ostream& out);
+
+#endif
+
+}  // namespace lanes::node

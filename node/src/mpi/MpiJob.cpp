@@ -1,0 +1,180 @@
+#include <mpi.h>
+#include <unistd.h>
+
+#include <memory>
+
+#include "../MonotonicClock.h"
+#include "../MultiProcessWorker.h"
+#include "../OutputParts.h"
+#include "../PartTiming.h"
+#include "MpiEventQueue.h"
+#include "lanes/core/Exception.h"
+#include "lanes/monitor/ProcessMemory.h"
+#include "lanes/node/EventDistribution.h"
+#include "lanes/node/MpiJob.h"
+
+namespace lanes::node {
+
+namespace {
+
+std::string hostName() {
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int length = 0;
+  MPI_Get_processor_name(name, &length);
+  return std::string(name, static_cast<std::size_t>(length));
+}
+
+// Every rank's text, on rank 0 (empty elsewhere). Collective.
+std::vector<std::string> gatherOnRankZero(std::string const& text, MpiSession const& session) {
+  int const length = static_cast<int>(text.size());
+  std::vector<int> lengths(session.rank() == 0 ? session.size() : 0), offsets(lengths.size());
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::string all;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    offsets[r] = static_cast<int>(all.size());
+    all.resize(all.size() + static_cast<std::size_t>(lengths[r]));
+  }
+  MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+  std::vector<std::string> texts;
+  for (std::size_t r = 0; r < lengths.size(); ++r) texts.push_back(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+  return texts;
+}
+
+// This rank's events, by the job's distribution.
+std::unique_ptr<EventDispenser> dispenserFor(MpiOptions const& options, MpiSession const& session, MpiAgent& agent) {
+  switch (options.distribution) {
+    case MpiDistribution::Queue: return std::make_unique<MpiQueueDispenser>(agent, options.chunk, options.events);
+    case MpiDistribution::Block:
+      return std::make_unique<RangeDispenser>(options.events * session.rank() / session.size(),
+                                              options.events * (session.rank() + 1) / session.size());
+    case MpiDistribution::RoundRobin: return std::make_unique<RoundRobinDispenser>(0, session.rank(), session.size());
+  }
+  throw Exception("MPI: unknown distribution");
+}
+
+// One rank's part: runs it, stops the others if it ended early, and returns
+// its report with the rank's figures. Times are relative to `aligned`, this
+// rank's clock at the barrier every rank passed before starting: so the
+// ranks' times compare, whatever their hosts' clocks.
+nlohmann::json runRankPart(EventProcessor& processor, MpiSession const& session, MpiOptions const& options,
+                           PartRunner const& runner, std::int64_t aligned) {
+  MpiJobWindow window(MPI_COMM_WORLD);
+  MpiAgent agent(window, [&processor] { processor.requestStop(); }, options.distribution == MpiDistribution::Queue);
+  auto dispenser = dispenserFor(options, session, agent);
+  auto const started = monotonicNanoseconds();
+  auto report = runner(processor, {partName(session.rank()), dispenser.get(), 0, session.rank(), session.size(), nullptr});
+  auto const finished = monotonicNanoseconds();
+  // A failure or a signal here stops every rank (a signal reaches every
+  // rank anyway when mpirun forwards it).
+  agent.finish(report.value("failed", false) || report.value("stop_requested", false));
+  report["rank"] = session.rank();
+  report["host"] = hostName();
+  report["pid"] = ::getpid();
+  report["started_ns"] = started - aligned;
+  report["finished_ns"] = finished - aligned;
+  report["claim_waits"] = agent.waits();
+  if (auto memory = ProcessMemory::of(::getpid())) report["memory"] = memory->toJson();
+  return report;
+}
+
+// Rank 0's report of the whole job, from every rank's (in rank order).
+class MpiJobReport {
+ public:
+  MpiJobReport(MpiOptions const& options, std::vector<nlohmann::json> ranks) : options_(options), ranks_(std::move(ranks)) {}
+
+  // The first failed rank's error, naming the rank; empty if none failed.
+  std::string error() const {
+    for (auto const& rank : ranks_) {
+      if (!rank.value("failed", false)) continue;
+      return "rank " + rank["rank"].dump() + " (host " + rank.value("host", std::string("?")) + ", pid " +
+             rank["pid"].dump() + "): " + rank.value("error", std::string("failed"));
+    }
+    return {};
+  }
+
+  nlohmann::json build(PartsMerge const& merge, nlohmann::json outputs) const {
+    nlohmann::json workers = nlohmann::json::array();
+    FinishSpread spread;
+    std::uint64_t events = 0, totalPss = 0, totalRss = 0;
+    double latestFinish = 0, cpuSeconds = 0, threadSeconds = 0;
+    bool stopRequested = false;
+    int signal = 0;
+    for (auto const& rank : ranks_) {
+      nlohmann::json row{{"index", rank["rank"]}, {"rank", rank["rank"]}, {"host", rank["host"]}, {"pid", rank["pid"]},
+                         {"part", partName(rank["rank"].get<unsigned>())}, {"memory", rank.value("memory", nlohmann::json())},
+                         {"claim_waits", rank.value("claim_waits", 0ull)}};
+      row["status"] = rank.value("failed", false) ? "failed" : rank.value("stop_requested", false) ? "stopped" : "ok";
+      spread.addRow(row, rank, 0);
+      latestFinish = std::max(latestFinish, row["finished_s"].get<double>());
+      events += eventsOf(rank);
+      totalPss += row["memory"].is_object() ? row["memory"].value("pss_bytes", 0ull) : 0;
+      totalRss += row["memory"].is_object() ? row["memory"].value("rss_bytes", 0ull) : 0;
+      auto const wall = rank.value("wall_s", 0.0);
+      cpuSeconds += rank.value("cpu_user_s", 0.0) + rank.value("cpu_sys_s", 0.0);
+      threadSeconds += wall * rank.value("threads", 0u);
+      stopRequested = stopRequested || rank.value("stop_requested", false);
+      signal = std::max(signal, rank.value("signal", 0));
+      row["report"] = rank;
+      workers.push_back(std::move(row));
+    }
+    auto const failure = error();
+    bool const failed = !failure.empty() || !merge.error.empty();
+    return {{"mode", "mpi"},
+            {"output_mode", "merge"},
+            {"processes", ranks_.size()},
+            {"distribution", toString(options_.distribution)},
+            {"chunk", options_.chunk},
+            {"events", events},
+            {"wall_s", latestFinish},
+            {"events_per_s", latestFinish > 0 ? static_cast<double>(events) / latestFinish : 0.0},
+            {"cpu_efficiency", threadSeconds > 0 ? cpuSeconds / threadSeconds : 0.0},
+            {"finish_spread_s", spread.seconds()},
+            {"merge_s", merge.seconds},
+            {"workers", workers},
+            {"outputs", outputs},
+            {"memory", {{"total_pss_bytes", totalPss}, {"total_rss_bytes", totalRss}}},
+            {"failed", failed},
+            {"error", failure.empty() ? merge.error : failure},
+            {"stop_requested", stopRequested},
+            {"aborted", false},
+            {"signal", signal}};
+  }
+
+  // Rank 0 merges the parts when every rank succeeded, else removes them.
+  nlohmann::json finish(EventProcessor& processor) const {
+    std::vector<std::string> parts;
+    std::vector<nlohmann::json const*> reports;
+    for (auto const& rank : ranks_) {
+      parts.push_back(partName(rank["rank"].get<unsigned>()));
+      reports.push_back(&rank);
+    }
+    bool const failed = !error().empty();
+    auto const merge = failed ? finishOutputParts(processor, {}, parts, true) : finishOutputParts(processor, parts, {}, false);
+    return build(merge, failed ? nlohmann::json::array() : describeMergedOutputs(processor, reports));
+  }
+
+ private:
+  MpiOptions const& options_;
+  std::vector<nlohmann::json> ranks_;
+};
+
+}  // namespace
+
+nlohmann::json runMpi(EventProcessor& processor, MpiSession const& session, MpiOptions const& options,
+                      PartRunner const& runner) {
+  validate(options);
+  MPI_Barrier(MPI_COMM_WORLD);
+  auto const aligned = monotonicNanoseconds();
+  auto const mine = runRankPart(processor, session, options, runner, aligned);
+  auto texts = gatherOnRankZero(mine.dump(), session);
+  nlohmann::json report{{"rank", session.rank()}};
+  if (session.rank() == 0) {
+    std::vector<nlohmann::json> ranks;
+    for (auto const& text : texts) ranks.push_back(nlohmann::json::parse(text));
+    report = MpiJobReport(options, std::move(ranks)).finish(processor);
+  }
+  processor.endJob();
+  return report;
+}
+
+}  // namespace lanes::node

@@ -1,0 +1,191 @@
+"""`mpirun -np 3 lanes run ...`: one job over three MPI ranks (oversubscribed on this machine). The ranks
+share the events (mpi-queue, block, round-robin), each writes its part, rank 0 merges them and writes one
+report. Every merged file is read back with uproot and must hold every event exactly once.
+
+Skipped, with the reason, only when the build has no MPI (CTest passes LANES_MPI, from CMake's FindMPI).
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import uproot
+
+from conftest import BINARY, Result, run_lanes
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "faults"))
+from faults import assert_nothing_under, assert_one_line_error, poll_until  # noqa: E402
+
+pytestmark = pytest.mark.skipif(os.environ.get("LANES_MPI") != "1" or not shutil.which("mpirun"),
+                                reason="this build has no MPI (CMake found none), or mpirun is missing")
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "files"
+# Events numbered 1..2421, two scalar branches kept.
+SOURCE = f"root:file={DATA / 'uproot-HZZ-objects.root'},tree=events,branches=num_primaryvertex,branches=eventweight"
+EVENTS = 300
+RANKS = 3
+# Root may run MPI jobs only when told so; the test tells its own jobs, not the user's environment. No
+# binding: seven people share two cores.
+MPI_ENVIRONMENT = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMPI_MCA_hwloc_base_binding_policy": "none"}
+
+
+def mpirun_command(*args, ranks=RANKS, mpirun_options=()):
+    return ["mpirun", "--oversubscribe", "-np", str(ranks), *mpirun_options, str(BINARY), "run",
+            *[str(a) for a in args]]
+
+
+def mpi_lanes(cwd, *args, ranks=RANKS, timeout=180):
+    """`mpirun -np RANKS lanes run ARGS --report cwd/report.json` in `cwd`, as a Result."""
+    report = Path(cwd) / "report.json"
+    completed = subprocess.run(mpirun_command(*args, "--report", report, ranks=ranks), capture_output=True, text=True,
+                               timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL, env={**os.environ, **MPI_ENVIRONMENT})
+    return Result(completed, report)
+
+
+def written_events(path):
+    return Counter(uproot.open(path)["Events"]["event"].array(library="np").tolist())
+
+
+def lanes_errors(stderr):
+    """lanes' own error lines (mpirun adds its banners around them)."""
+    return [line for line in stderr.splitlines() if line.startswith("lanes: error: ")]
+
+
+@pytest.mark.parametrize("distribution", ["mpi-queue", "block", "round-robin"])
+def test_every_event_is_written_exactly_once(tmp_path, distribution):
+    # Two threads and four lanes a rank: the lanes ask the dispenser for events concurrently.
+    result = mpi_lanes(tmp_path, "-t", 2, "-l", 4, "--source", SOURCE, "-n", EVENTS, "--output", "root:file=out.root",
+                       "--distribution", distribution, "--chunk", 7)
+    assert result.returncode == 0, result.stderr
+    counts = written_events(tmp_path / "out.root")
+    assert sorted(counts) == list(range(1, EVENTS + 1)) and set(counts.values()) == {1}
+    report = result.report
+    assert report["mode"] == "mpi" and report["distribution"] == distribution and report["processes"] == RANKS
+    assert [row["rank"] for row in report["workers"]] == list(range(RANKS))
+    assert [row["status"] for row in report["workers"]] == ["ok"] * RANKS
+    assert sum(row["events"] for row in report["workers"]) == report["events"] == EVENTS
+    assert len({row["pid"] for row in report["workers"]}) == RANKS
+    assert all(row["host"] and row["memory"]["rss_bytes"] > 0 for row in report["workers"])
+    assert report["outputs"][0]["events_written"] == EVENTS
+    if distribution == "block":  # rank r: the r-th third of the events
+        assert [row["events"] for row in report["workers"]] == [EVENTS // RANKS] * RANKS
+    # One report, printed once: by rank 0.
+    assert result.stdout.count("events written to out.root") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.root", "report.json"]
+
+
+def test_the_queue_evens_out_skewed_costs(tmp_path):
+    # The first third of the events cost 0.25 s each (sleeping, so the machine's load does not matter), the
+    # rest nothing: a block distribution gives them all to rank 0, the queue to every rank.
+    events = 60
+    (tmp_path / "times.txt").write_text("".join("0.25\n" if n < events // 3 else "0\n" for n in range(events)))
+    spreads = {}
+    for distribution in ["block", "mpi-queue"]:
+        run = tmp_path / distribution
+        run.mkdir()
+        result = mpi_lanes(run, "-t", 1, "--source", SOURCE, "-n", events, "--waiter",
+                           f"event-time:file={tmp_path / 'times.txt'},mode=sleep", "--output", "root:file=out.root",
+                           "--distribution", distribution, "--chunk", 1)
+        assert result.returncode == 0, result.stderr
+        assert sorted(written_events(run / "out.root")) == list(range(1, events + 1))
+        spreads[distribution] = result.report["finish_spread_s"]
+    # Block: rank 0 sleeps 5 s, the others ~0. The queue: a rank finishes at most one event (0.25 s) after
+    # another, plus start-up jitter.
+    assert spreads["block"] > 4.0, spreads
+    assert spreads["mpi-queue"] < spreads["block"] / 2, spreads
+
+
+def test_a_failing_rank_stops_every_rank_and_leaves_no_output(tmp_path):
+    result = mpi_lanes(tmp_path, "-t", 1, "--source", SOURCE, "-n", EVENTS, "--output", "root:file=out.root",
+                       "--module", "fault:at=150,action=throw", "--chunk", 5)
+    assert result.returncode != 0
+    errors = lanes_errors(result.stderr)
+    assert len(errors) == 1, result.stderr
+    assert "rank " in errors[0] and "(host " in errors[0] and "module 'fault'" in errors[0] and "150" in errors[0]
+    report = result.report
+    assert report["failed"] and report["error"] in errors[0]
+    statuses = [row["status"] for row in report["workers"]]
+    assert statuses.count("failed") == 1 and len(statuses) == RANKS
+    assert report["outputs"] == []
+    assert_nothing_under(tmp_path / "out.root")
+
+
+def test_ctrl_c_to_mpirun_stops_every_rank_gracefully(tmp_path):
+    # mpirun turns SIGINT into SIGTERM to every rank and kills them odls_base_sigkill_timeout (1 s) later:
+    # a graceful stop needs that raised.
+    command = mpirun_command("-t", 1, "--source", SOURCE, "-n", 0, "--waiter", "busy:scale=0.002",
+                             "--output", "root:file=out.root", "--chunk", 2, "--report", tmp_path / "report.json",
+                             mpirun_options=["--mca", "odls_base_sigkill_timeout", "60"])
+    with open(tmp_path / "stdout.txt", "w") as out, open(tmp_path / "stderr.txt", "w") as err:
+        process = subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                   env={**os.environ, **MPI_ENVIRONMENT})
+    try:
+        parts = lambda: [p for p in tmp_path.iterdir() if ".worker-" in p.name]  # noqa: E731
+        assert poll_until(lambda: len(parts()) == RANKS, 120), "the ranks did not start writing"
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    report = Result(subprocess.CompletedProcess(command, process.returncode), tmp_path / "report.json").report
+    assert report is not None, (tmp_path / "stderr.txt").read_text()
+    assert report["stop_requested"] and report["signal"] == signal.SIGTERM and not report["failed"]
+    assert [row["status"] for row in report["workers"]] == ["stopped"] * RANKS
+    counts = written_events(tmp_path / "out.root")
+    assert sum(counts.values()) == report["events"] == report["outputs"][0]["events_written"]
+    assert set(counts.values()) == {1}
+    assert "events written to out.root" in (tmp_path / "stdout.txt").read_text()
+    assert not [p.name for p in tmp_path.iterdir() if ".worker-" in p.name]
+
+
+@pytest.mark.parametrize("arguments, fragment", [
+    (["--distribution", "queue"], "--distribution under MPI must be 'mpi-queue', 'block' or 'round-robin'"),
+    (["--distribution", "block", "-n", 0], "--distribution block splits the job's events into blocks: give"),
+    (["--processes", 2], "--processes cannot be combined with MPI ranks"),
+    (["--processes", 2, "--output-mode", "shared-writer"], "--processes cannot be combined with MPI ranks"),
+    (["--trace", "trace.json"], "--trace is not gathered across MPI ranks"),
+])
+def test_bad_options_under_mpi_are_refused_once(tmp_path, arguments, fragment):
+    result = mpi_lanes(tmp_path, "-t", 1, "--source", SOURCE, "--output", "root:file=out.root", *arguments)
+    assert result.returncode != 0
+    errors = lanes_errors(result.stderr)
+    assert len(errors) == 1 and fragment in errors[0], result.stderr
+    assert_nothing_under(tmp_path / "out.root")
+
+
+@pytest.mark.parametrize("arguments, fragment", [
+    (["--distribution", "block"], "--distribution requires --processes (or an MPI job"),
+    (["--chunk", 5], "--chunk requires --processes (or an MPI job"),
+])
+def test_mpi_options_without_mpi_are_refused(tmp_path, arguments, fragment):
+    result = run_lanes("run", "-n", 10, *arguments, cwd=tmp_path)
+    assert_one_line_error(result, fragment)
+
+
+def test_a_killed_rank_ends_the_job_and_leaves_nothing_under_the_final_name(tmp_path):
+    command = mpirun_command("-t", 1, "--source", SOURCE, "-n", 0, "--waiter", "busy:scale=0.002",
+                             "--output", "root:file=out.root", "--chunk", 2, "--report", tmp_path / "report.json")
+    with open(tmp_path / "stderr.txt", "w") as err:
+        process = subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=err, env={**os.environ, **MPI_ENVIRONMENT})
+    try:
+        # A rank's part is written under out.worker-RANK.root.partial-PID: its name says whom to kill.
+        parts = lambda: [p.name for p in tmp_path.iterdir() if ".partial-" in p.name]  # noqa: E731
+        assert poll_until(lambda: len(parts()) == RANKS, 120), "the ranks did not start writing"
+        victim = next(name for name in parts() if ".worker-1." in name)
+        os.kill(int(victim.rsplit("-", 1)[1]), signal.SIGKILL)
+        process.wait(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode != 0
+    # mpirun ends every rank: no merge, no report; the parts stay under their temporary names.
+    assert not (tmp_path / "out.root").exists()
+    assert not (tmp_path / "report.json").exists()

@@ -32,6 +32,7 @@ Lane::Lane(Schedule& schedule, unsigned index)
 
 void Lane::start() {
   claimed_ = {};
+  freeSince_ = schedule_.timing() ? Clock::now() : Clock::time_point{};
   run();
 }
 
@@ -83,6 +84,7 @@ bool Lane::advanceSource(std::uint64_t ordinal) {
     return false;
   }
   record(kSourceProducer, Transition::SourceNext, begin);
+  if (timing_) schedule_.record(WaitRecord{kSourceProducer, WaitKind::Idle, index_, sourceEvent_.id, freeSince_, begin});
   return true;
 }
 
@@ -97,6 +99,9 @@ bool Lane::nextShared(std::uint64_t ordinal) {
 bool Lane::processEvent() {
   resetEventState();
   if (watched_) watch_.eventBegan(event_.id());
+  if (timing_) {
+    for (auto* observer : schedule_.observers) observer->eventStarted(index_, event_.id());
+  }
   eventPending_.store(2, std::memory_order_relaxed);
   auto const nPaths = static_cast<unsigned>(paths_.size());
   pendingPaths_.store(nPaths + 1, std::memory_order_release);
@@ -139,6 +144,7 @@ void Lane::eventDone() {
   }
   for (auto* observer : schedule_.observers) observer->eventFinished(index_, event_.id(), status);
   if (watched_) watch_.eventEnded();
+  if (timing_) freeSince_ = Clock::now();
   if (eventPending_.fetch_sub(1, std::memory_order_acq_rel) == 1) run();
 }
 
@@ -252,20 +258,28 @@ void Lane::announceReady(unsigned module, unsigned prerequisite) {
 }
 
 void Lane::launch(unsigned module) {
-  auto& worker = *schedule_.workers[module];
   if (eventFailed()) return finish(module);
-  auto body = [this, module] {
-    if (schedule_.workers[module]->module().hasExternalWork()) {
-      acquire(module);
-    } else {
-      runModule(module);
-    }
-  };
-  if (worker.gate) {
-    worker.gate->push(body);
+  if (schedule_.workers[module]->gate) return enqueue<&Lane::call>(module);
+  call(module);
+}
+
+void Lane::call(unsigned module) {
+  if (schedule_.workers[module]->module().hasExternalWork()) {
+    acquire(module);
   } else {
-    body();
+    runModule(module);
   }
+}
+
+// The task captures no more than `this` and the index, as the untimed one
+// did: a std::function stores that without allocating.
+template <void (Lane::*step)(unsigned)>
+void Lane::enqueue(unsigned module) {
+  modules_[module].queued = now();
+  schedule_.workers[module]->gate->push([this, module] {
+    recordWait(module, WaitKind::Queue, modules_[module].queued);
+    (this->*step)(module);
+  });
 }
 
 void Lane::runModule(unsigned module) {
@@ -291,19 +305,21 @@ void Lane::acquire(unsigned module) {
   auto resume = std::make_shared<tbb::task_handle>(schedule_.group.defer([this, module] {
     auto& worker = *schedule_.workers[module];
     if (worker.gate) {
-      worker.gate->push([this, module] { produceAfterAcquire(module); });
+      enqueue<&Lane::produceAfterAcquire>(module);
     } else {
       produceAfterAcquire(module);
     }
   }));
   Completion completion([this, module, resume, arena = schedule_.arena](std::exception_ptr error) {
     modules_[module].externalError = error;
+    recordWait(module, WaitKind::External, modules_[module].acquired);
     // Safe from a thread outside the arena. Nothing of the lane may be touched
     // after this call: the resumed task can finish the job before it returns.
     arena->enqueue(std::move(*resume));
   });
   if (watched_) watch_.callBegan(module);
   auto const begin = now();
+  modules_[module].acquired = begin;
   try {
     schedule_.workers[module]->callAcquire(event_, index_, std::move(completion));
     record(module, Transition::Acquire, begin);
@@ -336,6 +352,10 @@ void Lane::advancePath(unsigned p) {
       break;
     }
     ++path.step;
+  }
+  if (timing_) {
+    auto const status = path.accepted ? PathStatus::Accepted : eventFailed() ? PathStatus::Failed : PathStatus::Rejected;
+    for (auto* observer : schedule_.observers) observer->pathFinished(index_, p, status, path.step);
   }
   pathDone();
 }

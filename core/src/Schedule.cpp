@@ -52,6 +52,7 @@ Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
   countSourceConsumers();
   checkNoCycle();
   buildPaths();
+  for (auto const& path : paths) info.paths.push_back({path.name, path.modules});
   for (unsigned lane = 0; lane < lanes; ++lane) lanes_.push_back(std::make_unique<Lane>(*this, lane));
 }
 

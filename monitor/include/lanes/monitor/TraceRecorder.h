@@ -5,6 +5,11 @@
 // "source"), with the transition as category and the lane and event id as
 // arguments; timestamps in microseconds since jobStarted().
 //
+// Waits (waitFinished()) are slices too, on a track per lane (tid
+// kWaitTrack + lane, named "lane N waits"), so that they never overlap a
+// thread's calls: named after the module label (or "idle"), with category
+// "wait:queue", "wait:external" or "wait:idle" and the same arguments.
+//
 // Each calling thread appends to its own buffer, so recording costs a vector
 // push_back and never contends; a thread whose buffer is full formats it and
 // appends it to the file (under a lock, once per `chunk` calls), so memory
@@ -40,8 +45,11 @@ class TraceRecorder : public ProcessingObserver {
   // Creates the temporary file (a failure is kept for close()).
   void jobStarted(JobInfo const& info) override;
   void callFinished(CallRecord const& record) override;
+  void waitFinished(WaitRecord const& record) override;
 
-  // The number of calls recorded.
+  static constexpr unsigned kWaitTrack = 1'000'000;
+
+  // The number of calls and waits recorded.
   std::size_t size() const;
 
   // Writes the calls still buffered and the thread names, and renames the
@@ -52,11 +60,13 @@ class TraceRecorder : public ProcessingObserver {
  private:
   struct Buffer {
     std::vector<CallRecord> calls;
+    std::vector<WaitRecord> waits;
     std::size_t written = 0;  // calls already in the file
     pid_t thread = 0;         // OS thread id
     unsigned tid = 0;         // the trace's: 1, 2, ... in order of first call
   };
 
+  Buffer& local();
   void flush(Buffer& buffer);
   void append(std::string const& text);
   void discard();
@@ -67,8 +77,10 @@ class TraceRecorder : public ProcessingObserver {
   Clock::time_point start_;
   std::vector<std::string> names_;  // JSON strings by module index
   std::string source_;              // the source's, as a JSON string
+  std::string idle_;                // an Idle wait's name, as a JSON string
   tbb::enumerable_thread_specific<Buffer> perThread_;
   std::atomic<unsigned> threads_{0};
+  unsigned lanes_ = 0;
   std::mutex fileMutex_;  // guards file_ and error_
   std::FILE* file_ = nullptr;
   int error_ = EBADF;  // the errno of the first failed write (no file before jobStarted())

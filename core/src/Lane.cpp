@@ -30,9 +30,9 @@ Lane::Lane(Schedule& schedule, unsigned index)
 
 // ---------------------------------------------------------------- events
 
-void Lane::start() {
+void Lane::start(Clock::time_point since) {
   claimed_ = {};
-  freeSince_ = schedule_.timing() ? Clock::now() : Clock::time_point{};
+  freeSince_ = since;
   run();
 }
 
@@ -41,8 +41,14 @@ void Lane::run() {
   watched_ = schedule_.watched;
   if (!schedule_.replicatedSource) return fetchSharedAndProcess();
   while (auto ordinal = nextOrdinal()) {
-    if (!advanceSource(*ordinal) || !processEvent()) return;
+    if (!advanceSource(*ordinal)) return idleToTheEnd();
+    if (!processEvent()) return;
   }
+  idleToTheEnd();
+}
+
+void Lane::idleToTheEnd() const {
+  if (timing_) schedule_.record(WaitRecord{kSourceProducer, WaitKind::Idle, index_, {}, freeSince_, Clock::now()});
 }
 
 std::optional<std::uint64_t> Lane::nextOrdinal() {
@@ -66,7 +72,8 @@ void Lane::fetchSharedAndProcess() {
         fetched_ = run && advanceSource(run->next);
       },
       [this] {
-        if (fetched_ && processEvent()) run();
+        if (!fetched_) return idleToTheEnd();
+        if (processEvent()) run();
       });
 }
 

@@ -26,8 +26,9 @@ class Lane {
   // What the lane does now; thread-safe (see LaneWatch).
   LaneActivity activity() const { return watch_.snapshot(index_); }
 
-  // Starts processing a part: run() with nothing claimed yet.
-  void start();
+  // Starts processing a part: run() with nothing claimed yet, the lane idle
+  // since `since` (when timing).
+  void start(Clock::time_point since);
   // Processes events until the job halts. Returns early when an event goes
   // asynchronous; its completion calls run() again.
   void run();
@@ -72,6 +73,8 @@ class Lane {
   };
 
   void fetchSharedAndProcess();
+  // The lane has no more events: its last Idle wait lasts until now.
+  void idleToTheEnd() const;
   // The next ordinal for a replica: from the lane's claimed run, or a new run.
   std::optional<std::uint64_t> nextOrdinal();
   // Positions the lane on the event of `ordinal` (a replica) or on the shared
@@ -129,7 +132,7 @@ class Lane {
   LaneWatch watch_;
   Event event_;
   SourceEvent sourceEvent_;
-  Clock::time_point freeSince_;  // when the lane's last event ended (if timing): an Idle wait begins
+  Clock::time_point freeSince_;  // when the lane's last event (or the part) ended (if timing): an Idle wait begins
   bool fetched_ = false;  // written in the source queue's task, read right after it in the same task
   std::unique_ptr<Source> replica_;
   Schedule::OrdinalRun claimed_;  // a replica's: ordinals claimed and not yet started

@@ -37,22 +37,16 @@ CATEGORY_STATE = {
 def lane_intervals(trace):
     """{lane: {state: [(start_s, duration_s), ...]}} from a trace's slices; times from the first slice.
 
-    A lane that the trace names (its "lane N waits" track) but that never had an event is idle all along."""
+    Every lane has one: one that never got an event was idle from the start to the moment it found no more."""
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
     slices = [e for e in events if e.get("ph") == "X" and "lane" in e.get("args", {})]
     if not slices:
         return {}
     origin = min(e["ts"] for e in slices)
-    end = max(e["ts"] + e.get("dur", 0) for e in slices)
     lanes = defaultdict(lambda: defaultdict(list))
     for e in slices:
         state = CATEGORY_STATE.get(e.get("cat", ""), "running")
         lanes[int(e["args"]["lane"])][state].append(((e["ts"] - origin) / 1e6, e.get("dur", 0) / 1e6))
-    for e in events:
-        name = e.get("args", {}).get("name", "") if e.get("ph") == "M" else ""
-        words = name.split()
-        if len(words) == 3 and words[0] == "lane" and words[2] == "waits" and int(words[1]) not in lanes:
-            lanes[int(words[1])]["idle"].append((0.0, (end - origin) / 1e6))
     return lanes
 
 

@@ -30,7 +30,8 @@ struct CallRecord {
 enum class WaitKind {
   Queue,     // a `one`/`limited` module's call, runnable (its inputs present), waiting for the module's queue
   External,  // external work: from the start of acquire() (its call included) to the completion
-  Idle,      // a lane without an event: from the end of its last event (or the part's start) to the source's next()
+  Idle,      // a lane without an event: from the end of its last event (or the part's start) to the
+             // source's next(), or to the moment it finds no more events (its event is then EventId{})
 };
 char const* toString(WaitKind kind);
 
@@ -38,7 +39,7 @@ struct WaitRecord {
   unsigned module;  // index into JobInfo::modules; kSourceProducer for Idle
   WaitKind kind;
   unsigned lane;
-  EventId event;  // the event that waited (Idle: the one the lane then began)
+  EventId event;  // the event that waited (Idle: the one the lane then began, if any)
   Clock::time_point begin;
   Clock::time_point end;
 };

@@ -5,14 +5,18 @@ event-time percentiles of its `event_times` key in the title.
     .venv/bin/python tools/lanes_plots/memory_plot.py report.json memory.png
 """
 
-import argparse
 import json
 import sys
+
+from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script too
+from lanes_plots.command import plot_command, save  # noqa: E402
 
 
 def memory_plot(report_path, png_path):
@@ -37,24 +41,12 @@ def memory_plot(report_path, png_path):
         title += (f"\nevent time median {1e3 * times['median_s']:.1f} ms, 90% {1e3 * times['p90_s']:.1f} ms, "
                   f"99% {1e3 * times['p99_s']:.1f} ms, max {1e3 * times['max_s']:.1f} ms")
     axes.set_title(title, fontsize=10)
-    figure.tight_layout()
-    figure.savefig(png_path, dpi=100)
-    plt.close(figure)
+    save(figure, png_path)
     return len(samples)
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("report", help="the report JSON of `lanes run --report`")
-    parser.add_argument("png", help="the PNG to write")
-    args = parser.parse_args(argv)
-    try:
-        samples = memory_plot(args.report, args.png)
-    except (OSError, ValueError, KeyError) as error:
-        print(f"memory_plot: error: {error}", file=sys.stderr)
-        return 1
-    print(f"{args.png}: {samples} samples")
-    return 0
+    return plot_command(memory_plot, __doc__, "report", "the report JSON of `lanes run --report`", "samples", argv)
 
 
 if __name__ == "__main__":

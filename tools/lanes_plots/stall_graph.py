@@ -9,15 +9,19 @@ category is "wait:queue", "wait:external" or "wait:idle". Where a lane has both,
     .venv/bin/python tools/lanes_plots/stall_graph.py trace.json stalls.png
 """
 
-import argparse
 import json
 import sys
 from collections import defaultdict
+
+from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script too
+from lanes_plots.command import plot_command, save  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
 # State, colour, drawing order (later is drawn over earlier).
@@ -72,24 +76,12 @@ def stall_graph(trace_path, png_path):
     axes.set_title("stall graph: what each lane does over time")
     axes.legend(handles=[Patch(color=colour, label=state) for state, colour in reversed(STATES)],
                 loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    figure.tight_layout()
-    figure.savefig(png_path, dpi=100)
-    plt.close(figure)
+    save(figure, png_path)
     return len(rows)
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("trace", help="the trace JSON of `lanes run --trace`")
-    parser.add_argument("png", help="the PNG to write")
-    args = parser.parse_args(argv)
-    try:
-        lanes = stall_graph(args.trace, args.png)
-    except (OSError, ValueError, KeyError) as error:
-        print(f"stall_graph: error: {error}", file=sys.stderr)
-        return 1
-    print(f"{args.png}: {lanes} lanes")
-    return 0
+    return plot_command(stall_graph, __doc__, "trace", "the trace JSON of `lanes run --trace`", "lanes", argv)
 
 
 if __name__ == "__main__":

@@ -25,10 +25,11 @@
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/JobFiles.h"
-#include "lanes/monitor/ModuleStatistics.h"
+#include "lanes/monitor/MemorySampler.h"
 #include "lanes/monitor/ProgressTicker.h"
 #include "lanes/monitor/ResourceUsage.h"
 #include "lanes/monitor/RunReport.h"
+#include "lanes/monitor/RunStatistics.h"
 #include "lanes/monitor/TraceRecorder.h"
 #include "lanes/monitor/Watchdog.h"
 #include "lanes/monitor/AtomicFile.h"
@@ -232,7 +233,7 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
   if (!signals) signals = &ownSignals.emplace(SignalStop::Role::Worker);
   signals->attach(processor);
   auto const pinner = pinJobThreads(arguments.pin, processor, part ? part->seat : 0, part ? part->seats : 1);
-  ModuleStatistics statistics;
+  RunStatistics statistics;
   processor.addObserver(&statistics);
   std::unique_ptr<TraceRecorder> trace;
   if (!arguments.trace.empty()) {
@@ -251,10 +252,15 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
 
   auto const usageBefore = ResourceUsage::sample();
   auto const start = Clock::now();
+  MemorySampler memory;
   auto const summary = part ? processor.process(*part) : processor.run();
   auto const wall = Clock::now() - start;
-  auto report = RunReport::build(processor.info(), statistics, summary, wall, ResourceUsage::sample().since(usageBefore),
-                                 processor.moduleDetails(), processor.sourceDetails());
+  memory.stop();
+  auto report = RunReport::build(processor.info(), statistics.modules, summary, wall,
+                                 ResourceUsage::sample().since(usageBefore), processor.moduleDetails(),
+                                 processor.sourceDetails());
+  statistics.addTo(report);
+  report.memory = memory.toJson();
   if (pinner) report.sections["pinning"] = pinningReport(arguments.pin, *pinner);
   if (watchdog) noteWatchdog(*watchdog, report);
   if (summary.configurationError) report.sections["configuration_error"] = true;

@@ -30,8 +30,9 @@ Lane::Lane(Schedule& schedule, unsigned index)
 
 // ---------------------------------------------------------------- events
 
-void Lane::start() {
+void Lane::start(Clock::time_point since) {
   claimed_ = {};
+  freeSince_ = since;
   run();
 }
 
@@ -40,8 +41,14 @@ void Lane::run() {
   watched_ = schedule_.watched;
   if (!schedule_.replicatedSource) return fetchSharedAndProcess();
   while (auto ordinal = nextOrdinal()) {
-    if (!advanceSource(*ordinal) || !processEvent()) return;
+    if (!advanceSource(*ordinal)) return idleToTheEnd();
+    if (!processEvent()) return;
   }
+  idleToTheEnd();
+}
+
+void Lane::idleToTheEnd() const {
+  if (timing_) schedule_.record(WaitRecord{kSourceProducer, WaitKind::Idle, index_, {}, freeSince_, Clock::now()});
 }
 
 std::optional<std::uint64_t> Lane::nextOrdinal() {
@@ -65,7 +72,8 @@ void Lane::fetchSharedAndProcess() {
         fetched_ = run && advanceSource(run->next);
       },
       [this] {
-        if (fetched_ && processEvent()) run();
+        if (!fetched_) return idleToTheEnd();
+        if (processEvent()) run();
       });
 }
 
@@ -83,6 +91,7 @@ bool Lane::advanceSource(std::uint64_t ordinal) {
     return false;
   }
   record(kSourceProducer, Transition::SourceNext, begin);
+  if (timing_) schedule_.record(WaitRecord{kSourceProducer, WaitKind::Idle, index_, sourceEvent_.id, freeSince_, begin});
   return true;
 }
 
@@ -97,6 +106,9 @@ bool Lane::nextShared(std::uint64_t ordinal) {
 bool Lane::processEvent() {
   resetEventState();
   if (watched_) watch_.eventBegan(event_.id());
+  if (timing_) {
+    for (auto* observer : schedule_.observers) observer->eventStarted(index_, event_.id());
+  }
   eventPending_.store(2, std::memory_order_relaxed);
   auto const nPaths = static_cast<unsigned>(paths_.size());
   pendingPaths_.store(nPaths + 1, std::memory_order_release);
@@ -139,6 +151,7 @@ void Lane::eventDone() {
   }
   for (auto* observer : schedule_.observers) observer->eventFinished(index_, event_.id(), status);
   if (watched_) watch_.eventEnded();
+  if (timing_) freeSince_ = Clock::now();
   if (eventPending_.fetch_sub(1, std::memory_order_acq_rel) == 1) run();
 }
 
@@ -252,20 +265,28 @@ void Lane::announceReady(unsigned module, unsigned prerequisite) {
 }
 
 void Lane::launch(unsigned module) {
-  auto& worker = *schedule_.workers[module];
   if (eventFailed()) return finish(module);
-  auto body = [this, module] {
-    if (schedule_.workers[module]->module().hasExternalWork()) {
-      acquire(module);
-    } else {
-      runModule(module);
-    }
-  };
-  if (worker.gate) {
-    worker.gate->push(body);
+  if (schedule_.workers[module]->gate) return enqueue<&Lane::call>(module);
+  call(module);
+}
+
+void Lane::call(unsigned module) {
+  if (schedule_.workers[module]->module().hasExternalWork()) {
+    acquire(module);
   } else {
-    body();
+    runModule(module);
   }
+}
+
+// The task captures no more than `this` and the index, as the untimed one
+// did: a std::function stores that without allocating.
+template <void (Lane::*step)(unsigned)>
+void Lane::enqueue(unsigned module) {
+  modules_[module].queued = now();
+  schedule_.workers[module]->gate->push([this, module] {
+    recordWait(module, WaitKind::Queue, modules_[module].queued);
+    (this->*step)(module);
+  });
 }
 
 void Lane::runModule(unsigned module) {
@@ -291,19 +312,21 @@ void Lane::acquire(unsigned module) {
   auto resume = std::make_shared<tbb::task_handle>(schedule_.group.defer([this, module] {
     auto& worker = *schedule_.workers[module];
     if (worker.gate) {
-      worker.gate->push([this, module] { produceAfterAcquire(module); });
+      enqueue<&Lane::produceAfterAcquire>(module);
     } else {
       produceAfterAcquire(module);
     }
   }));
   Completion completion([this, module, resume, arena = schedule_.arena](std::exception_ptr error) {
     modules_[module].externalError = error;
+    recordWait(module, WaitKind::External, modules_[module].acquired);
     // Safe from a thread outside the arena. Nothing of the lane may be touched
     // after this call: the resumed task can finish the job before it returns.
     arena->enqueue(std::move(*resume));
   });
   if (watched_) watch_.callBegan(module);
   auto const begin = now();
+  modules_[module].acquired = begin;
   try {
     schedule_.workers[module]->callAcquire(event_, index_, std::move(completion));
     record(module, Transition::Acquire, begin);
@@ -336,6 +359,10 @@ void Lane::advancePath(unsigned p) {
       break;
     }
     ++path.step;
+  }
+  if (timing_) {
+    auto const status = path.accepted ? PathStatus::Accepted : eventFailed() ? PathStatus::Failed : PathStatus::Rejected;
+    for (auto* observer : schedule_.observers) observer->pathFinished(index_, p, status, path.step);
   }
   pathDone();
 }

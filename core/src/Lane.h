@@ -26,8 +26,9 @@ class Lane {
   // What the lane does now; thread-safe (see LaneWatch).
   LaneActivity activity() const { return watch_.snapshot(index_); }
 
-  // Starts processing a part: run() with nothing claimed yet.
-  void start();
+  // Starts processing a part: run() with nothing claimed yet, the lane idle
+  // since `since` (when timing).
+  void start(Clock::time_point since);
   // Processes events until the job halts. Returns early when an event goes
   // asynchronous; its completion calls run() again.
   void run();
@@ -58,6 +59,8 @@ class Lane {
     std::exception_ptr externalError;
     std::vector<PrefetchWaiter> prefetch;  // one per prerequisite
     std::vector<ProductIndex> toRead;      // source products this module reads in one serialised batch
+    Clock::time_point queued;              // when the call was pushed to the module's queue (if timing)
+    Clock::time_point acquired;            // when acquire() began (if timing)
   };
   struct SourceProductState {
     std::atomic<bool> claimed{false};
@@ -70,6 +73,8 @@ class Lane {
   };
 
   void fetchSharedAndProcess();
+  // The lane has no more events: its last Idle wait lasts until now.
+  void idleToTheEnd() const;
   // The next ordinal for a replica: from the lane's claimed run, or a new run.
   std::optional<std::uint64_t> nextOrdinal();
   // Positions the lane on the event of `ordinal` (a replica) or on the shared
@@ -91,6 +96,10 @@ class Lane {
   void prerequisiteReady(unsigned module, unsigned prerequisite);
   void announceReady(unsigned module, unsigned prerequisite);
   void launch(unsigned module);
+  void call(unsigned module);
+  // Pushes `step` of the module to the module's queue, noting when for a Queue wait.
+  template <void (Lane::*step)(unsigned)>
+  void enqueue(unsigned module);
   void runModule(unsigned module);
   void acquire(unsigned module);
   void produceAfterAcquire(unsigned module);
@@ -110,7 +119,10 @@ class Lane {
   // Call records cost two clock reads; they are taken only if someone observes.
   Clock::time_point now() const { return timing_ ? Clock::now() : Clock::time_point{}; }
   void record(unsigned module, Transition transition, Clock::time_point begin) const {
-    if (timing_) schedule_.record({module, transition, index_, event_.id(), begin, Clock::now()});
+    if (timing_) schedule_.record(CallRecord{module, transition, index_, event_.id(), begin, Clock::now()});
+  }
+  void recordWait(unsigned module, WaitKind kind, Clock::time_point begin) const {
+    if (timing_) schedule_.record(WaitRecord{module, kind, index_, event_.id(), begin, Clock::now()});
   }
 
   Schedule& schedule_;
@@ -120,6 +132,7 @@ class Lane {
   LaneWatch watch_;
   Event event_;
   SourceEvent sourceEvent_;
+  Clock::time_point freeSince_;  // when the lane's last event (or the part) ended (if timing): an Idle wait begins
   bool fetched_ = false;  // written in the source queue's task, read right after it in the same task
   std::unique_ptr<Source> replica_;
   Schedule::OrdinalRun claimed_;  // a replica's: ordinals claimed and not yet started

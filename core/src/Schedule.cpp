@@ -52,6 +52,7 @@ Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
   countSourceConsumers();
   checkNoCycle();
   buildPaths();
+  for (auto const& path : paths) info.paths.push_back({path.name, path.modules});
   for (unsigned lane = 0; lane < lanes; ++lane) lanes_.push_back(std::make_unique<Lane>(*this, lane));
 }
 
@@ -313,7 +314,9 @@ RunSummary Schedule::process(ProcessPart const& part) {
     arena = std::make_shared<tbb::task_arena>(static_cast<int>(threads));
     if (threadEntryHook) threadEntry.emplace(*arena, threadEntryHook);
     arena->execute([this] {
-      for (auto& lane : lanes_) group.run([lane = lane.get()] { lane->start(); });
+      // A lane is idle from here until its first event, however late its task runs.
+      auto const since = timing() ? Clock::now() : Clock::time_point{};
+      for (auto& lane : lanes_) group.run([lane = lane.get(), since] { lane->start(since); });
       group.wait();
     });
   }

@@ -88,6 +88,9 @@ class Schedule {
   void record(CallRecord const& call) const {
     for (auto* observer : observers) observer->callFinished(call);
   }
+  void record(WaitRecord const& wait) const {
+    for (auto* observer : observers) observer->waitFinished(wait);
+  }
   // The first error that stops the job; later ones are dropped.
   void fail(std::exception_ptr error);
   // Consecutive ordinals [next, end) that a lane claimed, to start in order.

@@ -1,5 +1,6 @@
 #include "lanes/monitor/ModuleStatistics.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "lanes/core/ProductRegistry.h"
@@ -9,18 +10,35 @@ namespace lanes {
 CallTotals& CallTotals::operator+=(CallTotals const& other) {
   calls += other.calls;
   time += other.time;
+  events += other.events;
+  return *this;
+}
+
+double WaitTotals::externalSeconds() const {
+  return std::max(0.0, std::chrono::duration<double>(external - acquire).count());
+}
+
+WaitTotals& WaitTotals::operator+=(WaitTotals const& other) {
+  queue += other.queue;
+  external += other.external;
+  acquire += other.acquire;
   return *this;
 }
 
 void ModuleStatistics::jobStarted(JobInfo const& info) {
   isOutput_.clear();
   for (auto const& module : info.modules) isOutput_.push_back(module.kind == ModuleKind::Output);
+  lanes_ = info.lanes;
   perThread_.clear();
 }
 
 ModuleStatistics::Totals& ModuleStatistics::local() {
   auto& accumulator = perThread_.local();
-  if (accumulator.modules.size() != isOutput_.size()) accumulator.modules.resize(isOutput_.size());
+  if (accumulator.modules.size() != isOutput_.size()) {
+    accumulator.modules.resize(isOutput_.size());
+    accumulator.waits.resize(isOutput_.size());
+    accumulator.laneIdle.resize(lanes_);
+  }
   return accumulator;
 }
 
@@ -32,18 +50,38 @@ void ModuleStatistics::callFinished(CallRecord const& record) {
     return;
   }
   assert(record.module < isOutput_.size() && "CallRecord::module is not an index into JobInfo::modules");
-  bool const perEvent = record.transition == Transition::Acquire || record.transition == Transition::Event;
-  if (perEvent) accumulator.modules[record.module] += call;
-  if (isOutput_[record.module] && (perEvent || record.transition == Transition::ProductReady)) {
-    accumulator.outputs += call;
+  auto& module = accumulator.modules[record.module];
+  switch (record.transition) {
+    case Transition::Event: ++module.events; [[fallthrough]];
+    case Transition::Acquire:
+      module += call;
+      if (record.transition == Transition::Acquire) accumulator.waits[record.module].acquire += call.time;
+      break;
+    case Transition::ProductReady: module.time += call.time; break;
+    default: return;
+  }
+  if (isOutput_[record.module]) accumulator.outputs += call;
+}
+
+void ModuleStatistics::waitFinished(WaitRecord const& record) {
+  auto& accumulator = local();
+  auto const duration = record.end - record.begin;
+  switch (record.kind) {
+    case WaitKind::Queue: accumulator.waits.at(record.module).queue += duration; break;
+    case WaitKind::External: accumulator.waits.at(record.module).external += duration; break;
+    case WaitKind::Idle: accumulator.laneIdle.at(record.lane) += duration; break;
   }
 }
 
 ModuleStatistics::Totals ModuleStatistics::totals() const {
   Totals total;
   total.modules.resize(isOutput_.size());
+  total.waits.resize(isOutput_.size());
+  total.laneIdle.resize(lanes_);
   for (auto const& part : perThread_) {
     for (std::size_t i = 0; i < part.modules.size(); ++i) total.modules[i] += part.modules[i];
+    for (std::size_t i = 0; i < part.waits.size(); ++i) total.waits[i] += part.waits[i];
+    for (std::size_t i = 0; i < part.laneIdle.size(); ++i) total.laneIdle[i] += part.laneIdle[i];
     total.source += part.source;
     total.outputs += part.outputs;
   }

@@ -20,7 +20,8 @@ std::vector<ModuleReport> moduleReports(JobInfo const& job, ModuleStatistics::To
   for (std::size_t i = 0; i < job.modules.size(); ++i) {
     auto const& module = job.modules[i];
     reports.push_back({module.label, module.plugin, toString(module.kind), toString(module.concurrency),
-                       totals.modules[i].calls, totals.modules[i].seconds(), nullptr});
+                       totals.modules[i].calls, totals.modules[i].events, totals.modules[i].seconds(),
+                       totals.waits[i].stallSeconds(), totals.waits[i].externalSeconds(), nullptr});
     if (i < details.size() && !details[i].empty()) reports.back().details = nlohmann::json::parse(details[i]);
   }
   return reports;
@@ -51,6 +52,22 @@ void printFilesWritten(RunReport const& report, std::ostream& out) {
   }
 }
 
+ThreadTime splitThreadTime(RunReport const& report) {
+  ThreadTime time;
+  time.totalSeconds = report.threads * report.wallSeconds;
+  for (auto const& module : report.modules) {
+    if (module.kind != toString(ModuleKind::Output)) time.modulesSeconds += module.totalSeconds;
+  }
+  time.sourceSeconds = report.sourceSeconds;
+  time.outputsSeconds = report.outputsSeconds;
+  auto const calls = time.modulesSeconds + time.sourceSeconds + time.outputsSeconds;
+  auto const cpu = report.cpuUserSeconds + report.cpuSystemSeconds;
+  // Calls that sleep use no CPU: the threads were busy for the larger of the two.
+  time.idleSeconds = std::max(0.0, time.totalSeconds - std::max(calls, cpu));
+  time.overheadSeconds = std::max(0.0, time.totalSeconds - calls - time.idleSeconds);
+  return time;
+}
+
 }  // namespace
 
 VersionReport VersionReport::current() {
@@ -75,6 +92,9 @@ RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistic
   report.modules = moduleReports(job, totals, moduleDetails);
   report.sourceSeconds = totals.source.seconds();
   report.outputsSeconds = totals.outputs.seconds();
+  report.threadTime = splitThreadTime(report);
+  for (auto const& module : report.modules) report.stallSeconds += module.stallSeconds;
+  for (auto const idle : totals.laneIdle) report.laneIdleSeconds.push_back(std::chrono::duration<double>(idle).count());
   report.failed = summary.failed;
   report.error = summary.error;
   report.stopRequested = summary.stopRequested;
@@ -91,8 +111,15 @@ nlohmann::json RunReport::toJson() const {
                            {"kind", module.kind},
                            {"concurrency", module.concurrency},
                            {"calls", module.calls},
-                           {"total_s", module.totalSeconds}});
+                           {"events", module.events},
+                           {"total_s", module.totalSeconds},
+                           {"stall_s", module.stallSeconds},
+                           {"external_s", module.externalSeconds}});
     if (!module.details.is_null()) modulesJson.back()["details"] = module.details;
+  }
+  auto outputs = nlohmann::json::array();
+  for (auto const& module : modules) {
+    if (module.kind == toString(ModuleKind::Output)) outputs.push_back({{"label", module.label}, {"events", module.events}});
   }
   nlohmann::json json = sections;
   json.update(nlohmann::json{{"threads", threads},
@@ -108,6 +135,18 @@ nlohmann::json RunReport::toJson() const {
                              {"modules", modulesJson},
                              {"source_s", sourceSeconds},
                              {"outputs_s", outputsSeconds},
+                             {"thread_time",
+                              {{"total_s", threadTime.totalSeconds},
+                               {"modules_s", threadTime.modulesSeconds},
+                               {"source_s", threadTime.sourceSeconds},
+                               {"outputs_s", threadTime.outputsSeconds},
+                               {"overhead_s", threadTime.overheadSeconds},
+                               {"idle_s", threadTime.idleSeconds}}},
+                             {"stall_s", stallSeconds},
+                             {"lane_idle_s", laneIdleSeconds},
+                             {"path_report", {{"paths", paths.is_null() ? nlohmann::json::array() : paths}, {"outputs", outputs}}},
+                             {"event_times", eventTimes},
+                             {"memory", memory},
                              {"failed", failed},
                              {"error", error},
                              {"stop_requested", stopRequested},
@@ -131,6 +170,50 @@ std::string fixed(double value, int decimals) {
   return text.str();
 }
 
+std::string share(double part, double whole) { return fixed(100 * ratio(part, whole), 1) + "%"; }
+
+// Stalls are named when they pass this share of the thread time.
+constexpr double kStallShareNamed = 0.03;
+
+void printThreadTime(RunReport const& report, std::ostream& out) {
+  auto const& time = report.threadTime;
+  auto const part = [&](char const* name, double seconds) {
+    return std::string(name) + " " + fixed(seconds, 3) + " s (" + share(seconds, time.totalSeconds) + ")";
+  };
+  out << "  thread time " << fixed(time.totalSeconds, 3) << " s: " << part("modules", time.modulesSeconds) << ", "
+      << part("source", time.sourceSeconds) << ", " << part("outputs", time.outputsSeconds) << ", "
+      << part("overhead", time.overheadSeconds) << ", " << part("idle", time.idleSeconds) << "\n";
+  if (report.stallSeconds <= kStallShareNamed * time.totalSeconds) return;
+  auto const worst = std::max_element(report.modules.begin(), report.modules.end(), [](auto const& a, auto const& b) {
+    return a.stallSeconds < b.stallSeconds;
+  });
+  out << "  stalls " << fixed(report.stallSeconds, 3) << " s (" << share(report.stallSeconds, time.totalSeconds)
+      << " of thread time), most in " << worst->label << " (" << fixed(worst->stallSeconds, 3)
+      << " s waiting for its queue)\n";
+}
+
+std::string milliseconds(nlohmann::json const& seconds) { return fixed(1e3 * seconds.get<double>(), 1) + " ms"; }
+
+// Event wall times and memory over time, when gathered.
+void printEventTimes(RunReport const& report, std::ostream& out) {
+  auto const& times = report.eventTimes;
+  if (times.is_object() && times.value("events", 0) > 0) {
+    out << "  event time: median " << milliseconds(times["median_s"]) << ", 90% " << milliseconds(times["p90_s"])
+        << ", 99% " << milliseconds(times["p99_s"]) << ", max " << milliseconds(times["max_s"]);
+    if (!times["slowest"].empty()) out << " (event " << times["slowest"][0]["event"].get<std::string>() << ")";
+    out << "\n";
+  }
+  auto const& memory = report.memory;
+  if (memory.is_object() && !memory["samples"].empty()) {
+    auto const& samples = memory["samples"];
+    double most = 0;
+    for (auto const& sample : samples) most = std::max(most, sample[1].get<double>());
+    auto const mib = [](double bytes) { return fixed(bytes / (1 << 20), 1) + " MiB"; };
+    out << "  RSS " << mib(samples.front()[1].get<double>()) << " at the start, " << mib(samples.back()[1].get<double>())
+        << " at the end, " << mib(most) << " at most (" << samples.size() << " samples)\n";
+  }
+}
+
 void printHeadline(RunReport const& report, std::ostream& out) {
   out << "lanes " << report.versions.lanes << ": " << report.events << " events";
   if (report.eventsSkipped > 0) out << " (+" << report.eventsSkipped << " skipped)";
@@ -141,6 +224,8 @@ void printHeadline(RunReport const& report, std::ostream& out) {
   out << "  peak RSS " << fixed(static_cast<double>(report.peakRssBytes) / (1 << 20), 1) << " MiB\n";
   out << "  time in source " << fixed(report.sourceSeconds, 3) << " s, in outputs " << fixed(report.outputsSeconds, 3)
       << " s\n";
+  printThreadTime(report, out);
+  printEventTimes(report, out);
   if (report.stopRequested) out << "  stopped early on request\n";
   if (report.failed) out << "  FAILED: " << report.error << "\n";
 }
@@ -148,6 +233,7 @@ void printHeadline(RunReport const& report, std::ostream& out) {
 struct Row {
   std::string label, plugin, kind, concurrency, calls;
   double seconds;
+  double stall = 0;
 };
 
 // The modules and the source, by total time, longest first; past `maxRows`,
@@ -156,13 +242,16 @@ std::vector<Row> tableRows(RunReport const& report, std::size_t maxRows) {
   std::vector<Row> rows;
   for (auto const& module : report.modules) {
     rows.push_back({module.label, module.plugin, module.kind, module.concurrency, std::to_string(module.calls),
-                    module.totalSeconds});
+                    module.totalSeconds, module.stallSeconds});
   }
   rows.push_back({"(source)", "", "", "", "", report.sourceSeconds});
   std::stable_sort(rows.begin(), rows.end(), [](Row const& a, Row const& b) { return a.seconds > b.seconds; });
   if (rows.size() > maxRows) {
     Row rest{"(" + std::to_string(rows.size() - maxRows) + " more)", "", "", "", "", 0.0};
-    for (auto it = rows.begin() + static_cast<std::ptrdiff_t>(maxRows); it != rows.end(); ++it) rest.seconds += it->seconds;
+    for (auto it = rows.begin() + static_cast<std::ptrdiff_t>(maxRows); it != rows.end(); ++it) {
+      rest.seconds += it->seconds;
+      rest.stall += it->stall;
+    }
     rows.resize(maxRows);
     rows.push_back(rest);
   }
@@ -178,13 +267,38 @@ void printModules(RunReport const& report, std::size_t maxRows, std::ostream& ou
     pluginWidth = std::max(pluginWidth, row.plugin.size());
     total += row.seconds;
   }
-  auto const line = [&](Row const& row, std::string const& seconds, std::string const& share) {
+  auto const line = [&](Row const& row, std::string const& seconds, std::string const& part, std::string const& stall) {
     out << "  " << std::left << std::setw(labelWidth) << row.label << "  " << std::setw(pluginWidth) << row.plugin
         << "  " << std::setw(8) << row.kind << "  " << std::setw(11) << row.concurrency << std::right << std::setw(10)
-        << row.calls << std::setw(11) << seconds << std::setw(8) << share << "\n";
+        << row.calls << std::setw(11) << seconds << std::setw(8) << part << std::setw(10) << stall << "\n";
   };
-  line({"module", "plugin", "kind", "concurrency", "calls", 0}, "total s", "share");
-  for (auto const& row : rows) line(row, fixed(row.seconds, 3), fixed(100 * ratio(row.seconds, total), 1) + "%");
+  line({"module", "plugin", "kind", "concurrency", "calls", 0}, "total s", "share", "stall s");
+  for (auto const& row : rows) line(row, fixed(row.seconds, 3), share(row.seconds, total), fixed(row.stall, 3));
+}
+
+// The trigger report: per path and per module on it, events visited,
+// accepted, rejected, failed; per output, events written.
+void printPaths(RunReport const& report, std::ostream& out) {
+  if (!report.paths.is_array() || report.paths.empty()) return;
+  std::size_t width = 11;
+  for (auto const& path : report.paths) {
+    width = std::max(width, path["name"].get<std::string>().size());
+    for (auto const& module : path["modules"]) width = std::max(width, module["label"].get<std::string>().size() + 2);
+  }
+  auto const line = [&](std::string const& name, nlohmann::json const& counts) {
+    out << "  " << std::left << std::setw(width) << name << std::right;
+    for (auto const* key : {"visited", "accepted", "rejected", "failed"}) out << std::setw(10) << counts[key].get<std::uint64_t>();
+    out << "\n";
+  };
+  out << "\n  " << std::left << std::setw(width) << "path/module" << std::right << std::setw(10) << "visited"
+      << std::setw(10) << "accepted" << std::setw(10) << "rejected" << std::setw(10) << "failed" << "\n";
+  for (auto const& path : report.paths) {
+    line(path["name"].get<std::string>(), path);
+    for (auto const& module : path["modules"]) line("  " + module["label"].get<std::string>(), module);
+  }
+  for (auto const& module : report.modules) {
+    if (module.kind == toString(ModuleKind::Output)) out << "  output " << module.label << ": " << module.events << " events written\n";
+  }
 }
 
 }  // namespace
@@ -194,6 +308,7 @@ void RunReport::printTable(std::ostream& out, std::size_t maxRows) const {
   printHeadline(*this, out);
   out << "\n";
   printModules(*this, maxRows, out);
+  printPaths(*this, out);
   printFilesWritten(*this, out);
   printSkippedFiles(source, out);
   out.flags(flags);

@@ -50,28 +50,31 @@ std::string metadata(pid_t pid, unsigned tid, char const* name, std::string cons
 }
 
 // One complete event, formatted by hand: a trace has millions of them.
-void appendCall(std::string& line, CallRecord const& call, std::string const& quotedName, Clock::time_point origin,
-                pid_t pid, unsigned tid) {
+// `Record` is a CallRecord or a WaitRecord; the category is prefix + name.
+template <typename Record>
+void appendSlice(std::string& line, Record const& record, std::string const& quotedName, char const* categoryPrefix,
+                 char const* category, Clock::time_point origin, pid_t pid, unsigned tid) {
   line += R"({"ph":"X","name":)";
   line += quotedName;
   line += R"(,"cat":")";
-  line += toString(call.transition);
+  line += categoryPrefix;
+  line += category;
   line += R"(","ts":)";
-  appendMicroseconds(line, call.begin - origin);
+  appendMicroseconds(line, record.begin - origin);
   line += R"(,"dur":)";
-  appendMicroseconds(line, call.end - call.begin);
+  appendMicroseconds(line, record.end - record.begin);
   line += R"(,"pid":)";
   append(line, pid);
   line += R"(,"tid":)";
   append(line, tid);
   line += R"(,"args":{"lane":)";
-  append(line, call.lane);
+  append(line, record.lane);
   line += R"(,"event":")";
-  append(line, call.event.run);
+  append(line, record.event.run);
   line += ':';
-  append(line, call.event.luminosityBlock);
+  append(line, record.event.luminosityBlock);
   line += ':';
-  append(line, call.event.event);
+  append(line, record.event.event);
   line += "\"}}";
 }
 
@@ -96,6 +99,8 @@ void TraceRecorder::jobStarted(JobInfo const& info) {
   names_.clear();
   for (auto const& module : info.modules) names_.push_back(quoted(module.label));
   source_ = quoted("source");
+  idle_ = quoted("idle");
+  lanes_ = info.lanes;
   perThread_.clear();
   threads_.store(0);
   if (file_) std::fclose(std::exchange(file_, nullptr));  // a job started again writes its trace anew
@@ -129,16 +134,29 @@ void TraceRecorder::callFinished(CallRecord const& record) {
   if (buffer.calls.size() >= chunk_) flush(buffer);
 }
 
+void TraceRecorder::waitFinished(WaitRecord const& record) {
+  auto& buffer = thisThread();
+  buffer.waits.push_back(record);
+  if (buffer.waits.size() >= chunk_) flush(buffer);
+}
+
 // Formats the buffer's calls outside the lock; only appending takes it.
 void TraceRecorder::flush(Buffer& buffer) {
   auto const pid = ::getpid();
   std::string text;
   for (auto const& call : buffer.calls) {
     text += ",\n";
-    appendCall(text, call, call.module == kSourceProducer ? source_ : names_.at(call.module), start_, pid, buffer.tid);
+    appendSlice(text, call, call.module == kSourceProducer ? source_ : names_.at(call.module), "",
+                toString(call.transition), start_, pid, buffer.tid);
   }
-  buffer.written += buffer.calls.size();
+  for (auto const& wait : buffer.waits) {
+    text += ",\n";
+    appendSlice(text, wait, wait.kind == WaitKind::Idle ? idle_ : names_.at(wait.module), "wait:", toString(wait.kind),
+                start_, pid, kWaitTrack + wait.lane);
+  }
+  buffer.written += buffer.calls.size() + buffer.waits.size();
   buffer.calls.clear();
+  buffer.waits.clear();
   append(text);
 }
 
@@ -205,7 +223,7 @@ void TraceRecorder::appendDevice(std::string const& text) {
 
 std::size_t TraceRecorder::size() const {
   std::size_t total = 0;
-  for (auto const& buffer : perThread_) total += buffer.written + buffer.calls.size();
+  for (auto const& buffer : perThread_) total += buffer.written + buffer.calls.size() + buffer.waits.size();
   return total;
 }
 
@@ -223,6 +241,9 @@ void TraceRecorder::close() {
     flush(buffer);
     auto const name = (buffer.thread == pid ? "main thread " : "thread ") + std::to_string(buffer.thread);
     append(",\n" + metadata(pid, buffer.tid, "thread_name", name));
+  }
+  for (unsigned lane = 0; lane < lanes_; ++lane) {
+    append(",\n" + metadata(pid, kWaitTrack + lane, "thread_name", "lane " + std::to_string(lane) + " waits"));
   }
   append("\n]}\n");
   if (error_ == 0 && std::fflush(file_) != 0) error_ = errno;

@@ -17,10 +17,14 @@
 #include "lanes/core/Source.h"
 #include "lanes/core/TemporaryName.h"
 #include "lanes/monitor/DeviceTrace.h"
+#include "lanes/monitor/EventStatistics.h"
+#include "lanes/monitor/MemorySampler.h"
 #include "lanes/monitor/ModuleStatistics.h"
+#include "lanes/monitor/PathStatistics.h"
 #include "lanes/monitor/ProgressTicker.h"
 #include "lanes/monitor/ResourceUsage.h"
 #include "lanes/monitor/RunReport.h"
+#include "lanes/monitor/RunStatistics.h"
 #include "lanes/monitor/TraceRecorder.h"
 
 static_assert(__cplusplus < 202002L, "this file must be compiled as C++17");

@@ -26,6 +26,12 @@ void feedEvent(ModuleStatistics& statistics, std::uint64_t event) {
   statistics.callFinished(call(kSelect, Transition::Event, microseconds(5), event));
   statistics.callFinished(call(kWriter, Transition::ProductReady, microseconds(6), event));
   statistics.callFinished(call(kWriter, Transition::Event, microseconds(7), event));
+  auto const wait = [&](unsigned module, WaitKind kind, microseconds duration) {
+    statistics.waitFinished({module, kind, 0, EventId{1, 1, event}, Clock::time_point{}, Clock::time_point{} + duration});
+  };
+  wait(kSelect, WaitKind::Queue, microseconds(8));
+  wait(kTracks, WaitKind::External, microseconds(9));
+  wait(kSourceProducer, WaitKind::Idle, microseconds(2));
 }
 
 void expectTotals(ModuleStatistics::Totals const& totals, std::uint64_t events) {
@@ -35,7 +41,16 @@ void expectTotals(ModuleStatistics::Totals const& totals, std::uint64_t events) 
   EXPECT_EQ(totals.modules[kSelect].calls, events);
   EXPECT_EQ(totals.modules[kSelect].time, microseconds(5 * events));
   EXPECT_EQ(totals.modules[kWriter].calls, events);
-  EXPECT_EQ(totals.modules[kWriter].time, microseconds(7 * events));
+  EXPECT_EQ(totals.modules[kWriter].time, microseconds(13 * events));  // its productReady calls are its own
+  EXPECT_EQ(totals.modules[kWriter].events, events);
+  EXPECT_EQ(totals.modules[kTracks].events, events);
+  EXPECT_EQ(totals.waits[kSelect].queue, microseconds(8 * events));
+  EXPECT_EQ(totals.waits[kTracks].queue, Clock::duration::zero());
+  EXPECT_EQ(totals.waits[kTracks].external, microseconds(9 * events));
+  EXPECT_EQ(totals.waits[kTracks].acquire, microseconds(3 * events));
+  EXPECT_NEAR(totals.waits[kTracks].externalSeconds(), 6e-6 * static_cast<double>(events), 1e-12);
+  ASSERT_FALSE(totals.laneIdle.empty());
+  EXPECT_EQ(totals.laneIdle[0], microseconds(2 * events));
   EXPECT_EQ(totals.source.calls, 2 * events);
   EXPECT_EQ(totals.source.time, microseconds(3 * events));
   EXPECT_EQ(totals.outputs.calls, 2 * events);

@@ -15,11 +15,14 @@ namespace {
 using std::chrono::milliseconds;
 using test::call;
 
-// 4 threads, 2 s of wall time, 6 s of CPU; "select" is the slowest module.
-RunReport sampleReport(RunSummary const& summary = {100, 3, false, false, ""}) {
+// 4 threads, 2 s of wall time, 6 s of CPU; "select" is the slowest module
+// and waited `stall` for its queue.
+RunReport sampleReport(RunSummary const& summary = {100, 3, false, false, ""},
+                       Clock::duration stall = Clock::duration::zero()) {
   auto const job = test::syntheticJob(4);
   ModuleStatistics statistics;
   statistics.jobStarted(job);
+  statistics.waitFinished({1, WaitKind::Queue, 0, EventId{1, 1, 1}, Clock::time_point{}, Clock::time_point{} + stall});
   statistics.callFinished(call(kSourceProducer, Transition::SourceRead, milliseconds(100)));
   statistics.callFinished(call(0, Transition::Event, milliseconds(200)));
   statistics.callFinished(call(1, Transition::Event, milliseconds(600)));
@@ -60,11 +63,16 @@ TEST(RunReport, JsonHasEveryKey) {
   auto const json = sampleReport().toJson();
   EXPECT_EQ(keysOf(json), (std::set<std::string>{"threads", "lanes", "events", "events_skipped", "wall_s",
                                                  "events_per_s", "cpu_user_s", "cpu_sys_s", "cpu_efficiency",
-                                                 "peak_rss_bytes", "modules", "source_s", "outputs_s", "failed",
-                                                 "error", "stop_requested", "versions"}));
+                                                 "peak_rss_bytes", "modules", "source_s", "outputs_s", "thread_time",
+                                                 "stall_s", "lane_idle_s", "path_report", "event_times", "memory",
+                                                 "failed", "error", "stop_requested", "versions"}));
   ASSERT_EQ(json.at("modules").size(), 3u);
   EXPECT_EQ(keysOf(json.at("modules")[0]),
-            (std::set<std::string>{"label", "plugin", "kind", "concurrency", "calls", "total_s"}));
+            (std::set<std::string>{"label", "plugin", "kind", "concurrency", "calls", "events", "total_s", "stall_s",
+                                   "external_s"}));
+  EXPECT_EQ(keysOf(json.at("thread_time")),
+            (std::set<std::string>{"total_s", "modules_s", "source_s", "outputs_s", "overhead_s", "idle_s"}));
+  EXPECT_EQ(keysOf(json.at("path_report")), (std::set<std::string>{"paths", "outputs"}));
   EXPECT_EQ(keysOf(json.at("versions")), (std::set<std::string>{"lanes", "tbb", "compiler"}));
   EXPECT_EQ(json.at("events_per_s"), 50.0);
 }
@@ -113,6 +121,40 @@ TEST(RunReport, TableSumsUpTheRowsPastTheLimit) {
   EXPECT_EQ(text.find("writer"), std::string::npos) << text;
   EXPECT_NE(text.find("(2 more)"), std::string::npos) << text;  // the writer and the source: 0.2 s of 1.0 s
   EXPECT_NE(text.find("20.0%"), std::string::npos) << text;
+}
+
+TEST(RunReport, ThreadTimeSplitsIntoCallsOverheadAndIdle) {
+  auto const time = sampleReport().threadTime;
+  EXPECT_DOUBLE_EQ(time.totalSeconds, 8.0);
+  EXPECT_DOUBLE_EQ(time.modulesSeconds, 0.8);  // tracks and select; the writer is an output
+  EXPECT_DOUBLE_EQ(time.sourceSeconds, 0.1);
+  EXPECT_DOUBLE_EQ(time.outputsSeconds, 0.1);
+  EXPECT_DOUBLE_EQ(time.overheadSeconds, 6.0 - 1.0);  // CPU outside the calls
+  EXPECT_DOUBLE_EQ(time.idleSeconds, 8.0 - 6.0);
+}
+
+TEST(RunReport, TableNamesTheModuleThatStallsMostOnlyWhenStallsMatter) {
+  std::ostringstream quiet, stalled;
+  sampleReport({100, 0, false, false, ""}, std::chrono::milliseconds(100)).printTable(quiet);  // 1.25% of 8 s
+  EXPECT_EQ(quiet.str().find("stalls"), std::string::npos) << quiet.str();
+  auto const report = sampleReport({100, 0, false, false, ""}, std::chrono::milliseconds(800));  // 10%
+  EXPECT_DOUBLE_EQ(report.stallSeconds, 0.8);
+  EXPECT_DOUBLE_EQ(report.toJson().at("modules")[1].at("stall_s"), 0.8);
+  report.printTable(stalled);
+  EXPECT_NE(stalled.str().find("stalls 0.800 s (10.0% of thread time), most in select"), std::string::npos)
+      << stalled.str();
+}
+
+TEST(RunReport, TablePrintsThePathReport) {
+  auto report = sampleReport();
+  report.paths = nlohmann::json::parse(R"([{"name": "HLT_A", "visited": 100, "accepted": 40, "rejected": 60,
+      "failed": 0, "modules": [{"label": "select", "visited": 100, "accepted": 40, "rejected": 60, "failed": 0}]}])");
+  std::ostringstream table;
+  report.printTable(table);
+  auto const text = table.str();
+  EXPECT_NE(text.find("HLT_A"), std::string::npos) << text;
+  EXPECT_NE(text.find("output writer: 1 events written"), std::string::npos) << text;
+  EXPECT_EQ(report.toJson().at("path_report").at("outputs")[0].at("events"), 1);
 }
 
 TEST(RunReport, TableShowsTheError) {

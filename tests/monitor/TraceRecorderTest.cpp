@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -87,13 +88,40 @@ TEST_P(TraceRecorderConcurrent, NamesEachThreadAndKeepsEveryCall) {
 
   std::set<int> named;
   for (auto const& event : eventsOfPhase(trace, "M")) {
-    if (event.at("name") == "thread_name") named.insert(event.at("tid").get<int>());
+    auto const tid = event.at("tid").get<unsigned>();
+    if (event.at("name") == "thread_name" && tid < TraceRecorder::kWaitTrack) named.insert(tid);
   }
   EXPECT_EQ(named.size(), threads);
   std::filesystem::remove(path);
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, TraceRecorderConcurrent, testing::Range(1u, 5u));
+
+TEST(TraceRecorder, WaitsAreSlicesOnTheirLanesTrack) {
+  auto const path = tempPath("waits.json");
+  TraceRecorder recorder(path);
+  recorder.jobStarted(test::syntheticJob(2));
+  auto const origin = Clock::now();
+  recorder.callFinished(call(1, Transition::Event, microseconds(5), 7, 1, origin + microseconds(20)));
+  recorder.waitFinished({1, WaitKind::Queue, 1, EventId{1, 1, 7}, origin + microseconds(10), origin + microseconds(20)});
+  recorder.waitFinished({0, WaitKind::External, 0, EventId{1, 1, 8}, origin, origin + microseconds(30)});
+  recorder.waitFinished({kSourceProducer, WaitKind::Idle, 1, EventId{1, 1, 9}, origin, origin + microseconds(4)});
+  EXPECT_EQ(recorder.size(), 4u);
+  recorder.close();
+  std::map<std::string, nlohmann::json> byCategory;
+  for (auto const& event : eventsOfPhase(readJson(path), "X")) byCategory[event.at("cat")] = event;
+  ASSERT_EQ(byCategory.size(), 4u);
+  auto const& queue = byCategory.at("wait:queue");
+  EXPECT_EQ(queue.at("name"), "select");
+  EXPECT_EQ(queue.at("tid"), TraceRecorder::kWaitTrack + 1);
+  EXPECT_EQ(queue.at("args").at("lane"), 1);
+  EXPECT_EQ(queue.at("args").at("event"), "1:1:7");
+  EXPECT_DOUBLE_EQ(queue.at("dur").get<double>(), 10.0);
+  EXPECT_EQ(byCategory.at("wait:external").at("name"), "tracks");
+  EXPECT_EQ(byCategory.at("wait:idle").at("name"), "idle");
+  EXPECT_NE(byCategory.at("event").at("tid"), queue.at("tid"));  // a thread's calls and a lane's waits never share a track
+  std::filesystem::remove(path);
+}
 
 void expectCloseFails(TraceRecorder& recorder, std::string const& message) {
   try {

@@ -25,7 +25,30 @@ struct CallRecord {
   Clock::time_point end;
 };
 
+// A wait that is no call: what a lane or a module call waited for, from the
+// moment it could go on but for that, to the moment it went on.
+enum class WaitKind {
+  Queue,     // a `one`/`limited` module's call, runnable (its inputs present), waiting for the module's queue
+  External,  // external work: from the start of acquire() (its call included) to the completion
+  Idle,      // a lane without an event: from the end of its last event (or the part's start) to the
+             // source's next(), or to the moment it finds no more events (its event is then EventId{})
+};
+char const* toString(WaitKind kind);
+
+struct WaitRecord {
+  unsigned module;  // index into JobInfo::modules; kSourceProducer for Idle
+  WaitKind kind;
+  unsigned lane;
+  EventId event;  // the event that waited (Idle: the one the lane then began, if any)
+  Clock::time_point begin;
+  Clock::time_point end;
+};
+
 enum class EventStatus { Done, Failed };
+
+// How a path ended for one event: `step` modules of it passed; the module at
+// `step` (if any) rejected the event (Rejected) or the event failed (Failed).
+enum class PathStatus { Accepted, Rejected, Failed };
 
 struct ModuleInfo {
   std::string label;
@@ -34,22 +57,39 @@ struct ModuleInfo {
   Concurrency concurrency;
 };
 
+struct PathInfo {
+  std::string name;
+  std::vector<unsigned> modules;  // indices into JobInfo::modules, in order
+};
+
 struct JobInfo {
   unsigned threads;
   unsigned lanes;
   std::vector<ModuleInfo> modules;
   std::string source;
   std::uint64_t expectedEvents = 0;  // the events the job will process when known before it starts (0: unknown)
+  std::vector<PathInfo> paths{};
 };
 
-// Thread-safe: callFinished() and eventFinished() are called concurrently from
-// every worker thread (and from foreign threads that complete external
-// work); jobStarted() and jobFinished() from the thread that runs the job.
+// Thread-safe: the per-event hooks are called concurrently from every worker
+// thread (and from foreign threads that complete external work);
+// jobStarted() and jobFinished() from the thread that runs the job. For one
+// lane, eventStarted(), its pathFinished() and eventFinished() follow each
+// other in that order, each happening before the next.
+//
+// A call that became runnable and started at once has no wait: a module that
+// no queue serialises starts when its last input arrives, so a Queue wait is
+// reported only for `one`/`limited` modules (and always for them, even when
+// it lasted no time). Waits cost one clock read each, and only while someone
+// observes.
 class ProcessingObserver {
  public:
   virtual ~ProcessingObserver() = default;
   virtual void jobStarted(JobInfo const&) {}
   virtual void callFinished(CallRecord const&) {}
+  virtual void waitFinished(WaitRecord const&) {}
+  virtual void eventStarted(unsigned /*lane*/, EventId const&) {}
+  virtual void pathFinished(unsigned /*lane*/, unsigned /*path*/, PathStatus, unsigned /*step*/) {}
   virtual void eventFinished(unsigned /*lane*/, EventId const&, EventStatus) {}
   virtual void jobFinished() {}
 };

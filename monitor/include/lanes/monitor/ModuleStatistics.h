@@ -4,7 +4,10 @@
 // concurrent calls never contend; the accumulators are merged when read.
 //
 // What counts where:
-//   - a module's calls and time: its Acquire and Event calls;
+//   - a module's calls: its Acquire and Event calls; its time: those and its
+//     ProductReady calls (an output's per-product work is its own);
+//   - a module's waits: its Queue waits (its stall) and External waits;
+//   - a lane's idle time: its Idle waits;
 //   - time in source: every call whose module is kSourceProducer;
 //   - time in outputs: every Acquire, Event and ProductReady call of a module
 //     whose kind is Output.
@@ -24,12 +27,26 @@ namespace lanes {
 struct CallTotals {
   std::uint64_t calls = 0;
   Clock::duration time{};
+  std::uint64_t events = 0;  // Event calls among them (an output's: the events it wrote)
 
   double seconds() const { return std::chrono::duration<double>(time).count(); }
   CallTotals& operator+=(CallTotals const& other);
 };
 
-// Thread-safe: callFinished() may be called concurrently
+// Externally synchronised by its owner (a plain value): what one module's
+// calls waited for.
+struct WaitTotals {
+  Clock::duration queue{};     // runnable, waiting for the module's queue: its stall
+  Clock::duration external{};  // External waits, the acquire() calls in them included
+  Clock::duration acquire{};   // those acquire() calls
+
+  double stallSeconds() const { return std::chrono::duration<double>(queue).count(); }
+  // The external work's own time: the External waits less the acquire() calls.
+  double externalSeconds() const;
+  WaitTotals& operator+=(WaitTotals const& other);
+};
+
+// Thread-safe: callFinished() and waitFinished() may be called concurrently
 // from any thread, once jobStarted() has returned. totals() merges the
 // per-thread accumulators and must not overlap with those calls: call it
 // after jobFinished().
@@ -37,12 +54,15 @@ class ModuleStatistics : public ProcessingObserver {
  public:
   struct Totals {
     std::vector<CallTotals> modules;  // indexed like JobInfo::modules
+    std::vector<WaitTotals> waits;    // indexed like JobInfo::modules
+    std::vector<Clock::duration> laneIdle;  // by lane
     CallTotals source;
     CallTotals outputs;
   };
 
   void jobStarted(JobInfo const& info) override;
   void callFinished(CallRecord const& record) override;
+  void waitFinished(WaitRecord const& record) override;
 
   Totals totals() const;
 
@@ -50,6 +70,7 @@ class ModuleStatistics : public ProcessingObserver {
   Totals& local();
 
   std::vector<bool> isOutput_;  // by module index
+  unsigned lanes_ = 0;
   tbb::enumerable_thread_specific<Totals> perThread_;
 };
 

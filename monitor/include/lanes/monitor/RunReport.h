@@ -5,10 +5,13 @@
 //
 // JSON keys (snake_case, with units): threads, lanes, events, events_skipped,
 // wall_s, events_per_s, cpu_user_s, cpu_sys_s, cpu_efficiency,
-// peak_rss_bytes, modules [{label, plugin, kind, concurrency, calls,
-// total_s}], source_s, outputs_s, failed, error, stop_requested,
-// versions {lanes, tbb, compiler}, source (Source::details(), when the source
-// has any: skipped_files [{file, error}]), and any of `sections` (see there).
+// peak_rss_bytes, modules [{label, plugin, kind, concurrency, calls, events,
+// total_s, stall_s, external_s}], source_s, outputs_s, thread_time {total_s,
+// modules_s, source_s, outputs_s, overhead_s, idle_s}, stall_s, lane_idle_s
+// [by lane], path_report {paths, outputs [{label, events}]}, event_times,
+// memory, failed, error, stop_requested, versions {lanes, tbb, compiler},
+// source (Source::details(), when the source has any: skipped_files
+// [{file, error}]), and any of `sections` (see there).
 
 #include <cstddef>
 #include <cstdint>
@@ -31,7 +34,10 @@ struct ModuleReport {
   std::string kind;         // toString(ModuleKind)
   std::string concurrency;  // toString(Concurrency)
   std::uint64_t calls = 0;  // acquire and event calls
-  double totalSeconds = 0;
+  std::uint64_t events = 0;  // event calls (an output's: the events it wrote)
+  double totalSeconds = 0;   // its calls, productReady ones included
+  double stallSeconds = 0;   // runnable, waiting for its queue (`one`/`limited`)
+  double externalSeconds = 0;  // waiting for its external work to complete
   nlohmann::json details;  // Module::details(), parsed; null when it had none
 };
 
@@ -42,6 +48,20 @@ struct VersionReport {
   std::string compiler;
 
   static VersionReport current();
+};
+
+// Immutable value type: where the threads' time went. modules, source and
+// outputs are the calls' own times; overhead is the CPU time spent outside
+// them (scheduling, oneTBB's spinning); idle the rest. They add up to total
+// (threads x wall) unless calls outlast it (calls on threads outside the job's,
+// such as external work's), when overhead and idle are 0.
+struct ThreadTime {
+  double totalSeconds = 0;
+  double modulesSeconds = 0;  // modules but outputs
+  double sourceSeconds = 0;
+  double outputsSeconds = 0;
+  double overheadSeconds = 0;
+  double idleSeconds = 0;
 };
 
 // Immutable value type.
@@ -59,6 +79,14 @@ struct RunReport {
   std::vector<ModuleReport> modules;  // in job order
   double sourceSeconds = 0;
   double outputsSeconds = 0;
+  ThreadTime threadTime;
+  double stallSeconds = 0;            // the modules' stalls, summed
+  std::vector<double> laneIdleSeconds;  // by lane: without an event, waiting for the source
+  // What other observers gathered (PathStatistics, EventStatistics,
+  // MemorySampler's toJson()); null when not gathered.
+  nlohmann::json paths;
+  nlohmann::json eventTimes;
+  nlohmann::json memory;
   bool failed = false;
   std::string error;
   bool stopRequested = false;

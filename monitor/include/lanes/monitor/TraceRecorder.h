@@ -6,6 +6,11 @@
 // arguments; timestamps in microseconds since jobStarted(), whose time on the
 // monotonic clock is `otherData.clock_origin_ns` (see TraceMerge.h).
 //
+// Waits (waitFinished()) are slices too, on a track per lane (tid
+// kWaitTrack + lane, named "lane N waits"), so that they never overlap a
+// thread's calls: named after the module label (or "idle"), with category
+// "wait:queue", "wait:external" or "wait:idle" and the same arguments.
+//
 // Each calling thread appends to its own buffer, so recording costs a vector
 // push_back and never contends; a thread whose buffer is full formats it and
 // appends it to the file (under a lock, once per `chunk` calls), so memory
@@ -48,6 +53,7 @@ class TraceRecorder : public ProcessingObserver {
   // Creates the temporary file (a failure is kept for close()).
   void jobStarted(JobInfo const& info) override;
   void callFinished(CallRecord const& record) override;
+  void waitFinished(WaitRecord const& record) override;
 
   // DeviceTrace.h's sink (thread-safe): a flow begun (or ended) on the calling thread now ...
   void hostFlow(bool begins, std::uint64_t flow);
@@ -55,7 +61,9 @@ class TraceRecorder : public ProcessingObserver {
   void deviceWork(unsigned queue, std::string const& name, Clock::time_point begin, Clock::time_point end,
                   std::uint64_t into, std::uint64_t out);
 
-  // The number of calls recorded.
+  static constexpr unsigned kWaitTrack = 1'000'000;
+
+  // The number of calls and waits recorded.
   std::size_t size() const;
 
   // Writes the calls still buffered and the thread names, and renames the
@@ -66,6 +74,7 @@ class TraceRecorder : public ProcessingObserver {
  private:
   struct Buffer {
     std::vector<CallRecord> calls;
+    std::vector<WaitRecord> waits;
     std::size_t written = 0;  // calls already in the file
     pid_t thread = 0;         // OS thread id
     unsigned tid = 0;         // the trace's: 1, 2, ... in order of first call
@@ -83,11 +92,13 @@ class TraceRecorder : public ProcessingObserver {
   Clock::time_point start_;
   std::vector<std::string> names_;  // JSON strings by module index
   std::string source_;              // the source's, as a JSON string
+  std::string idle_;                // an Idle wait's name, as a JSON string
   tbb::enumerable_thread_specific<Buffer> perThread_;
   std::atomic<unsigned> threads_{0};
   std::mutex deviceMutex_;           // guards device_ and queues_
   std::string device_;               // the device's events, formatted, not yet written
   std::vector<unsigned> queues_;     // the device queues seen
+  unsigned lanes_ = 0;
   std::mutex fileMutex_;  // guards file_ and error_
   std::FILE* file_ = nullptr;
   int error_ = EBADF;  // the errno of the first failed write (no file before jobStarted())

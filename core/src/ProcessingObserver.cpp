@@ -1,0 +1,14 @@
+#include "lanes/core/ProcessingObserver.h"
+
+namespace lanes {
+
+char const* toString(WaitKind kind) {
+  switch (kind) {
+    case WaitKind::Queue: return "queue";
+    case WaitKind::External: return "external";
+    case WaitKind::Idle: return "idle";
+  }
+  return "?";
+}
+
+}  // namespace lanes

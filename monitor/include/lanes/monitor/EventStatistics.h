@@ -1,0 +1,48 @@
+#pragma once
+// The distribution of event wall times: from eventStarted() to
+// eventFinished() of each event, whatever its lane did meanwhile (its calls,
+// their waits, other lanes' calls on its threads). A float per event, kept
+// per lane: a lane's events follow each other, so its slot needs no lock.
+
+#include <cstddef>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lanes/core/ProcessingObserver.h"
+
+namespace lanes {
+
+// Lane-confined: eventStarted() and eventFinished() of one lane follow each
+// other (ProcessingObserver's ordering), those of different lanes run
+// concurrently. toJson() must not overlap with them: call it after jobFinished().
+class EventStatistics : public ProcessingObserver {
+ public:
+  // Names the `slowest` longest events.
+  explicit EventStatistics(std::size_t slowest = 5) : slowest_(slowest) {}
+
+  void jobStarted(JobInfo const& info) override;
+  void eventStarted(unsigned lane, EventId const& id) override;
+  void eventFinished(unsigned lane, EventId const& id, EventStatus status) override;
+
+  // {events, median_s, p90_s, p99_s, max_s, slowest: [{event: "run:lumi:event", s}]}
+  // (percentiles by the nearest rank; zeros when no event finished).
+  nlohmann::json toJson() const;
+
+ private:
+  struct Timed {
+    float seconds;
+    EventId id;
+  };
+  // Padded: lanes on different threads do not share a cache line.
+  struct alignas(64) LaneTimes {
+    Clock::time_point started;
+    std::vector<float> seconds;
+    std::vector<Timed> slowest;  // at most slowest_, unordered
+  };
+
+  std::size_t const slowest_;
+  std::vector<LaneTimes> lanes_;
+};
+
+}  // namespace lanes

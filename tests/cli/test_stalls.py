@@ -1,0 +1,107 @@
+"""Stall analysis end to end: the report's thread-time breakdown, per-module stall, path report, event times and
+memory over time, asserted on the JSON (and on the text summary where it must name something)."""
+
+import pytest
+
+from conftest import REPO
+
+RECONSTRUCTION = REPO / "examples" / "reconstruction.toml"
+# Four lanes behind a `one` analyzer that costs 2 ms a call: three of them wait for its queue most of the time.
+SERIAL = ["--source", "empty", "--module", "analyzer:time=2e-3,concurrency=one,label=serial",
+          "--module", "analyzer:time=1e-4,label=free", "--output", "dummy"]
+
+
+@pytest.fixture(scope="module")
+def reconstruction(tmp_path_factory):
+    from conftest import run_lanes
+    return run_lanes("run", "--menu", RECONSTRUCTION, "-t", "2", "-l", "4", "-n", "40",
+                     cwd=tmp_path_factory.mktemp("reconstruction"))
+
+
+def test_every_module_has_its_stall_next_to_its_total(reconstruction):
+    assert reconstruction.returncode == 0, reconstruction.stderr
+    modules = {m["label"]: m for m in reconstruction.report["modules"]}
+    for module in modules.values():
+        assert module["stall_s"] >= 0 and module["external_s"] >= 0 and module["total_s"] >= 0
+        if module["concurrency"] in ("global", "stream"):
+            assert module["stall_s"] == 0, module  # nothing serialises them
+    assert modules["dqm"]["concurrency"] == "one"
+    assert reconstruction.report["stall_s"] == pytest.approx(sum(m["stall_s"] for m in modules.values()))
+
+
+def test_thread_time_breakdown_adds_up(reconstruction):
+    report = reconstruction.report
+    time = report["thread_time"]
+    assert time["total_s"] == pytest.approx(report["threads"] * report["wall_s"])
+    parts = [time[key] for key in ("modules_s", "source_s", "outputs_s", "overhead_s", "idle_s")]
+    assert all(part >= 0 for part in parts)
+    assert sum(parts) == pytest.approx(time["total_s"], rel=1e-9)
+    assert time["outputs_s"] == pytest.approx(report["outputs_s"])
+    assert len(report["lane_idle_s"]) == report["lanes"] == 4
+    assert all(idle >= 0 for idle in report["lane_idle_s"])
+    assert "thread time" in reconstruction.stdout
+
+
+def test_path_report_counts_like_a_trigger_report(reconstruction):
+    report = reconstruction.report
+    paths = {p["name"]: p for p in report["path_report"]["paths"]}
+    assert {"HLT_SingleMuon", "HLT_DiJet_BTag", "HLT_Electron", "DQM"} <= set(paths)
+    for path in paths.values():
+        assert path["visited"] == report["events"]
+        assert path["visited"] == path["accepted"] + path["rejected"] + path["failed"]
+        visited = path["visited"]
+        for module in path["modules"]:
+            assert module["visited"] == visited  # a module sees what the one before it accepted
+            assert module["visited"] == module["accepted"] + module["rejected"] + module["failed"]
+            visited = module["accepted"]
+        assert visited == path["accepted"]
+    assert paths["DQM"]["accepted"] == report["events"]  # an analyzer accepts everything
+    outputs = {o["label"]: o["events"] for o in report["path_report"]["outputs"]}
+    triggers = [paths[name]["accepted"] for name in ("HLT_SingleMuon", "HLT_DiJet_BTag", "HLT_Electron")]
+    assert max(triggers) <= outputs["aod"] <= min(sum(triggers), report["events"])  # the OR of the three
+    assert "HLT_DiJet_BTag" in reconstruction.stdout
+    assert f"output aod: {outputs['aod']} events written" in reconstruction.stdout
+
+
+def test_event_times_and_memory_over_time(reconstruction):
+    report = reconstruction.report
+    times = report["event_times"]
+    assert times["events"] == report["events"] == 40
+    assert 0 < times["median_s"] <= times["p90_s"] <= times["p99_s"] <= times["max_s"]
+    assert times["max_s"] <= report["wall_s"]
+    assert len(times["slowest"]) == 5
+    assert times["slowest"][0]["s"] == pytest.approx(times["max_s"])
+    assert len({e["event"] for e in times["slowest"]}) == 5
+    samples = report["memory"]["samples"]
+    assert len(samples) >= 2  # at least at the start and at the end
+    assert all(a[0] <= b[0] for a, b in zip(samples, samples[1:]))
+    assert all(rss > 0 for _, rss in samples)
+    assert "event time: median" in reconstruction.stdout and "RSS" in reconstruction.stdout
+
+
+def test_the_summary_names_the_module_that_stalls_most(lanes):
+    result = lanes("run", "-t", "4", "-l", "4", "-n", "200", *SERIAL)
+    assert result.returncode == 0, result.stderr
+    modules = {m["label"]: m for m in result.report["modules"]}
+    assert modules["serial"]["stall_s"] > 0
+    assert modules["free"]["stall_s"] == 0
+    assert "most in serial" in result.stdout, result.stdout
+
+
+def test_external_work_waits_are_reported(lanes):
+    result = lanes("run", "-t", "2", "-l", "4", "-n", "40", "--source", "empty",
+                   "--module", "offload:time=1e-3,produces.x=10,label=gpu", "--output", "dummy")
+    assert result.returncode == 0, result.stderr
+    gpu = next(m for m in result.report["modules"] if m["label"] == "gpu")
+    assert gpu["external_s"] > 0  # each call sleeps 1 ms on the pool
+    assert gpu["stall_s"] == 0
+
+
+def test_a_serialising_output_accounts_for_its_per_product_work(lanes):
+    # issue 15: productReady calls are part of the output's own row, as they are of the outputs' time
+    result = lanes("run", "-t", "2", "-n", "20", "--source", "synthetic:size.a=1000,size.b=2000",
+                   "--output", "dummy:ready=true")
+    assert result.returncode == 0, result.stderr
+    report = result.report
+    outputs = [m for m in report["modules"] if m["kind"] == "output"]
+    assert sum(m["total_s"] for m in outputs) == pytest.approx(report["outputs_s"])

@@ -1,0 +1,234 @@
+// The stall accounting on real jobs under contention: many lanes on a few
+// threads, `one` and `limited` modules, external work. Only relations that
+// must hold whatever the timing are asserted (no thresholds).
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include <gtest/gtest.h>
+
+#include "core/TestPlugins.h"
+#include "lanes/core/EventProcessor.h"
+#include "lanes/monitor/EventStatistics.h"
+#include "lanes/monitor/ModuleStatistics.h"
+#include "lanes/monitor/PathStatistics.h"
+#include "lanes/monitor/RunReport.h"
+
+namespace lanes::test {
+namespace {
+
+// Keeps every call and wait; thread-safe (a lock: a test's jobs are small).
+class Recorder : public ProcessingObserver {
+ public:
+  void callFinished(CallRecord const& call) override {
+    std::lock_guard lock(mutex_);
+    calls.push_back(call);
+  }
+  void waitFinished(WaitRecord const& wait) override {
+    std::lock_guard lock(mutex_);
+    waits.push_back(wait);
+  }
+  void eventStarted(unsigned lane, EventId const&) override {
+    std::lock_guard lock(mutex_);
+    ++started[lane];
+  }
+  std::vector<CallRecord> calls;
+  std::vector<WaitRecord> waits;
+  std::map<unsigned, int> started;  // events begun, by lane
+
+ private:
+  std::mutex mutex_;
+};
+
+struct Shape {
+  unsigned threads;
+  unsigned lanes;
+};
+
+constexpr int kEvents = 40;
+// Module indices in the job below (modules in order, then outputs).
+constexpr unsigned kGpu = 0, kSerial = 1, kFew = 2, kEven = 3, kOut = 4;
+
+class StallAccountingTest : public ::testing::TestWithParam<Shape> {
+ protected:
+  void SetUp() override {
+    auto config = job("count:events=" + std::to_string(kEvents));
+    config.threads = GetParam().threads;
+    config.lanes = GetParam().lanes;
+    config.modules = {{"gpu", PluginSpec::parse("external")},
+                      {"serial", PluginSpec::parse("one-probe")},
+                      {"few", PluginSpec::parse("limited-probe:limit=2")},
+                      {"even", PluginSpec::parse("even:in=n")}};
+    config.paths = {{"selected", {"even", "serial"}}};
+    config.outputs.push_back({"out", PluginSpec::parse("collect:in=gpu,ready=true"), {}});
+    auto registry = testRegistry(observations);
+    EventProcessor processor(std::move(config), registry);
+    for (ProcessingObserver* observer : std::initializer_list<ProcessingObserver*>{&statistics, &paths, &events, &recorder}) {
+      processor.addObserver(observer);
+    }
+    auto const start = Clock::now();
+    auto const summary = processor.run();
+    auto const wall = Clock::now() - start;
+    ASSERT_FALSE(summary.failed) << summary.error;
+    info = processor.info();
+    totals = statistics.totals();
+    // All the CPU the threads could have used: the breakdown's overhead and idle are then exact complements.
+    double const threadSeconds = info.threads * std::chrono::duration<double>(wall).count();
+    report = RunReport::build(info, statistics, summary, wall, {threadSeconds / 2, 0.0, 0});
+  }
+
+  std::vector<WaitRecord> waitsOf(WaitKind kind, unsigned module) const {
+    std::vector<WaitRecord> found;
+    for (auto const& wait : recorder.waits) {
+      if (wait.kind == kind && wait.module == module) found.push_back(wait);
+    }
+    return found;
+  }
+  std::vector<CallRecord> callsOf(unsigned module, Transition transition) const {
+    std::vector<CallRecord> found;
+    for (auto const& call : recorder.calls) {
+      if (call.module == module && call.transition == transition) found.push_back(call);
+    }
+    return found;
+  }
+
+  Observations observations;
+  ModuleStatistics statistics;
+  PathStatistics paths;
+  EventStatistics events;
+  Recorder recorder;
+  JobInfo info;
+  ModuleStatistics::Totals totals;
+  RunReport report;
+};
+
+TEST_P(StallAccountingTest, EveryWaitEndsAfterItBegins) {
+  ASSERT_FALSE(recorder.waits.empty());
+  for (auto const& wait : recorder.waits) {
+    EXPECT_LE(wait.begin, wait.end) << toString(wait.kind);
+    EXPECT_LT(wait.lane, GetParam().lanes);
+  }
+  for (auto const& module : report.modules) {
+    EXPECT_GE(module.stallSeconds, 0.0) << module.label;
+    EXPECT_GE(module.externalSeconds, 0.0) << module.label;
+  }
+}
+
+TEST_P(StallAccountingTest, SerialisedModulesWaitForTheirQueueBeforeEachCall) {
+  // The serial module runs on the accepted half of the events, the limited one on all.
+  for (auto [module, calls] : {std::pair{kSerial, kEvents / 2}, std::pair{kFew, kEvents}}) {
+    auto const waits = waitsOf(WaitKind::Queue, module);
+    ASSERT_EQ(waits.size(), static_cast<std::size_t>(calls)) << info.modules[module].label;
+    EXPECT_GT(totals.waits[module].queue, Clock::duration::zero()) << info.modules[module].label;
+    // Each call began after its wait ended, on the same lane and event.
+    for (auto const& call : callsOf(module, Transition::Event)) {
+      auto const wait = std::find_if(waits.begin(), waits.end(), [&](WaitRecord const& w) {
+        return w.lane == call.lane && w.event == call.event;
+      });
+      ASSERT_NE(wait, waits.end());
+      EXPECT_LE(wait->end, call.begin);
+    }
+  }
+  // A module that no queue serialises never stalls.
+  EXPECT_TRUE(waitsOf(WaitKind::Queue, kEven).empty());
+  EXPECT_EQ(totals.waits[kEven].queue, Clock::duration::zero());
+  EXPECT_DOUBLE_EQ(report.stallSeconds, report.modules[kSerial].stallSeconds + report.modules[kFew].stallSeconds);
+}
+
+TEST_P(StallAccountingTest, ExternalWaitsBeginWithTheirAcquireCall) {
+  auto const acquires = callsOf(kGpu, Transition::Acquire);
+  auto const waits = waitsOf(WaitKind::External, kGpu);
+  ASSERT_EQ(acquires.size(), static_cast<std::size_t>(kEvents));
+  ASSERT_EQ(waits.size(), acquires.size());
+  for (auto const& acquire : acquires) {
+    EXPECT_TRUE(std::any_of(waits.begin(), waits.end(), [&](WaitRecord const& w) {
+      return w.lane == acquire.lane && w.begin == acquire.begin;
+    }));
+  }
+}
+
+TEST_P(StallAccountingTest, EachEventOfALaneFollowsAnIdleWaitThatEndsAtTheSource) {
+  auto const nexts = callsOf(kSourceProducer, Transition::SourceNext);
+  int idles = 0;
+  std::map<unsigned, int> lastIdles;  // by lane: the wait from its last event to finding no more
+  for (auto const& wait : recorder.waits) {
+    if (wait.kind != WaitKind::Idle) continue;
+    if (wait.event == EventId{}) {
+      ++lastIdles[wait.lane];
+      continue;
+    }
+    ++idles;
+    EXPECT_TRUE(std::any_of(nexts.begin(), nexts.end(), [&](CallRecord const& next) {
+      return next.lane == wait.lane && next.begin == wait.end;
+    }));
+  }
+  EXPECT_EQ(idles, kEvents);
+  // Every lane ends once, even one that never got an event.
+  EXPECT_EQ(lastIdles.size(), GetParam().lanes);
+  for (auto [lane, count] : lastIdles) EXPECT_EQ(count, 1) << "lane " << lane;
+  int started = 0;
+  for (auto [lane, count] : recorder.started) started += count;
+  EXPECT_EQ(started, kEvents);
+  ASSERT_EQ(report.laneIdleSeconds.size(), GetParam().lanes);
+  for (auto idle : report.laneIdleSeconds) EXPECT_GT(idle, 0.0);  // before its first event or after its last
+}
+
+TEST_P(StallAccountingTest, ThreadTimeBreakdownAddsUp) {
+  auto const& time = report.threadTime;
+  for (double part : {time.modulesSeconds, time.sourceSeconds, time.outputsSeconds, time.overheadSeconds, time.idleSeconds}) {
+    EXPECT_GE(part, 0.0);
+  }
+  double const calls = time.modulesSeconds + time.sourceSeconds + time.outputsSeconds;
+  if (calls <= time.totalSeconds) {  // calls on the external work's own threads can outlast the job's threads
+    EXPECT_NEAR(calls + time.overheadSeconds + time.idleSeconds, time.totalSeconds, 1e-9 * time.totalSeconds + 1e-12);
+  }
+  // The output's productReady calls are in its own row, as in the outputs' time.
+  EXPECT_DOUBLE_EQ(report.modules[kOut].totalSeconds, report.outputsSeconds);
+  EXPECT_GE(observations.productReadyCalls.load(), kEvents);  // one per kept product
+}
+
+TEST_P(StallAccountingTest, PathReportCountsEveryStep) {
+  auto const json = paths.toJson();
+  ASSERT_EQ(json.size(), info.paths.size());
+  auto const selected = std::find_if(json.begin(), json.end(), [](auto const& path) { return path["name"] == "selected"; });
+  ASSERT_NE(selected, json.end());
+  EXPECT_EQ((*selected)["visited"], kEvents);
+  EXPECT_EQ((*selected)["accepted"], kEvents / 2);
+  EXPECT_EQ((*selected)["rejected"], kEvents / 2);
+  EXPECT_EQ((*selected)["failed"], 0);
+  auto const& modules = (*selected)["modules"];
+  ASSERT_EQ(modules.size(), 2u);
+  EXPECT_EQ(modules[0]["label"], "even");
+  EXPECT_EQ(modules[0]["visited"], kEvents);
+  EXPECT_EQ(modules[0]["rejected"], kEvents / 2);
+  EXPECT_EQ(modules[1]["visited"], modules[0]["accepted"]);  // only what passed the filter goes on
+  EXPECT_EQ(modules[1]["accepted"], kEvents / 2);
+  for (auto const& path : json) {
+    EXPECT_EQ(path["visited"].get<int>(), path["accepted"].get<int>() + path["rejected"].get<int>() + path["failed"].get<int>());
+  }
+  EXPECT_EQ(report.modules[kOut].events, static_cast<std::uint64_t>(kEvents));
+}
+
+TEST_P(StallAccountingTest, EventTimesAreOrderedAndNameTheSlowest) {
+  auto const json = events.toJson();
+  EXPECT_EQ(json["events"], kEvents);
+  EXPECT_LE(json["median_s"].get<double>(), json["p90_s"].get<double>());
+  EXPECT_LE(json["p90_s"].get<double>(), json["p99_s"].get<double>());
+  EXPECT_LE(json["p99_s"].get<double>(), json["max_s"].get<double>());
+  ASSERT_EQ(json["slowest"].size(), 5u);
+  EXPECT_EQ(json["slowest"][0]["s"].get<double>(), json["max_s"].get<double>());
+  for (std::size_t i = 1; i < json["slowest"].size(); ++i) {
+    EXPECT_LE(json["slowest"][i]["s"].get<double>(), json["slowest"][i - 1]["s"].get<double>());
+  }
+}
+
+std::vector<Shape> shapes() { return {{1, 1}, {1, 4}, {2, 8}, {4, 16}}; }
+
+INSTANTIATE_TEST_SUITE_P(ThreadsAndLanes, StallAccountingTest, ::testing::ValuesIn(shapes()),
+                         [](auto const& info) {
+                           return std::to_string(info.param.threads) + "threads" + std::to_string(info.param.lanes) + "lanes";
+                         });
+
+}  // namespace
+}  // namespace lanes::test

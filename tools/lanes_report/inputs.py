@@ -83,7 +83,8 @@ def thread_time(report):
     for part in parts:
         breakdown = part.get("thread_time", {})
         for name, value in (breakdown.items() if isinstance(breakdown, dict) else []):
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if name != "total_s" and isinstance(value, (int, float)) and not isinstance(value, bool):
+                name = name.removesuffix("_s")  # modules_s, source_s, ...: the table says the unit
                 total[name] = total.get(name, 0.0) + value
     return total
 

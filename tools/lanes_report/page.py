@@ -150,11 +150,9 @@ def thread_time_section(report):
 
 
 def stall_graph_section(trace):
-    """The stall graph drawn from the trace by lanes_plots.stall_graph, when that module is installed."""
-    if trace is None or importlib.util.find_spec("lanes_plots") is None or \
-            importlib.util.find_spec("lanes_plots.stall_graph") is None:
+    """The stall graph drawn from the trace by lanes_plots.stall_graph."""
+    if trace is None:
         return ""
-    from lanes_plots.stall_graph import stall_graph
     with tempfile.TemporaryDirectory() as directory:
         png = Path(directory) / "stall_graph.png"
         try:

@@ -1,14 +1,14 @@
-"""Object products are views of objects that the source reuses for later events (ProductSlot::lend): under
+"""Object products are views of objects that the sources reuse for later events (ProductSlot::lend): under
 contention (more lanes than threads, shared and per-lane handles, outputs that write while other lanes read, a
 repeat cache that keeps products) every event must still carry its own values. The file is NanoAOD with every
-branch an object branch, its ids in the leaf list EventID, read with id=EventID."""
+branch an object branch, its ids in the leaf list EventID, read with id=EventID; and the RNTuple of muons."""
 
 import functools
 from collections import Counter
 
 import pytest
 
-from rootio import DATA, Events, assert_clean_failure, assert_same_events, output_details, read_events
+from rootio import DATA, MUONS, Events, assert_clean_failure, assert_same_events, output_details, read_events, read_input
 from test_inputs import hashable
 
 VECTORS = DATA / "nanoAOD_2015_ttbar_vector_branches.root"
@@ -37,6 +37,16 @@ def test_every_event_keeps_its_own_objects_under_contention(tmp_path, lanes, han
     assert result.returncode == 0, result.stderr
     assert result.report["events"] == 200
     assert_same_events(read_events(out), expected_events())
+
+
+@pytest.mark.parametrize("handles", ["handles=shared", "handles=lane,chunk=7"])
+def test_rntuple_fields_keep_their_own_objects_under_contention(tmp_path, lanes, handles):
+    out = tmp_path / "out.root"
+    options = dict(option.split("=") for option in handles.split(","))
+    result = lanes("run", "--source", MUONS.spec(**options), "-n", "0", "-t", "2", "--lanes", "8", "--output",
+                   f"parallel-root:file={out},concurrency=2,flush=7")
+    assert result.returncode == 0, result.stderr
+    assert_same_events(read_events(out), read_input(MUONS))
 
 
 def test_a_repeat_cache_keeps_the_objects_it_holds(tmp_path, lanes):

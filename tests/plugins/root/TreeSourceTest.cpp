@@ -314,6 +314,8 @@ TEST(TreeSourceTest, ObjectProductsReuseTheObjectsOfEarlierEvents) {
     ASSERT_EQ(*static_cast<std::vector<float> const*>(slot.object()), *expected) << "entry " << entry - 1;
     objects.insert(slot.object());
   }
+  tree->ResetBranchAddresses();
+  delete expected;  // made by ROOT for the null address, ours to delete
   EXPECT_EQ(entry, 200);
   EXPECT_LE(objects.size(), 5u) << "a read-ahead window and the slot's, not one per event";
 }
@@ -341,6 +343,8 @@ TEST(TreeSourceTest, KeptProductsStayIntactAfterTheSourceIsGone) {
     ASSERT_GT(tree->GetEntry(entry), 0);
     EXPECT_EQ(*static_cast<std::vector<float> const*>(kept[entry]->object()), *expected) << "entry " << entry;
   }
+  tree->ResetBranchAddresses();
+  delete expected;  // made by ROOT for the null address, ours to delete
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
 #pragma once
 // Shared by the benchmarks: run a job, time it, report figures as JSON.
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,7 +21,10 @@ struct Measurement {
   double cpuSeconds = 0;
   std::uint64_t events = 0;
   unsigned threads = 0;
+  unsigned lanes = 0;
   double eventsPerSecond() const { return events / wallSeconds; }
+  // Thread-seconds per event: flat while adding threads scales perfectly.
+  double nsPerEventPerThread() const { return wallSeconds * threads / events * 1e9; }
   double cpuEfficiency() const { return cpuSeconds / (threads * wallSeconds); }
 };
 
@@ -26,6 +32,7 @@ struct Measurement {
 // (what `lanes run` always attaches) is on, which costs two clock reads per call.
 inline Measurement measure(JobConfig config, bool monitored) {
   unsigned const threads = config.threads;
+  unsigned const lanes = config.lanes == 0 ? threads : config.lanes;
   EventProcessor processor(std::move(config));
   ModuleStatistics statistics;
   if (monitored) processor.addObserver(&statistics);
@@ -35,7 +42,7 @@ inline Measurement measure(JobConfig config, bool monitored) {
   auto const wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (summary.failed) throw std::runtime_error(summary.error);
   auto const used = ResourceUsage::sample().since(before);
-  return {wall, used.cpuUserSeconds + used.cpuSystemSeconds, summary.eventsProcessed, threads};
+  return {wall, used.cpuUserSeconds + used.cpuSystemSeconds, summary.eventsProcessed, threads, lanes};
 }
 
 // Best of `repeats` runs (the least disturbed by the rest of the machine).
@@ -48,8 +55,24 @@ inline Measurement best(JobConfig const& config, bool monitored, int repeats = 3
   return result;
 }
 
+// Where a job benchmark runs: 1 and 2 threads with a lane each, then the
+// machine's thread count with 1x, 2x and 4x as many lanes as threads (events
+// in flight beyond the threads show what the shared structures cost).
+struct Point {
+  unsigned threads;
+  unsigned lanes;
+};
+inline std::vector<Point> scalingPoints() {
+  unsigned const machine = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<Point> points{{1, 1}, {2, 2}};
+  if (machine > 2) points.push_back({machine, machine});
+  for (unsigned factor : {2u, 4u}) points.push_back({machine, factor * machine});
+  return points;
+}
+
 inline nlohmann::json toJson(Measurement const& m) {
-  return {{"threads", m.threads},          {"events", m.events},
+  return {{"threads", m.threads},          {"lanes", m.lanes},
+          {"events", m.events},            {"ns_per_event_per_thread", m.nsPerEventPerThread()},
           {"wall_s", m.wallSeconds},       {"cpu_s", m.cpuSeconds},
           {"events_per_s", m.eventsPerSecond()}, {"cpu_efficiency", m.cpuEfficiency()}};
 }

@@ -1,7 +1,9 @@
 // (b) Per-product overhead: a synthetic source with 1000 products of the
 // NanoAOD profile, no waiters, a dummy output that consumes them all.
 // The cost per product is the time per event beyond an event without
-// products (bench_top_speed's job), divided by the products.
+// products (bench_top_speed's job), divided by the products. Runs at
+// bench::scalingPoints(); the ns are thread-seconds, so figures that stay flat
+// from 1 thread up mean perfect scaling.
 //   build/bin/bench_per_product [EVENTS]
 
 #include "Measure.h"
@@ -11,13 +13,14 @@ int main(int argc, char** argv) {
   std::uint64_t const events = argc > 1 ? std::stoull(argv[1]) : 50'000;
   constexpr int kProducts = 1000;
   nlohmann::json runs = nlohmann::json::array();
-  for (unsigned threads : {1u, 2u}) {
+  for (auto const [threads, lanes] : bench::scalingPoints()) {
     for (bool ready : {false, true}) {
       auto job = [&](std::string const& source) {
         JobConfig config;
         config.source = PluginSpec::parse(source);
         config.outputs.push_back({"out", PluginSpec::parse(ready ? "dummy:ready=true" : "dummy"), {}});
         config.threads = threads;
+        config.lanes = lanes;
         config.maxEvents = events;
         return config;
       };

@@ -254,6 +254,7 @@ NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked)
   sequence_ = layout->sequence;
   for (auto const& field : layout->fields) declare(descriptionOf(field));
   layout_ = layout;
+  makePools();
   if (skipBad) {  // open() reads the layout_ just set
     countOrSkip(files, first + 1, *layout->counts, layout->skipped,
                 [this](std::size_t index) { return open(index)->reader->GetNEntries(); });
@@ -263,6 +264,13 @@ NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked)
 NTupleSource::NTupleSource(std::shared_ptr<Layout const> layout)
     : layout_(std::move(layout)), sequence_(layout_->sequence), perLane_(true) {
   for (auto const& field : layout_->fields) declare(descriptionOf(field));
+  makePools();
+}
+
+void NTupleSource::makePools() {
+  for (auto const& field : layout_->fields) {
+    pools_.push_back(field.cls && !field.emulated ? ObjectPool::make(field.cls) : nullptr);  // emulated: read as records
+  }
 }
 
 NTupleSource::~NTupleSource() = default;
@@ -326,19 +334,21 @@ void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSl
   auto const& field = layout_->fields[product];
   if (field.emulated) return readRecord(*file.records[product], local, slot);
   auto& view = *file.views[product];
-  void* object = field.cls ? field.cls->New() : nullptr;
+  // An object of the field's pool, reused once an earlier event let it go.
+  auto* item = field.cls ? pools_[product]->take() : nullptr;
   try {
     ThrowOnRootFatal const guard;
-    if (object) view.BindRawPtr(object);
+    if (item) view.BindRawPtr(item->object);
     view(local);
   } catch (ROOT::RException const& error) {
-    if (object) field.cls->Destructor(object);
+    if (item) item->pool->putBack(item);
     throw readError(field.name, local, rootExceptionMessage(error));
   } catch (Exception const& fatal) {
-    throw readError(field.name, local, fatal.message());  // the object may be half-built: not destroyed
+    if (item) item->pool->discard(item);  // the object may be half-built: not destroyed
+    throw readError(field.name, local, fatal.message());
   }
-  if (object) {
-    adoptObject(slot, field.cls, object, field.cls->Size());
+  if (item) {
+    item->pool->lend(item, field.cls->Size(), slot);
   } else {
     field.fundamental->putScalar(file.scalars[product].data(), slot, field.fundamental->size);
   }

@@ -12,6 +12,7 @@
 #include "lanes/core/PluginOptions.h"
 #include "lanes/core/Source.h"
 #include "root/InputFiles.h"
+#include "root/ObjectPool.h"
 
 namespace ROOT {
 class RFieldBase;
@@ -23,6 +24,9 @@ namespace lanes::rootio {
 // scheduler's serial source queue. With handles=lane each lane gets a
 // replica with readers of its own; replicas share only the layout, immutable
 // but for the files' entry counts, which any replica may learn first.
+// Each copy keeps an ObjectPool per object field: an object product is a view
+// of a pooled object (ProductSlot::lend), read into again for a later event
+// once the event that had it releases its slots.
 class NTupleSource : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST, ntuple=NAME (Events),
@@ -68,7 +72,10 @@ class NTupleSource : public Source {
   // "cannot read field F of entry E in FILE: why", for the current file.
   Exception readError(std::string const& field, std::uint64_t entry, std::string const& why) const;
 
+  void makePools();
+
   std::shared_ptr<Layout const> layout_;
+  std::vector<ObjectPool::Owner> pools_;  // per product: object fields only
   FileSequence sequence_{{}};  // this copy's: files are counted as they are reached
   RecentlyOpened<OpenFile> open_;
   bool perLane_ = false;

@@ -27,7 +27,8 @@
 namespace lanes::rootio {
 
 // The id branches of NanoAOD's convention; they give each event its EventId
-// instead of being products.
+// instead of being products. With id=BRANCH they are the leaves of that one
+// leaf-list branch instead (CMS's EventID, say).
 constexpr char const* kIdBranches[] = {"run", "luminosityBlock", "event"};
 
 struct TreeSource::TreeLayout {
@@ -38,6 +39,7 @@ struct TreeSource::TreeLayout {
   std::string tree;
   std::vector<BranchLayout> branches;  // in product order
   bool hasIds = false;
+  std::string idBranch;  // id=: the leaf-list branch of the ids; empty: the three branches
   long long cacheBytes = -1;  // -1: ROOT's automatic size
   std::size_t readAhead = 16;  // entries of a branch read at a time
   std::uint64_t chunk = 1;     // handles=lane: consecutive entries a lane takes
@@ -48,7 +50,8 @@ struct TreeSource::TreeLayout {
 // One entry of one branch, read ahead of its event: it owns its object (or
 // holds its scalar) until handed to the event's slot.
 struct TreeSource::Pending {
-  void* object = nullptr;             // Array, String, Object, Emulated
+  void* object = nullptr;             // Array, String, Emulated
+  ObjectPool::Item* item = nullptr;   // Object: taken from the branch's pool
   std::array<std::byte, 8> scalar{};  // Scalar
   std::size_t bytes = 0;
   bool ready = false;  // read and not yet handed over
@@ -135,25 +138,53 @@ TreeSource::BranchLayout layoutOf(TBranch& branch) {
   return {name, array ? Kind::Array : Kind::Scalar, fundamental};
 }
 
-bool isIdBranch(std::string const& name) {
-  return std::find(std::begin(kIdBranches), std::end(kIdBranches), name) != std::end(kIdBranches);
+bool isIdBranch(std::string const& name, std::string const& idBranch) {
+  return name == idBranch || std::find(std::begin(kIdBranches), std::end(kIdBranches), name) != std::end(kIdBranches);
 }
 
 // The selected top-level branches of `tree` as products, into `branches`;
 // true if the tree has all the id branches.
 bool describeBranches(TTree& tree, std::vector<std::string> const& include, std::vector<std::string> const& exclude,
-                      std::vector<TreeSource::BranchLayout>& branches) {
+                      std::string const& idBranch, std::vector<TreeSource::BranchLayout>& branches) {
   std::size_t ids = 0;
   for (auto* object : *tree.GetListOfBranches()) {
     auto* branch = static_cast<TBranch*>(object);
     std::string const name = branch->GetName();
-    if (isIdBranch(name)) {
+    if (isIdBranch(name, idBranch)) {
       ++ids;
     } else if (selectedName(name, include, exclude)) {
       branches.push_back(layoutOf(*branch));
     }
   }
-  return ids == std::size(kIdBranches);
+  return !idBranch.empty() || ids == std::size(kIdBranches);
+}
+
+// The run, luminosityBlock and event leaves of `tree`: the leaves of the
+// branch `idBranch`, or else the three branches' own.
+std::vector<TLeaf*> idLeavesOf(TTree& tree, std::string const& idBranch) {
+  if (idBranch.empty()) {
+    std::vector<TLeaf*> leaves;
+    for (auto const* name : kIdBranches) {
+      auto* branch = tree.GetBranch(name);
+      if (!branch) throw Exception("no branch '" + std::string(name) + "' (the first input file has)");
+      leaves.push_back(static_cast<TLeaf*>(branch->GetListOfLeaves()->At(0)));
+    }
+    return leaves;
+  }
+  auto* branch = tree.GetBranch(idBranch.c_str());
+  if (!branch) throw Exception("no branch '" + idBranch + "' for the event ids (id=)");
+  std::vector<TLeaf*> leaves;
+  for (auto const* name : kIdBranches) {
+    auto* leaf = branch->GetLeaf(name);
+    if (!leaf && name == std::string("luminosityBlock")) leaf = branch->GetLeaf("lumi");
+    auto const* type = leaf ? fundamentalByRootName(leaf->GetTypeName()) : nullptr;
+    if (!type || type->scalar == typeid(float) || type->scalar == typeid(double) || leaf->GetLenStatic() != 1) {
+      throw Exception("id branch '" + idBranch + "' has no integer leaf '" + name +
+                      "' (id= takes a leaf-list branch of integer leaves run, luminosityBlock or lumi, and event)");
+    }
+    leaves.push_back(leaf);
+  }
+  return leaves;
 }
 
 // Throws if a branches= or exclude= glob matches none of the tree's top-level branches.
@@ -171,7 +202,7 @@ std::vector<std::string> emulatedClasses(TTree& tree, std::vector<std::string> c
   std::vector<std::string> names;
   for (auto* object : *tree.GetListOfBranches()) {
     auto* branch = static_cast<TBranch*>(object);
-    if (isIdBranch(branch->GetName()) || !selectedName(branch->GetName(), include, exclude)) continue;
+    if (isIdBranch(branch->GetName(), {}) || !selectedName(branch->GetName(), include, exclude)) continue;
     auto* cls = *branch->GetClassName() ? TClass::GetClass(branch->GetClassName()) : nullptr;
     if (cls && !cls->HasDictionary()) names.emplace_back(cls->GetName());
   }
@@ -206,6 +237,10 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   initialiseRoot();
   auto layout = std::make_shared<TreeLayout>(inputFiles(checked));
   layout->tree = options.getString("tree", "Events");
+  if (auto const id = options.getString("id")) {
+    if (id->empty()) throw Exception("root: id= names no branch");
+    layout->idBranch = *id;
+  }
   auto const include = options.getAll("branches");
   auto const exclude = options.getAll("exclude");
   bool const perLane = checked.choice("handles", "shared", {"shared", "lane"}) == "lane";
@@ -243,7 +278,8 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   layout->chunk = checked.positive("chunk", firstClusterEntries(*tree));
   try {
     requireBranchMatches(*tree, include, exclude);
-    layout->hasIds = describeBranches(*tree, include, exclude, layout->branches);
+    if (!layout->idBranch.empty()) idLeavesOf(*tree, layout->idBranch);  // refuses a bad id= before the job
+    layout->hasIds = describeBranches(*tree, include, exclude, layout->idBranch, layout->branches);
   } catch (Exception const& error) {
     throw Exception("'" + files[first] + "': " + error.message());
   }
@@ -258,6 +294,7 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   for (auto const& branch : layout->branches) declare(descriptionOf(branch));
   sequence_ = layout->sequence;
   layout_ = layout;
+  makePools();
   if (skipBad) {  // open() reads the layout_ just set
     countOrSkip(files, first + 1, *layout->counts, layout->skipped,
                 [this](std::size_t index) { return static_cast<std::uint64_t>(open(index)->tree->GetEntries()); });
@@ -267,6 +304,13 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
 TreeSource::TreeSource(std::shared_ptr<TreeLayout const> layout)
     : layout_(std::move(layout)), sequence_(layout_->sequence), perLane_(true) {
   for (auto const& branch : layout_->branches) declare(descriptionOf(branch));
+  makePools();
+}
+
+void TreeSource::makePools() {
+  for (auto const& branch : layout_->branches) {
+    pools_.push_back(branch.kind == Kind::Object ? ObjectPool::make(branch.cls) : nullptr);
+  }
 }
 
 TreeSource::~TreeSource() = default;
@@ -310,16 +354,18 @@ bool TreeSource::position(std::uint64_t entry, SourceEvent& event) {
   std::uint64_t values[3];
   for (std::size_t i = 0; i < 3; ++i) {
     auto* leaf = file.idLeaves[i];
+    // The leaves of a leaf-list branch share it: read once.
+    bool const read = i == 0 || leaf->GetBranch() != file.idLeaves[i - 1]->GetBranch();
     std::optional<std::string> why;
     try {
       ThrowOnRootFatal const guard;
-      if (leaf->GetBranch()->GetEntry(local) < 0) why = takeRootMessage();
+      if (read && leaf->GetBranch()->GetEntry(local) < 0) why = takeRootMessage();
     } catch (Exception const& fatal) {
       why = fatal.message();
     }
     if (why) {
-      throw Exception("cannot read branch '" + std::string(kIdBranches[i]) + "' of entry " + std::to_string(local) +
-                      " in '" + origin() + "': " + *why);
+      throw Exception("cannot read branch '" + std::string(leaf->GetBranch()->GetName()) + "' of entry " +
+                      std::to_string(local) + " in '" + origin() + "': " + *why);
     }
     values[i] = static_cast<std::uint64_t>(leaf->GetValueLong64());
   }
@@ -368,10 +414,15 @@ void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first,
 void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry, Pending& pending) const {
   auto const& layout = layout_->branches[product];
   void* object = nullptr;
-  if (layout.cls) {
-    // A fresh object per entry, for the slot to own; the branch notices the
-    // new address on GetEntry.
-    object = layout.cls->New();
+  ObjectPool::Item* item = nullptr;
+  if (layout.kind == Kind::Object) {
+    // An object of the branch's pool, reused once an earlier event let it go:
+    // reading into it keeps its allocations. The branch notices the new
+    // address on GetEntry.
+    item = pools_[product]->take();
+    file.objects[product] = item->object;
+  } else if (layout.cls) {
+    object = layout.cls->New();  // an emulated class: owned by its EmulatedObject product
     file.objects[product] = object;
   }
   auto const failed = [&](std::string const& why) {
@@ -383,9 +434,11 @@ void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry,
     ThrowOnRootFatal const guard;
     bytes = file.branches[product]->GetEntry(entry);
   } catch (Exception const& fatal) {
-    throw failed(fatal.message());  // the object ROOT was filling may be half-built: not destroyed
+    if (item) item->pool->discard(item);  // the object ROOT was filling may be half-built: not destroyed
+    throw failed(fatal.message());
   }
   if (bytes < 0) {
+    if (item) item->pool->putBack(item);
     if (object) layout.cls->Destructor(object);
     throw failed(takeRootMessage());
   }
@@ -400,12 +453,14 @@ void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry,
     case Kind::Emulated: break;
   }
   pending.object = object;
+  pending.item = item;
   pending.bytes = static_cast<std::size_t>(bytes);
   pending.ready = true;
 }
 
 void TreeSource::hand(BranchLayout const& layout, Pending& pending, ProductSlot& slot) {
   auto* object = std::exchange(pending.object, nullptr);
+  auto* item = std::exchange(pending.item, nullptr);
   pending.ready = false;
   switch (layout.kind) {
     case Kind::Scalar: layout.fundamental->putScalar(pending.scalar.data(), slot, pending.bytes); break;
@@ -416,13 +471,18 @@ void TreeSource::hand(BranchLayout const& layout, Pending& pending, ProductSlot&
       slot.adopt(object, typeid(std::string), pending.bytes, [](void* p, void*) { delete static_cast<std::string*>(p); },
                  nullptr);
       break;
-    case Kind::Object: adoptObject(slot, layout.cls, object, pending.bytes); break;
+    case Kind::Object: item->pool->lend(item, pending.bytes, slot); break;
     case Kind::Emulated: slot.emplace(EmulatedObject(layout.cls, object), pending.bytes); break;
   }
 }
 
 void TreeSource::drop(BranchLayout const& layout, Pending& pending) {
   if (!pending.ready) return;
+  if (auto* item = std::exchange(pending.item, nullptr)) {
+    pending.ready = false;
+    item->pool->putBack(item);
+    return;
+  }
   ProductSlot discarded;  // frees it as an event's slot would
   hand(layout, pending, discarded);
 }
@@ -461,10 +521,10 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
     }
   }
   if (layout_->hasIds) {
-    for (auto const* name : kIdBranches) {
-      auto* branch = file->tree->GetBranch(name);
-      if (!branch) throw Exception("'" + path + "' has no branch '" + name + "' (the first input file has)");
-      file->idLeaves.push_back(static_cast<TLeaf*>(branch->GetListOfLeaves()->At(0)));
+    try {
+      file->idLeaves = idLeavesOf(*file->tree, layout_->idBranch);
+    } catch (Exception const& error) {
+      throw Exception("'" + path + "': " + error.message());
     }
   }
   return file;
@@ -474,7 +534,8 @@ namespace {
 RegisterSource<TreeSource> const registration(
     "root",
     "reads a TTree, every top-level branch a product read on demand: file=PATH (repeatable) or files=LIST, "
-    "tree=NAME (Events), branches=GLOB, exclude=GLOB, handles=shared|lane, readahead=N, chunk=N, cache=BYTES, imt=true|false, "
+    "tree=NAME (Events), id=BRANCH (a leaf-list branch of run, luminosityBlock and event leaves giving the ids), "
+    "branches=GLOB, exclude=GLOB, handles=shared|lane, readahead=N, chunk=N, cache=BYTES, imt=true|false, "
     "dictionaries=DIR (build and cache dictionaries for classes ROOT can only emulate, so outputs can write them), "
     "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the tree, naming it)");
 }

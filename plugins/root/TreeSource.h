@@ -11,6 +11,7 @@
 #include "lanes/core/PluginOptions.h"
 #include "lanes/core/Source.h"
 #include "root/InputFiles.h"
+#include "root/ObjectPool.h"
 
 class TBranch;
 class TClass;
@@ -27,9 +28,15 @@ struct Fundamental;
 // handles=lane each lane gets a replica with file handles of its own, so
 // lanes read concurrently; replicas share only the TreeLayout, immutable but
 // for the files' entry counts, which any replica may learn first (atomics).
+// Each copy keeps an ObjectPool per object branch: an object product is a
+// view of a pooled object (ProductSlot::lend), read into again for a later
+// event once the event that had it releases its slots; so it is valid until
+// then, like any product.
 class TreeSource : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST, tree=NAME (default Events),
+  // id=BRANCH (the event ids are the run, luminosityBlock and event leaves of
+  // that leaf-list branch; default: the branches of those names, if any),
   // branches=GLOB and exclude=GLOB (repeatable), handles=shared|lane,
   // readahead=N (each branch is read N entries at a time, default 16, because
   // reading one branch for consecutive entries keeps ROOT's branch and basket
@@ -89,7 +96,10 @@ class TreeSource : public Source {
   static void hand(BranchLayout const& layout, Pending& pending, ProductSlot& slot);
   static void drop(BranchLayout const& layout, Pending& pending);
 
+  void makePools();
+
   std::shared_ptr<TreeLayout const> layout_;
+  std::vector<ObjectPool::Owner> pools_;  // per product: Object branches only; outlive the open files
   FileSequence sequence_{{}};  // this copy's: a shared source counts files as it reaches them
   RecentlyOpened<OpenFile> open_;
   bool perLane_ = false;

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <memory>
+#include <set>
 
 #include "plugins/PluginTesting.h"
 #include "plugins/root/RootTesting.h"
@@ -109,6 +111,39 @@ TEST(NTupleSourceTest, LaterFilesAreCountedWhenReached) {
   ASSERT_TRUE(shared.next(event));
   EXPECT_EQ(event.id.event, 2000u);
   expectMentions(errorOf([&] { shared.next(event); }), {"truncated.root"});
+}
+
+
+// Object fields read into pooled objects: reused once an event lets go, and
+// intact for as long as a slot keeps them, the source gone or not.
+TEST(NTupleSourceTest, ObjectProductsAreReusedAndKeptProductsStayIntact) {
+  auto reader = ROOT::RNTupleReader::Open("Events", dataFile(kMuons));
+  auto pt = reader->GetView<ROOT::RVec<float>>("Muon_pt");
+  auto equals = [&](ProductSlot const& slot, std::uint64_t entry) {
+    auto const& values = *static_cast<std::vector<float> const*>(slot.object());
+    auto const& expected = pt(entry);
+    return std::equal(values.begin(), values.end(), expected.begin(), expected.end());
+  };
+  std::vector<std::unique_ptr<ProductSlot>> kept;
+  {
+    NTupleSource source(optionsOf("file=" + dataFile(kMuons) + ",fields=Muon_pt"));
+    std::set<void const*> objects;
+    ProductSlot slot;
+    SourceEvent position;
+    for (std::uint64_t entry = 0; source.next(position); ++entry) {
+      slot.reset();  // as the lane does when it starts its next event
+      source.read(position, 0, slot);
+      ASSERT_TRUE(equals(slot, entry)) << "entry " << entry;
+      objects.insert(slot.object());
+      if (entry % 100 == 0) {
+        kept.push_back(std::make_unique<ProductSlot>());
+        source.read(position, 0, *kept.back());
+      }
+    }
+    EXPECT_LE(objects.size(), 2u) << "reused, not one object per event";
+  }
+  ASSERT_EQ(kept.size(), 10u);
+  for (std::size_t i = 0; i < kept.size(); ++i) EXPECT_TRUE(equals(*kept[i], i * 100)) << "entry " << i * 100;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <tuple>
 
 #include "plugins/PluginTesting.h"
@@ -246,6 +247,104 @@ TEST(TreeSourceTest, ASharedSourceSkipsAcrossFilesItHasNotCountedYet) {
   EXPECT_EQ(event.entry, 599u);
   EXPECT_FALSE(source.skip(1)) << "600 entries in all";
   EXPECT_FALSE(source.next(event));
+}
+
+
+// The NanoAOD file with every branch an object (std::vector<T>) and the ids in
+// the leaf list EventID (run, lumi, event).
+TreeSource vectors(std::string const& extra = "") {
+  return TreeSource(optionsOf("file=" + dataFile(kVectors) + ",id=EventID" + extra));
+}
+
+struct EventIdLeaves {
+  UInt_t run;
+  UInt_t lumi;
+  ULong64_t event;
+};
+
+TEST(TreeSourceTest, IdsComeFromTheLeavesOfALeafListBranch) {
+  auto source = vectors();
+  EXPECT_THROW(indexOf(source, "EventID"), std::runtime_error) << "the id branch is no product";
+  TFile file(dataFile(kVectors).c_str());
+  auto* tree = file.Get<TTree>("Events");
+  EventIdLeaves id{};
+  tree->SetBranchAddress("EventID", &id);
+  SourceEvent position;
+  Long64_t entry = 0;
+  while (source.next(position)) {
+    ASSERT_GT(tree->GetEntry(entry++), 0);
+    EXPECT_EQ(position.id, (EventId{id.run, id.lumi, id.event}));
+  }
+  EXPECT_EQ(entry, 200);
+  EXPECT_NE(id.event, 200u) << "real event numbers, not ordinals";
+  auto lanes = vectors(",handles=lane");
+  auto copy = lanes.replicate();
+  ASSERT_TRUE(copy->at(199, position));
+  EXPECT_EQ(position.id, (EventId{id.run, id.lumi, id.event}));
+}
+
+TEST(TreeSourceTest, ABadIdBranchIsRefusedNamingIt) {
+  auto error = [](std::string const& options) {
+    return errorOf([&] { TreeSource source(optionsOf("file=" + dataFile(kVectors) + "," + options)); });
+  };
+  expectMentions(error("id=Nope"), {kVectors.c_str(), "no branch 'Nope'", "id="});
+  expectMentions(error("id=HTXS_Higgs_pt"), {kVectors.c_str(), "id branch 'HTXS_Higgs_pt'", "no integer leaf 'run'"});
+  expectMentions(error("id="), {"id= names no branch"});
+  // Without id= the leaf list would be a product, which it cannot be.
+  expectMentions(error("exclude=Jet_pt"), {"branch 'EventID' has 3 leaves"});
+}
+
+// An object product is a view of a pooled object: once the event that had it
+// lets its slot go, a later event's product is read into the same object.
+TEST(TreeSourceTest, ObjectProductsReuseTheObjectsOfEarlierEvents) {
+  auto source = vectors(",branches=Jet_pt,readahead=4");
+  auto const p = indexOf(source, "Jet_pt");
+  TFile file(dataFile(kVectors).c_str());
+  auto* tree = file.Get<TTree>("Events");
+  std::vector<float>* expected = nullptr;
+  tree->SetBranchAddress("Jet_pt", &expected);
+  std::set<void const*> objects;
+  ProductSlot slot;
+  SourceEvent position;
+  Long64_t entry = 0;
+  while (source.next(position)) {
+    slot.reset();  // as the lane does when it starts its next event
+    source.read(position, p, slot);
+    ASSERT_GT(tree->GetEntry(entry++), 0);
+    ASSERT_EQ(*static_cast<std::vector<float> const*>(slot.object()), *expected) << "entry " << entry - 1;
+    objects.insert(slot.object());
+  }
+  tree->ResetBranchAddresses();
+  delete expected;  // made by ROOT for the null address, ours to delete
+  EXPECT_EQ(entry, 200);
+  EXPECT_LE(objects.size(), 5u) << "a read-ahead window and the slot's, not one per event";
+}
+
+// What keeps products beyond their events (a repeat cache keeps the slots)
+// keeps them intact, even after the source that lent them is gone.
+TEST(TreeSourceTest, KeptProductsStayIntactAfterTheSourceIsGone) {
+  std::vector<std::unique_ptr<ProductSlot>> kept;
+  {
+    auto source = vectors(",branches=Jet_pt,handles=lane,chunk=7");
+    auto copy = source.replicate();
+    auto const p = indexOf(source, "Jet_pt");
+    SourceEvent position;
+    for (std::uint64_t ordinal = 0; copy->at(ordinal, position); ++ordinal) {
+      kept.push_back(std::make_unique<ProductSlot>());
+      copy->read(position, p, *kept.back());
+    }
+  }
+  ASSERT_EQ(kept.size(), 200u);
+  TFile file(dataFile(kVectors).c_str());
+  auto* tree = file.Get<TTree>("Events");
+  std::vector<float>* expected = nullptr;
+  tree->SetBranchAddress("Jet_pt", &expected);
+  for (Long64_t entry = 0; entry < 200; ++entry) {
+    ASSERT_GT(tree->GetEntry(entry), 0);
+    EXPECT_EQ(*static_cast<std::vector<float> const*>(kept[entry]->object()), *expected) << "entry " << entry;
+  }
+  tree->ResetBranchAddresses();
+  delete expected;  // made by ROOT for the null address, ours to delete
 }
 
 }  // namespace

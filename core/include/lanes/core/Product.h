@@ -48,10 +48,18 @@ struct SyntheticBytes {
   std::size_t size = 0;
 };
 
-// Holds one product of any type, either owned (stored inline when small) or
-// borrowed from a longer-lived cache. Lane-confined: written once by the
+// Holds one product of any type. Lane-confined: written once by the
 // product's producer, read afterwards by consumers that the scheduler orders
-// after that producer.
+// after that producer. A slot holds its object in one of three ways:
+// - owned (emplace, adopt): the slot deletes it on reset();
+// - lent (lend): a view of an object that its owner (a source's pool) reuses
+//   for a later event once reset() gives it back;
+// - borrowed (borrow): a view of an object that outlives the slot's use.
+// Either way a product is valid, and unchanged, until its slot is reset: for
+// an event's slots, when its lane starts its next event. Code that keeps a
+// product beyond its event keeps the slot itself (a repeat cache does: a lent
+// object then never goes back, and its pool makes another), or a copy, never
+// the object's address; outputs serialise a product within write().
 class ProductSlot {
  public:
   ProductSlot() = default;
@@ -94,6 +102,12 @@ class ProductSlot {
     object_ = object;
     type_ = &type;
     bytes_ = bytes;
+  }
+
+  // Views an object that its owner reuses: reset() hands it back through
+  // `release(object, context)`, which may run on any thread (the lane's).
+  void lend(void* object, std::type_info const& type, std::size_t bytes, Destroy release, void* context) {
+    adopt(object, type, bytes, release, context);
   }
 
   // Refers to an object owned elsewhere (a source's replay cache) that

@@ -5,6 +5,9 @@ namespace lanes::detail {
 Lane::Lane(Schedule& schedule, unsigned index)
     : schedule_(schedule), index_(index), event_(schedule.registry, index) {
   if (schedule.replicatedSource) replica_ = schedule.takeReplica();
+  // A lane's own copy of a file source is still one file: the lane's modules
+  // run concurrently, so their reads go through the lane's serial queue.
+  if (replica_ && !replica_->concurrentReads()) replicaReads_ = std::make_unique<LimitedTaskQueue>(schedule.group, 1);
   auto const nModules = schedule.workers.size();
   modules_ = std::make_unique<ModuleState[]>(nModules);
   for (unsigned m = 0; m < nModules; ++m) {
@@ -188,7 +191,7 @@ void Lane::start(unsigned module) {
   if (state.toRead.empty()) {
     ++readyNow;
   } else {
-    schedule_.sourceQueue->push([this, module] { readBatch(module); },
+    (replicaReads_ ? *replicaReads_ : *schedule_.sourceQueue).push([this, module] { readBatch(module); },
                                 [this, module] {
                                   for (auto product : modules_[module].toRead) sourceProducts_[product].done.markDone();
                                   if (modules_[module].pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);

@@ -135,6 +135,7 @@ class Lane {
   Clock::time_point freeSince_;  // when the lane's last event (or the part) ended (if timing): an Idle wait begins
   bool fetched_ = false;  // written in the source queue's task, read right after it in the same task
   std::unique_ptr<Source> replica_;
+  std::unique_ptr<LimitedTaskQueue> replicaReads_;  // reads from replica_, unless it allows concurrent ones
   Schedule::OrdinalRun claimed_;  // a replica's: ordinals claimed and not yet started
   std::unique_ptr<ModuleState[]> modules_;
   std::unique_ptr<SourceProductState[]> sourceProducts_;

@@ -92,7 +92,7 @@ void Schedule::buildSource(PluginRegistry const& plugins) {
   spareReplica_ = source->replicate();
   replicatedSource = spareReplica_ != nullptr;
   if (replicatedSource) replicaChunk = std::max<std::uint64_t>(1, spareReplica_->replicaChunk());
-  inlineSourceReads = replicatedSource || source->concurrentReads();
+  inlineSourceReads = source->concurrentReads();
   for (auto const& description : source->products()) registry.add(description, kSourceProducer, "the source");
   sourceProducts = registry.size();
 }

@@ -53,6 +53,9 @@ class Schedule {
   // A lane's own copy of a replicable source (the first lane gets the one
   // that was made to find out whether the source replicates).
   std::unique_ptr<Source> takeReplica();
+  // Source reads run inline in the module that needs them only where read()
+  // may run concurrently (products from memory); a file source, even a lane's
+  // own copy, is read under a serial queue.
   bool inlineSourceReads = false;
   std::size_t sourceProducts = 0;  // registry indices [0, sourceProducts) come from the source
   std::vector<unsigned> sourceConsumers;         // per source product: how many modules consume it

@@ -92,6 +92,8 @@ std::vector<Fundamental> const& fundamentals() {
   return table;
 }
 
+void destroyWithClass(void* object, void* cls) { static_cast<TClass*>(cls)->Destructor(object); }
+
 // Loading ROOT's libraries creates gROOT, which installs handlers for
 // SIGSEGV, SIGALRM, SIGPIPE, ... (a crash then runs gdb for a stack trace; an
 // alarm is swallowed). lanes keeps each signal's default meaning: a crash is
@@ -188,6 +190,10 @@ RootType rootTypeOf(std::string const& label, std::type_index type, std::string 
 void* rootObjectOf(ProductSlot const& slot, RootType const& type) {
   if (type.emulated) return static_cast<EmulatedObject const*>(slot.object())->object();
   return const_cast<void*>(slot.object());
+}
+
+void adoptObject(ProductSlot& slot, TClass* cls, void* object, std::size_t bytes) {
+  slot.adopt(object, *cls->GetTypeInfo(), bytes, &destroyWithClass, cls);
 }
 
 int compressionSettings(std::string const& algorithm, int level) {

@@ -107,6 +107,9 @@ RootType rootTypeOf(std::string const& label, std::type_index type, std::string 
 // The object a slot holds, as ROOT wants it (unwrapping an EmulatedObject).
 void* rootObjectOf(ProductSlot const& slot, RootType const& type);
 
+// Puts an object made by `cls->New()` into `slot`; the slot deletes it
+// through `cls`. The product's C++ type is the class's own.
+void adoptObject(ProductSlot& slot, TClass* cls, void* object, std::size_t bytes);
 
 // ROOT's spelling of a compression setting: "zstd:5" -> algorithm * 100 + level.
 // Throws lanes::Exception on an unknown algorithm or a level outside 0..9.

@@ -25,6 +25,38 @@ JobConfig chunkedJob(int events, int chunk, unsigned threads, unsigned lanes) {
 
 long sumUpTo(long n) { return n * (n + 1) / 2; }
 
+// Reads the source's "blob" product, so that a lane has two modules reading
+// two products of its source copy at once (the other reads "n").
+class BlobReader : public global::Analyzer {
+ public:
+  explicit BlobReader(std::string const& label) : Analyzer(label), blob_(consumes<SyntheticBytes>("blob")) {}
+  void analyze(Event const& event) const override { (void)event.get(blob_); }
+
+ private:
+  ProductToken<SyntheticBytes> blob_;
+};
+
+TEST(ReplicaChunkTest, ALanesModulesReadItsSourceCopyOneAtATime) {
+  // A lane's copy of a file source is one file handle: its two modules run
+  // on two threads, and must not be inside read() together.
+  Observations observations;
+  auto registry = testRegistry(observations);
+  registry.addModule({"blob-reader", ""}, [](std::string const& label, Options const&) {
+    return std::unique_ptr<Module>(new BlobReader(label));
+  });
+  auto config = job("count:events=3000");
+  config.threads = 2;
+  config.lanes = 1;
+  config.modules.push_back({"sum", PluginSpec::parse("add:in=n")});
+  config.modules.push_back({"bytes", PluginSpec::parse("blob-reader")});
+  config.paths.push_back({"p1", {"sum"}});  // two paths run side by side
+  config.paths.push_back({"p2", {"bytes"}});
+  auto const summary = EventProcessor(config, registry).run();
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(summary.eventsProcessed, 3000u);
+  EXPECT_EQ(observations.overlappingReads.load(), 0);
+}
+
 TEST(ReplicaChunkTest, EachAlignedChunkIsReadByOneLaneInOrder) {
   Observations observations;
   auto const summary = EventProcessor(chunkedJob(1000, 100, 2, 4), testRegistry(observations)).run();

@@ -1,6 +1,9 @@
 #include "core/TestPlugins.h"
 
+#include <atomic>
+#include <memory>
 #include <stdexcept>
+#include <thread>
 
 #include <tbb/task_arena.h>
 
@@ -36,6 +39,11 @@ class CountSource : public Source {
   }
   std::uint64_t replicaChunk() const override { return chunk_; }
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override {
+    // A file source's read() is not reentrant: a second reader of this copy
+    // is counted, and the window held open so that one would be seen.
+    if (inRead_->fetch_add(1) != 0) observations_->overlappingReads++;
+    for (int i = 0; i < 16; ++i) std::this_thread::yield();
+    inRead_->fetch_sub(1);
     if (static_cast<std::int64_t>(event.id.event) == failReadAt_) throw std::runtime_error("unreadable basket");
     if (product == 0) {
       slot.emplace(static_cast<int>(event.id.event), sizeof(int));
@@ -48,6 +56,7 @@ class CountSource : public Source {
     auto copy = std::make_unique<CountSource>(*this);
     copy->next_ = 0;
     copy->replica_ = true;
+    copy->inRead_ = std::make_shared<std::atomic<int>>(0);
     return copy;
   }
   std::string origin() const override { return "count.src"; }
@@ -61,6 +70,7 @@ class CountSource : public Source {
   std::int64_t failNextAt_;
   std::int64_t failReadAt_;
   std::uint64_t next_ = 0;
+  std::shared_ptr<std::atomic<int>> inRead_ = std::make_shared<std::atomic<int>>(0);  // readers inside read()
 };
 
 template <typename Base>

@@ -50,6 +50,7 @@ struct Observations {
   std::atomic<long> checksum{0};
   std::atomic<int> endJobConcurrency{0};  // of the arena an output's endJob ran in
   OverlapProbe probe;
+  std::atomic<int> overlappingReads{0};  // read() entered on a source copy that was already in one
   std::vector<std::string> order;  // guarded by orderMutex
   std::mutex orderMutex;
   void log(std::string entry) {
@@ -69,7 +70,8 @@ struct Observations {
 //                        options events=N, shared=true (no replication),
 //                        chunk=N (a lane claims N ordinals at a time; replicas
 //                        record their positions in `positions`),
-//                        fail-next-at=K / fail-read-at=K (throw at event K)
+//                        fail-next-at=K / fail-read-at=K (throw at event K);
+//                        counts reads that overlap on one copy in `overlappingReads`
 //   module  "add"        global producer: out = sum of `in` (repeatable) ints + 1; logs its label
 //   module  "stream-add" stream producer doing the same; counts instances
 //   module  "one-probe", "limited-probe" (limit=N), "global-probe": analyzers measuring overlap

@@ -2,11 +2,12 @@
 
 import base64
 import html
-import importlib.util
 import json
 import sys
 import tempfile
 from pathlib import Path
+
+from lanes_plots.stall_graph import stall_graph
 
 from . import inputs
 

@@ -23,8 +23,9 @@ TOO_LARGE = "File too large"
 
 
 def just_below(size):
-    """A limit that only the last writes cross: a parallel output's size varies a little from run to run."""
-    return size - size // 30
+    """A limit that only the last writes cross: a parallel output's size varies from run to run (by more than
+    3% for parallel-root, whose buffers merge in whatever order their events came)."""
+    return size - size // 8
 
 
 def job(kind, path, *extra, events=EVENTS):

@@ -219,21 +219,17 @@ bool Lane::ensureSourceProduct(ProductIndex product, Waiter* waiter, ModuleState
   return !state.done.add(waiter);
 }
 
-void Lane::readSourceProduct(ProductIndex product, bool timed) {
+// Untimed: a read inline (from memory: repeat=, synthetic) costs a few
+// nanoseconds, less than the two clock reads that would time it, and reads
+// from files are timed by their batch (readBatch).
+void Lane::readSourceProduct(ProductIndex product) {
   if (eventFailed()) return;
   Source& source = replica_ ? *replica_ : *schedule_.source;
-  // A read from memory (a source with concurrent reads: repeat=, synthetic)
-  // costs a few nanoseconds, less than the two clock reads that would time
-  // it, so only reads from files are timed.
-  timed = timed && timing_ && !source.concurrentReads();
-  auto const begin = timed ? Clock::now() : Clock::time_point{};
   try {
     source.read(sourceEvent_, product, event_.slotForWriting(product));
   } catch (...) {
     failEvent(std::current_exception(), {"source", Transition::SourceRead, index_, event_.id(), source.origin()});
-    return;
   }
-  if (timed) record(kSourceProducer, Transition::SourceRead, begin);
 }
 
 // One call record for the whole batch: a batch can be every product of the
@@ -241,7 +237,7 @@ void Lane::readSourceProduct(ProductIndex product, bool timed) {
 // reads to every product.
 void Lane::readBatch(unsigned module) {
   auto const begin = now();
-  for (auto product : modules_[module].toRead) readSourceProduct(product, /*timed=*/false);
+  for (auto product : modules_[module].toRead) readSourceProduct(product);
   record(kSourceProducer, Transition::SourceRead, begin);
 }
 

@@ -105,7 +105,7 @@ class Lane {
   void produceAfterAcquire(unsigned module);
   void finish(unsigned module);
   // `timed`: records the read as a call of the source (unless it is a read from memory).
-  void readSourceProduct(ProductIndex product, bool timed = true);
+  void readSourceProduct(ProductIndex product);
   void readBatch(unsigned module);
 
   void advancePath(unsigned path);

@@ -212,6 +212,17 @@ int finish(bool failed, std::string error, int signal, std::string const& report
   return exitStatus(failed, signal);
 }
 
+// A JSON report (of a multi-process or MPI job) written to `path`.
+void writeJsonReport(std::string const& path, nlohmann::json const& report) {
+  writeAtomically(path, [&](std::ostream& out) { out << report.dump(2) << "\n"; });
+}
+
+// finish() for a JSON report that carries the job's failed, error and signal.
+int finishJson(nlohmann::json const& report, std::string const& reportPath) {
+  return finish(report["failed"].get<bool>(), report["error"].get<std::string>(), report["signal"].get<int>(),
+                reportPath, [&] { writeJsonReport(reportPath, report); });
+}
+
 // Once per job, by the process that runs it or forks its workers (not by
 // the exec'd workers of --no-fork, which build the source again).
 void warnAboutSkippedFiles(EventProcessor const& processor) {
@@ -358,18 +369,14 @@ int runMultiProcess(RunArguments const& arguments) {
   if (report["aborted"].get<bool>()) {  // said so already; the report is written still, if it can be
     if (!arguments.report.empty()) {
       try {
-        writeAtomically(arguments.report, [&](std::ostream& out) { out << report.dump(2) << "\n"; });
+        writeJsonReport(arguments.report, report);
       } catch (Exception const& error) {
         std::cerr << "lanes: error: " << error.what() << "\n";
       }
     }
     return 128 + report["signal"].get<int>();
   }
-  auto const status =
-      finish(report["failed"].get<bool>(), report["error"].get<std::string>(), report["signal"].get<int>(),
-             arguments.report,
-             [&] { writeAtomically(arguments.report, [&](std::ostream& out) { out << report.dump(2) << "\n"; }); });
-  return writeHtmlReport(arguments, report, status);
+  return writeHtmlReport(arguments, report, finishJson(report, arguments.report));
 }
 
 #if LANES_HAVE_MPI
@@ -423,10 +430,7 @@ int runMpiRank(RunArguments const& arguments) {
   int status = 0;
   if (session.rank() == 0) {
     node::printMpiReport(report, std::cout);
-    status = finish(report["failed"].get<bool>(), report["error"].get<std::string>(), report["signal"].get<int>(),
-                    arguments.report,
-                    [&] { writeAtomically(arguments.report, [&](std::ostream& out) { out << report.dump(2) << "\n"; }); });
-    status = writeHtmlReport(arguments, report, status);
+    status = writeHtmlReport(arguments, report, finishJson(report, arguments.report));
   }
   return session.fromRankZero(status);
 }

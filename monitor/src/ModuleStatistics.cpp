@@ -34,7 +34,8 @@ void ModuleStatistics::jobStarted(JobInfo const& info) {
 
 ModuleStatistics::Totals& ModuleStatistics::local() {
   auto& accumulator = perThread_.local();
-  if (accumulator.modules.size() != isOutput_.size()) {
+  // Sized for this job on first use (a job of no modules still has lanes).
+  if (accumulator.modules.size() != isOutput_.size() || accumulator.laneIdle.size() != lanes_) {
     accumulator.modules.resize(isOutput_.size());
     accumulator.waits.resize(isOutput_.size());
     accumulator.laneIdle.resize(lanes_);

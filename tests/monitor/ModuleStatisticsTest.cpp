@@ -84,6 +84,18 @@ TEST(ModuleStatistics, JobStartedForgetsThePreviousJob) {
   expectTotals(statistics.totals(), 0);
 }
 
+TEST(ModuleStatistics, AJobOfNoModulesStillCountsItsLanesIdleTime) {
+  ModuleStatistics statistics;
+  JobInfo job;
+  job.lanes = 2;
+  statistics.jobStarted(job);
+  statistics.waitFinished({kSourceProducer, WaitKind::Idle, 1, EventId{1, 1, 1}, Clock::time_point{},
+                           Clock::time_point{} + microseconds(5)});
+  auto const totals = statistics.totals();
+  ASSERT_EQ(totals.laneIdle.size(), 2u);
+  EXPECT_EQ(totals.laneIdle[1], microseconds(5));
+}
+
 class ModuleStatisticsConcurrent : public testing::TestWithParam<unsigned> {};
 
 TEST_P(ModuleStatisticsConcurrent, ForeignThreadsSumExactly) {

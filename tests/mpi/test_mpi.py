@@ -56,6 +56,14 @@ def lanes_errors(stderr):
     return [line for line in stderr.splitlines() if line.startswith("lanes: error: ")]
 
 
+def test_rank_zero_writes_the_html_page(tmp_path):
+    result = mpi_lanes(tmp_path, "-t", 1, "--source", SOURCE, "-n", 30, "--html", tmp_path / "page.html")
+    assert result.returncode == 0, result.stderr
+    page = (tmp_path / "page.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "</html>" in page
+    assert [p.name for p in tmp_path.iterdir() if p.suffix == ".html"] == ["page.html"]
+
+
 @pytest.mark.parametrize("distribution", ["mpi-queue", "block", "round-robin"])
 def test_every_event_is_written_exactly_once(tmp_path, distribution):
     # Two threads and four lanes a rank: the lanes ask the dispenser for events concurrently.

@@ -89,12 +89,21 @@ void Schedule::buildSource(PluginRegistry const& plugins) {
             "' never ends and -n is 0: give -n COUNT, or --endless to run until a signal stops the job");
   }
   info.expectedEvents = expectedEvents();
+  replicaChunk = lanesRun(source->replicaChunk(), info.expectedEvents);
+  source->useReplicaChunk(replicaChunk);
   spareReplica_ = source->replicate();
   replicatedSource = spareReplica_ != nullptr;
-  if (replicatedSource) replicaChunk = std::max<std::uint64_t>(1, spareReplica_->replicaChunk());
+  if (!replicatedSource) replicaChunk = 1;
   inlineSourceReads = source->concurrentReads();
   for (auto const& description : source->products()) registry.add(description, kSourceProducer, "the source");
   sourceProducts = registry.size();
+}
+
+std::uint64_t Schedule::lanesRun(std::uint64_t sourceChunk, std::uint64_t events) const {
+  // A file's cluster can hold all of a short job's events: runs that long
+  // would leave every lane but one without an event.
+  auto const share = events ? (events + lanes - 1) / lanes : sourceChunk;
+  return std::max<std::uint64_t>(1, std::min(sourceChunk, share));
 }
 
 std::unique_ptr<Source> Schedule::takeReplica() {

@@ -128,6 +128,8 @@ class Schedule {
   // when the source and the event limit tell (0: unknown).
   std::uint64_t expectedEvents() const;
   std::uint64_t lastEventNumber() const;
+  // The ordinals a lane claims at a time from a replicated source.
+  std::uint64_t lanesRun(std::uint64_t sourceChunk, std::uint64_t events) const;
 
   enum class Step { Constructed, Begun, Ended };
   Step step_ = Step::Constructed;

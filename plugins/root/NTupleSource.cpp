@@ -303,6 +303,10 @@ bool NTupleSource::at(std::uint64_t ordinal, SourceEvent& event) { return positi
 
 std::uint64_t NTupleSource::replicaChunk() const { return layout_->chunk; }
 
+std::optional<std::uint64_t> NTupleSource::eventCount() const {
+  return sequence_.counted() ? std::optional<std::uint64_t>(sequence_.entries()) : std::nullopt;
+}
+
 bool NTupleSource::position(std::uint64_t entry, SourceEvent& event) {
   if (!reach(entry)) return false;
   event.entry = entry;

@@ -50,6 +50,8 @@ class NTupleSource : public Source {
   std::unique_ptr<Source> replicate() const override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
   std::uint64_t replicaChunk() const override;
+  // Known when every file is counted: one file, or skip-bad-files=true.
+  std::optional<std::uint64_t> eventCount() const override;
   std::string origin() const override;
   std::string details() const override;
 

@@ -294,6 +294,7 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   for (auto const& branch : layout->branches) declare(descriptionOf(branch));
   sequence_ = layout->sequence;
   layout_ = layout;
+  chunk_ = layout->chunk;
   makePools();
   if (skipBad) {  // open() reads the layout_ just set
     countOrSkip(files, first + 1, *layout->counts, layout->skipped,
@@ -301,8 +302,8 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   }
 }
 
-TreeSource::TreeSource(std::shared_ptr<TreeLayout const> layout)
-    : layout_(std::move(layout)), sequence_(layout_->sequence), perLane_(true) {
+TreeSource::TreeSource(std::shared_ptr<TreeLayout const> layout, std::uint64_t chunk)
+    : layout_(std::move(layout)), sequence_(layout_->sequence), perLane_(true), chunk_(chunk) {
   for (auto const& branch : layout_->branches) declare(descriptionOf(branch));
   makePools();
 }
@@ -317,10 +318,16 @@ TreeSource::~TreeSource() = default;
 
 std::unique_ptr<Source> TreeSource::replicate() const {
   if (!perLane_) return nullptr;
-  return std::unique_ptr<Source>(new TreeSource(layout_));
+  return std::unique_ptr<Source>(new TreeSource(layout_, chunk_));
 }
 
+void TreeSource::useReplicaChunk(std::uint64_t chunk) { chunk_ = chunk; }
+
 std::uint64_t TreeSource::replicaChunk() const { return layout_->chunk; }
+
+std::optional<std::uint64_t> TreeSource::eventCount() const {
+  return sequence_.counted() ? std::optional<std::uint64_t>(sequence_.entries()) : std::nullopt;
+}
 
 bool TreeSource::next(SourceEvent& event) { return position(nextEntry_++, event); }
 
@@ -381,7 +388,7 @@ void TreeSource::read(SourceEvent const& event, std::size_t product, ProductSlot
     auto limit = file.tree->GetEntries();
     // A lane's run of entries ends at a multiple of the chunk: the entries
     // after it are another lane's to read.
-    if (perLane_) limit = std::min(limit, local + static_cast<long long>(layout_->chunk - event.entry % layout_->chunk));
+    if (perLane_) limit = std::min(limit, local + static_cast<long long>(chunk_ - event.entry % chunk_));
     readAhead(file, product, local, limit);
     pending = window.find(local);
   }

@@ -57,8 +57,11 @@ class TreeSource : public Source {
   bool skip(std::uint64_t count) override;
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
   std::unique_ptr<Source> replicate() const override;
+  void useReplicaChunk(std::uint64_t chunk) override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
   std::uint64_t replicaChunk() const override;
+  // Known when every file is counted: one file, or skip-bad-files=true.
+  std::optional<std::uint64_t> eventCount() const override;
   std::string origin() const override;
   std::string details() const override;
 
@@ -79,7 +82,7 @@ class TreeSource : public Source {
   struct Window;
 
   TreeSource(Options const& options, PluginOptions const& checked);
-  explicit TreeSource(std::shared_ptr<TreeLayout const> layout);
+  TreeSource(std::shared_ptr<TreeLayout const> layout, std::uint64_t chunk);
 
   bool position(std::uint64_t entry, SourceEvent& event);
   // Counts files until global `entry` is counted (see FileSequence::reach);
@@ -103,6 +106,7 @@ class TreeSource : public Source {
   FileSequence sequence_{{}};  // this copy's: a shared source counts files as it reaches them
   RecentlyOpened<OpenFile> open_;
   bool perLane_ = false;
+  std::uint64_t chunk_ = 1;  // handles=lane: the entries a lane's run ends at a multiple of
   std::uint64_t nextEntry_ = 0;
   std::size_t originFile_ = 0;  // the file of the last position or read, for errors
 };

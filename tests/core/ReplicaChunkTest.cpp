@@ -57,25 +57,45 @@ TEST(ReplicaChunkTest, ALanesModulesReadItsSourceCopyOneAtATime) {
   EXPECT_EQ(observations.overlappingReads.load(), 0);
 }
 
+// Every ordinal was positioned once, each aligned chunk by one lane, and
+// every lane went forwards.
+void expectAlignedRuns(Observations const& observations, std::uint64_t events, std::uint64_t chunkSize) {
+  ASSERT_EQ(observations.positions.size(), events);
+  std::map<std::uint64_t, void const*> readerOfChunk;
+  std::map<void const*, std::uint64_t> lastOfReplica;
+  std::set<std::uint64_t> seen;
+  for (auto const& [replica, ordinal] : observations.positions) {
+    EXPECT_TRUE(seen.insert(ordinal).second) << "ordinal " << ordinal << " positioned twice";
+    auto [chunk, first] = readerOfChunk.try_emplace(ordinal / chunkSize, replica);
+    EXPECT_EQ(chunk->second, replica) << "chunk " << ordinal / chunkSize << " read by two lanes";
+    auto [last, none] = lastOfReplica.try_emplace(replica, ordinal);
+    if (!none) EXPECT_LT(last->second, ordinal) << "a lane went backwards";
+    last->second = ordinal;
+  }
+}
+
 TEST(ReplicaChunkTest, EachAlignedChunkIsReadByOneLaneInOrder) {
   Observations observations;
   auto const summary = EventProcessor(chunkedJob(1000, 100, 2, 4), testRegistry(observations)).run();
   ASSERT_FALSE(summary.failed) << summary.error;
   EXPECT_EQ(summary.eventsProcessed, 1000u);
   EXPECT_EQ(observations.checksum.load(), sumUpTo(1000));
+  EXPECT_EQ(observations.replicaChunk.load(), 100u);
+  expectAlignedRuns(observations, 1000, 100);
+}
 
-  ASSERT_EQ(observations.positions.size(), 1000u);
-  std::map<std::uint64_t, void const*> readerOfChunk;
-  std::map<void const*, std::uint64_t> lastOfReplica;
-  std::set<std::uint64_t> seen;
-  for (auto const& [replica, ordinal] : observations.positions) {
-    EXPECT_TRUE(seen.insert(ordinal).second) << "ordinal " << ordinal << " positioned twice";
-    auto [chunk, first] = readerOfChunk.try_emplace(ordinal / 100, replica);
-    EXPECT_EQ(chunk->second, replica) << "chunk " << ordinal / 100 << " read by two lanes";
-    auto [last, none] = lastOfReplica.try_emplace(replica, ordinal);
-    if (!none) EXPECT_LT(last->second, ordinal) << "a lane went backwards";
-    last->second = ordinal;
-  }
+TEST(ReplicaChunkTest, AShortJobsEventsAreSharedOutAmongTheLanes) {
+  // A chunk of 1000 (a file's whole cluster) would give all of a 100-event
+  // job to one lane; each of the 4 lanes claims at most 25 at a time.
+  Observations observations;
+  auto config = chunkedJob(1000, 1000, 2, 4);
+  config.maxEvents = 100;
+  auto const summary = EventProcessor(config, testRegistry(observations)).run();
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(summary.eventsProcessed, 100u);
+  EXPECT_EQ(observations.checksum.load(), sumUpTo(100));
+  EXPECT_EQ(observations.replicaChunk.load(), 25u);
+  expectAlignedRuns(observations, 100, 25);
 }
 
 TEST(ReplicaChunkTest, LanesFinishTheirRunsWhenAnotherFindsTheEnd) {

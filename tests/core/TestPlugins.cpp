@@ -38,6 +38,7 @@ class CountSource : public Source {
     return true;
   }
   std::uint64_t replicaChunk() const override { return chunk_; }
+  void useReplicaChunk(std::uint64_t chunk) override { observations_->replicaChunk = chunk; }
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override {
     // A file source's read() is not reentrant: a second reader of this copy
     // is counted, and the window held open so that one would be seen.

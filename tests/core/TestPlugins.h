@@ -51,6 +51,7 @@ struct Observations {
   std::atomic<int> endJobConcurrency{0};  // of the arena an output's endJob ran in
   OverlapProbe probe;
   std::atomic<int> overlappingReads{0};  // read() entered on a source copy that was already in one
+  std::atomic<std::uint64_t> replicaChunk{0};  // the run the scheduler gave a replicated source
   std::vector<std::string> order;  // guarded by orderMutex
   std::mutex orderMutex;
   void log(std::string entry) {
@@ -69,7 +70,8 @@ struct Observations {
 //   source  "count"      products "n" (int = event number) and "blob" (SyntheticBytes);
 //                        options events=N, shared=true (no replication),
 //                        chunk=N (a lane claims N ordinals at a time; replicas
-//                        record their positions in `positions`),
+//                        record their positions in `positions`, and the run
+//                        the scheduler settled on in `replicaChunk`),
 //                        fail-next-at=K / fail-read-at=K (throw at event K);
 //                        counts reads that overlap on one copy in `overlappingReads`
 //   module  "add"        global producer: out = sum of `in` (repeatable) ints + 1; logs its label

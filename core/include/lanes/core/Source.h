@@ -56,6 +56,10 @@ class Source {
   // A file source decompresses a cluster of entries at once; lanes that took
   // alternate events would each decompress, and open, everything.
   virtual std::uint64_t replicaChunk() const { return 1; }
+  // Replicated use: the run the scheduler settled on, replicaChunk() or fewer
+  // (a short job's events are shared out so that every lane gets runs).
+  // Called once, before replicate(); copies made afterwards keep it.
+  virtual void useReplicaChunk(std::uint64_t chunk) { (void)chunk; }
 
   // How many events next() yields, when the source knows before the job
   // starts (a given count); nullopt when it does not, or never ends.

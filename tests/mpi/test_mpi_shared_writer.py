@@ -1,0 +1,131 @@
+"""`mpirun -np 3 lanes run --output-mode shared-writer ...`: the ranks ship their events in batches by MPI to
+rank 0, which merges each into the one output file as it comes. The merged file must hold every event exactly
+once (read back with uproot), a failing or killed rank must leave nothing under the final name, and the
+report carries the writer's figures. Outputs that cannot ship batches are refused in one line.
+
+Skipped, with the reason, only when the build has no MPI.
+"""
+
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import Result
+from test_mpi import (EVENTS, MPI_ENVIRONMENT, RANKS, SOURCE, lanes_errors, mpi_lanes, mpirun_command,
+                      pytestmark, written_events)  # noqa: F401 (pytestmark: the same skip as test_mpi's)
+from faults import assert_nothing_under, poll_until
+
+SHARED = ["--output-mode", "shared-writer"]
+
+
+def rank_pids(mpirun):
+    return [int(pid) for pid in Path(f"/proc/{mpirun.pid}/task/{mpirun.pid}/children").read_text().split()]
+
+
+def rank_zero_pid(directory):
+    """Rank 0 writes the shared file under out.root.partial-PID: the pid is rank 0's."""
+    partials = [p.name for p in Path(directory).iterdir() if p.name.startswith("out.root.partial-")]
+    return int(partials[0].rsplit("-", 1)[1]) if partials else None
+
+
+@pytest.mark.parametrize("output", ["root", "parallel-root"])
+def test_every_event_is_written_exactly_once_by_rank_zero(tmp_path, output):
+    # flush=15: a batch every 15 events of an output copy, so every rank ships several while the others run.
+    result = mpi_lanes(tmp_path, "-t", 2, "-l", 4, "--source", SOURCE, "-n", EVENTS,
+                       "--output", f"{output}:file=out.root,flush=15", "--chunk", 7, *SHARED)
+    assert result.returncode == 0, result.stderr
+    counts = written_events(tmp_path / "out.root")
+    assert sorted(counts) == list(range(1, EVENTS + 1)) and set(counts.values()) == {1}
+    report = result.report
+    assert report["mode"] == "mpi" and report["output_mode"] == "shared-writer" and not report["failed"]
+    writer = report["writer"]
+    shipped = [row["shipped"] for row in report["workers"]]
+    assert [rank["batches"] for rank in writer["ranks"]] == [s["batches"] for s in shipped]
+    assert [rank["bytes"] for rank in writer["ranks"]] == [s["bytes"] for s in shipped]
+    assert writer["batches"] == sum(s["batches"] for s in shipped) >= EVENTS // 15
+    assert writer["error"] == "" and 0 < writer["merge_s"] and 1 <= writer["most_queued"] <= writer["queue_batches"]
+    assert writer["queue_batches"] == RANKS * writer["in_flight_per_rank"]
+    [written] = report["outputs"]
+    assert written["events_written"] == EVENTS and written["batches_received"] == writer["batches"]
+    assert "events written to out.root (by the shared writer, rank 0)" in result.stdout
+    # No part was written: the one file, and the report.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.root", "report.json"]
+
+
+def test_a_failing_rank_leaves_nothing_under_the_final_name(tmp_path):
+    result = mpi_lanes(tmp_path, "-t", 1, "--source", SOURCE, "-n", EVENTS, "--output", "root:file=out.root,flush=10",
+                       "--module", "fault:at=150,action=throw", "--chunk", 5, *SHARED)
+    assert result.returncode == 1
+    errors = lanes_errors(result.stderr)
+    assert len(errors) == 1 and "module 'fault'" in errors[0] and "150" in errors[0], result.stderr
+    report = result.report
+    assert report["failed"] and report["outputs"] == []
+    assert [row["status"] for row in report["workers"]].count("failed") == 1
+    assert_nothing_under(tmp_path / "out.root")
+
+
+@pytest.mark.parametrize("output, plugin", [("root-events:file=out.root", "root-events"),
+                                            ("hdf5:file=out.h5", "hdf5")])
+def test_outputs_that_cannot_ship_batches_are_refused_once(tmp_path, output, plugin):
+    result = mpi_lanes(tmp_path, "-t", 1, "--source", SOURCE, "-n", 30, "--output", output, *SHARED)
+    assert result.returncode == 2
+    errors = lanes_errors(result.stderr)
+    assert len(errors) == 1, result.stderr
+    assert f"({plugin}) cannot ship batches to a shared writer" in errors[0] and "--output-mode merge" in errors[0]
+    assert [p.name for p in tmp_path.iterdir()] == []
+
+
+def start_endless_job(tmp_path):
+    # The first 100 events over and over (new event numbers each time), until the ranks are signalled.
+    command = mpirun_command("-t", 1, "--source", f"{SOURCE},repeat=100", "-n", 0, "--endless",
+                             "--waiter", "busy:scale=0.002", "--output", "root:file=out.root,flush=5", "--chunk", 2,
+                             *SHARED, "--report", tmp_path / "report.json")
+    with open(tmp_path / "stdout.txt", "w") as out, open(tmp_path / "stderr.txt", "w") as err:
+        return subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                env={**os.environ, **MPI_ENVIRONMENT})
+
+
+def test_sigterm_to_the_ranks_stops_them_and_the_writer_closes_the_file(tmp_path):
+    process = start_endless_job(tmp_path)
+    try:
+        assert poll_until(lambda: rank_zero_pid(tmp_path) is not None, 120), "rank 0 did not open the file"
+        # The file grows as the writer merges batches: the ranks are running events.
+        partial = tmp_path / f"out.root.partial-{rank_zero_pid(tmp_path)}"
+        opened = partial.stat().st_size
+        assert poll_until(lambda: partial.stat().st_size > opened, 120), "no batch was merged"
+        assert poll_until(lambda: len(rank_pids(process)) == RANKS, 120)
+        for rank in rank_pids(process):
+            os.kill(rank, signal.SIGTERM)
+        process.wait(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    report = Result(subprocess.CompletedProcess([], process.returncode), tmp_path / "report.json").report
+    assert report is not None, (tmp_path / "stderr.txt").read_text()
+    assert report["stop_requested"] and report["signal"] == signal.SIGTERM and not report["failed"]
+    counts = written_events(tmp_path / "out.root")
+    assert sum(counts.values()) == report["events"] == report["outputs"][0]["events_written"] > 0
+    assert set(counts.values()) == {1}
+    assert report["writer"]["batches"] == sum(row["shipped"]["batches"] for row in report["workers"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.root", "report.json", "stderr.txt", "stdout.txt"]
+
+
+def test_a_killed_rank_leaves_nothing_under_the_final_name(tmp_path):
+    process = start_endless_job(tmp_path)
+    try:
+        assert poll_until(lambda: rank_zero_pid(tmp_path) is not None, 120), "rank 0 did not open the file"
+        assert poll_until(lambda: len(rank_pids(process)) == RANKS, 120)
+        victim = next(pid for pid in rank_pids(process) if pid != rank_zero_pid(tmp_path))
+        os.kill(victim, signal.SIGKILL)
+        process.wait(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode != 0
+    # mpirun ends every rank: rank 0's file stays under its temporary name (lanes clean removes it).
+    assert not (tmp_path / "out.root").exists() and not (tmp_path / "report.json").exists()

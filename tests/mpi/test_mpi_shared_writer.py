@@ -9,6 +9,7 @@ Skipped, with the reason, only when the build has no MPI.
 import os
 import signal
 import subprocess
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -78,32 +79,35 @@ def test_outputs_that_cannot_ship_batches_are_refused_once(tmp_path, output, plu
     assert [p.name for p in tmp_path.iterdir()] == []
 
 
-def start_endless_job(tmp_path):
+@contextmanager
+def endless_job_merging(tmp_path):
+    """Starts an endless shared-writer job and yields it once rank 0 has merged a batch (its file grows as it
+    merges: the ranks are running events); kills it if it still runs when the block ends."""
     # The first 100 events over and over (new event numbers each time), until the ranks are signalled.
     command = mpirun_command("-t", 1, "--source", f"{SOURCE},repeat=100", "-n", 0, "--endless",
                              "--waiter", "busy:scale=0.002", "--output", "root:file=out.root,flush=5", "--chunk", 2,
                              *SHARED, "--report", tmp_path / "report.json")
     with open(tmp_path / "stdout.txt", "w") as out, open(tmp_path / "stderr.txt", "w") as err:
-        return subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                env={**os.environ, **MPI_ENVIRONMENT})
-
-
-def test_sigterm_to_the_ranks_stops_them_and_the_writer_closes_the_file(tmp_path):
-    process = start_endless_job(tmp_path)
+        process = subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                   env={**os.environ, **MPI_ENVIRONMENT})
     try:
         assert poll_until(lambda: rank_zero_pid(tmp_path) is not None, 120), "rank 0 did not open the file"
-        # The file grows as the writer merges batches: the ranks are running events.
         partial = tmp_path / f"out.root.partial-{rank_zero_pid(tmp_path)}"
         opened = partial.stat().st_size
         assert poll_until(lambda: partial.stat().st_size > opened, 120), "no batch was merged"
         assert poll_until(lambda: len(rank_pids(process)) == RANKS, 120)
-        for rank in rank_pids(process):
-            os.kill(rank, signal.SIGTERM)
+        yield process
         process.wait(timeout=120)
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_sigterm_to_the_ranks_stops_them_and_the_writer_closes_the_file(tmp_path):
+    with endless_job_merging(tmp_path) as process:
+        for rank in rank_pids(process):
+            os.kill(rank, signal.SIGTERM)
     report = Result(subprocess.CompletedProcess([], process.returncode), tmp_path / "report.json").report
     assert report is not None, (tmp_path / "stderr.txt").read_text()
     assert report["stop_requested"] and report["signal"] == signal.SIGTERM and not report["failed"]
@@ -115,17 +119,8 @@ def test_sigterm_to_the_ranks_stops_them_and_the_writer_closes_the_file(tmp_path
 
 
 def test_a_killed_rank_leaves_nothing_under_the_final_name(tmp_path):
-    process = start_endless_job(tmp_path)
-    try:
-        assert poll_until(lambda: rank_zero_pid(tmp_path) is not None, 120), "rank 0 did not open the file"
-        assert poll_until(lambda: len(rank_pids(process)) == RANKS, 120)
-        victim = next(pid for pid in rank_pids(process) if pid != rank_zero_pid(tmp_path))
-        os.kill(victim, signal.SIGKILL)
-        process.wait(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    with endless_job_merging(tmp_path) as process:
+        os.kill(next(pid for pid in rank_pids(process) if pid != rank_zero_pid(tmp_path)), signal.SIGKILL)
     assert process.returncode != 0
-    # mpirun ends every rank: rank 0's file stays under its temporary name (lanes clean removes it).
+    # mpirun ends every rank: rank 0's file stays under its temporary name (the next job warns about it).
     assert not (tmp_path / "out.root").exists() and not (tmp_path / "report.json").exists()

@@ -1,12 +1,14 @@
 """`mpirun -np 3 lanes run --output-mode shared-writer ...`: the ranks ship their events in batches by MPI to
 rank 0, which merges each into the one output file as it comes. The merged file must hold every event exactly
-once (read back with uproot), a failing or killed rank must leave nothing under the final name, and the
-report carries the writer's figures. Outputs that cannot ship batches are refused in one line.
+once (read back with uproot), a failing or killed rank, or a writer that cannot write, must leave nothing
+under the final name, and the report carries the writer's figures. Outputs that cannot ship batches are refused in one line.
 
 Skipped, with the reason, only when the build has no MPI.
 """
 
 import os
+import re
+import shlex
 import signal
 import subprocess
 from contextlib import contextmanager
@@ -14,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Result
-from test_mpi import (EVENTS, MPI_ENVIRONMENT, RANKS, SOURCE, lanes_errors, mpi_lanes, mpirun_command,
+from conftest import BINARY, Result
+from test_mpi import (DATA, EVENTS, MPI_ENVIRONMENT, RANKS, SOURCE, lanes_errors, mpi_lanes, mpirun_command,
                       pytestmark, written_events)  # noqa: F401 (pytestmark: the same skip as test_mpi's)
 from faults import assert_nothing_under, poll_until
 
@@ -65,6 +67,30 @@ def test_a_failing_rank_leaves_nothing_under_the_final_name(tmp_path):
     report = result.report
     assert report["failed"] and report["outputs"] == []
     assert [row["status"] for row in report["workers"]].count("failed") == 1
+    assert_nothing_under(tmp_path / "out.root")
+
+
+def test_a_writer_that_cannot_write_stops_every_rank_and_leaves_nothing(tmp_path):
+    # Rank 0 alone may write 300 KiB a file (SIGXFSZ ignored: a full disk), less than the job's output; the
+    # ranks talk over TCP, since the file limit would also refuse rank 0's shared-memory segment.
+    nanoaod = DATA / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
+    args = ["run", "-t", 1, "-n", 4000, "--source", f"root:file={nanoaod},repeat=200",
+            "--output", "root:file=out.root,flush=200", *SHARED, "--report", tmp_path / "report.json"]
+    lanes = " ".join(shlex.quote(str(a)) for a in [BINARY, *args])
+    command = ["mpirun", "--oversubscribe", "-np", 1, "sh", "-c", f"ulimit -f 300; trap '' XFSZ; exec {lanes}",
+               ":", "-np", RANKS - 1, BINARY, *args]
+    environment = {**os.environ, **MPI_ENVIRONMENT, "OMPI_MCA_btl": "self,tcp"}
+    completed = subprocess.run([str(c) for c in command], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                               stdin=subprocess.DEVNULL, env=environment)
+    assert completed.returncode == 1, completed.stderr
+    errors = lanes_errors(completed.stderr)
+    assert len(errors) == 1, completed.stderr
+    assert re.fullmatch(r"lanes: error: shared writer \(rank 0\): a batch from rank [0-2]: cannot write 'out.root': "
+                        r"File too large", errors[0]), errors[0]
+    report = Result(completed, tmp_path / "report.json").report
+    assert report["failed"] and report["writer"]["error"] in errors[0] and report["outputs"] == []
+    # The writer stopped the job: no rank ran to the end.
+    assert report["events"] < 4000 and [row["status"] for row in report["workers"]] == ["stopped"] * RANKS
     assert_nothing_under(tmp_path / "out.root")
 
 

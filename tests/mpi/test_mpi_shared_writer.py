@@ -34,11 +34,12 @@ def rank_zero_pid(directory):
     return int(partials[0].rsplit("-", 1)[1]) if partials else None
 
 
-@pytest.mark.parametrize("output", ["root", "parallel-root"])
-def test_every_event_is_written_exactly_once_by_rank_zero(tmp_path, output):
+@pytest.mark.parametrize("output, distribution", [("root", "mpi-queue"), ("parallel-root", "block")])
+def test_every_event_is_written_exactly_once_by_rank_zero(tmp_path, output, distribution):
     # flush=15: a batch every 15 events of an output copy, so every rank ships several while the others run.
     result = mpi_lanes(tmp_path, "-t", 2, "-l", 4, "--source", SOURCE, "-n", EVENTS,
-                       "--output", f"{output}:file=out.root,flush=15", "--chunk", 7, *SHARED)
+                       "--output", f"{output}:file=out.root,flush=15", "--distribution", distribution, "--chunk", 7,
+                       *SHARED)
     assert result.returncode == 0, result.stderr
     counts = written_events(tmp_path / "out.root")
     assert sorted(counts) == list(range(1, EVENTS + 1)) and set(counts.values()) == {1}
@@ -56,6 +57,19 @@ def test_every_event_is_written_exactly_once_by_rank_zero(tmp_path, output):
     assert "events written to out.root (by the shared writer, rank 0)" in result.stdout
     # No part was written: the one file, and the report.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.root", "report.json"]
+
+
+def test_each_of_two_outputs_gets_every_event_once(tmp_path):
+    # Two outputs ship on two tags; rank 0 merges each batch into its own output.
+    result = mpi_lanes(tmp_path, "-t", 2, "--source", SOURCE, "-n", EVENTS, "--output", "root:file=a.root,flush=20",
+                       "--output", "parallel-root:file=b.root,flush=30", "--distribution", "round-robin", *SHARED)
+    assert result.returncode == 0, result.stderr
+    for name in ["a.root", "b.root"]:
+        counts = written_events(tmp_path / name)
+        assert sorted(counts) == list(range(1, EVENTS + 1)) and set(counts.values()) == {1}, name
+    outputs = result.report["outputs"]
+    assert [o["events_written"] for o in outputs] == [EVENTS, EVENTS]
+    assert sum(o["batches_received"] for o in outputs) == result.report["writer"]["batches"]
 
 
 def test_a_failing_rank_leaves_nothing_under_the_final_name(tmp_path):

@@ -34,7 +34,8 @@ namespace lanes::node {
 // a receive or the completion of a send waits for it at most this long.
 constexpr auto kMpiTrafficPoll = std::chrono::milliseconds(1);
 
-// Work of the rank's MPI thread besides claims and the stop flag.
+// Externally synchronised by the rank's MPI thread, the one caller of
+// progress(): work of that thread besides claims and the stop flag.
 class MpiTraffic {
  public:
   virtual ~MpiTraffic() = default;
@@ -49,9 +50,9 @@ struct ShippedBatches {
   std::uint64_t waits = 0;  // ship() calls that waited for the writer
 };
 
-// A rank's batches on their way to the writer (every rank but 0).
 // Thread-safe: ship() from the lanes' threads, progress() from the MPI
-// thread, finish() and shipped() from the main thread.
+// thread, finish() and shipped() from the main thread. A rank's batches on
+// their way to the writer (every rank but 0).
 class MpiBatchSender : public BatchSink, public MpiTraffic {
  public:
   // At most `maxInFlight` batches queued or being sent at once: ship()
@@ -100,13 +101,13 @@ struct WrittenBatches {
   std::string error;                          // the first merge that failed; empty if none
 };
 
-// Rank 0's: receives the other ranks' batches and takes its own (ship()),
-// and merges each, in the order they came, on a thread of its own through
-// `merge`. Once a merge has failed, the batches are only received and
-// dropped (the senders must not wait for a writer that has given up), and
-// `onFailure` is called once. Thread-safe: ship() from the lanes' threads,
-// progress() from the MPI thread, finish() and written() from the main
-// thread.
+// Thread-safe: ship() from the lanes' threads, progress() from the MPI
+// thread, finish() and written() from the main thread. Rank 0's writer:
+// receives the other ranks' batches and takes its own (ship()), and merges
+// each, in the order they came, on a thread of its own through `merge`.
+// Once a merge has failed, the batches are only received and dropped (the
+// senders must not wait for a writer that has given up), and `onFailure` is
+// called once.
 class MpiBatchWriter : public BatchSink, public MpiTraffic {
  public:
   using Merge = std::function<void(unsigned output, void const* bytes, std::size_t size)>;

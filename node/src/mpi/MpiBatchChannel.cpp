@@ -140,7 +140,7 @@ void MpiBatchWriter::ship(unsigned output, void const* bytes, std::size_t size) 
   checkSize(size);
   std::unique_lock lock(mutex_);
   if (!hasRoom()) {
-    ++written_.ownWaits;
+    ++written_.own.waits;
     room_.wait(lock, [this] { return hasRoom(); });
   }
   ++reserved_;
@@ -149,6 +149,8 @@ void MpiBatchWriter::ship(unsigned output, void const* bytes, std::size_t size) 
   Incoming batch{0, output, std::vector<char>(data, data + size)};
   lock.lock();
   --reserved_;
+  ++written_.own.batches;
+  written_.own.bytes += size;
   push(std::move(batch));
 }
 

@@ -95,7 +95,7 @@ class MpiBatchSender : public BatchSink, public MpiTraffic {
 // What the writer received and merged, for the job's report.
 struct WrittenBatches {
   std::vector<std::uint64_t> batches, bytes;  // per rank that shipped them
-  std::uint64_t ownWaits = 0;                 // rank 0's ship() calls that waited for the writer
+  ShippedBatches own;                         // what rank 0's own lanes shipped
   std::size_t mostQueued = 0;                 // the most batches queued for merging at once
   double mergeSeconds = 0;                    // the writer's thread merging
   std::string error;                          // the first merge that failed; empty if none

@@ -7,6 +7,14 @@
 
 namespace lanes::node {
 
+namespace {
+
+nlohmann::json toJson(ShippedBatches const& shipped) {
+  return {{"batches", shipped.batches}, {"bytes", shipped.bytes}, {"waits", shipped.waits}};
+}
+
+}  // namespace
+
 MpiSharedOutputs::MpiSharedOutputs(EventProcessor& processor, MPI_Comm comm) {
   // A communicator of their own: no other message of the job matches a batch.
   if (MPI_Comm_dup(comm, &comm_) != MPI_SUCCESS) {
@@ -47,8 +55,7 @@ MpiTraffic* MpiSharedOutputs::traffic() { return sender_ ? static_cast<MpiTraffi
 void MpiSharedOutputs::finish(nlohmann::json& report) {
   if (sender_) {
     sender_->finish();
-    auto const shipped = sender_->shipped();
-    report["shipped"] = {{"batches", shipped.batches}, {"bytes", shipped.bytes}, {"waits", shipped.waits}};
+    report["shipped"] = toJson(sender_->shipped());
     return;
   }
   writer_->finish();
@@ -60,7 +67,7 @@ void MpiSharedOutputs::finish(nlohmann::json& report) {
     batches += written.batches[r];
     bytes += written.bytes[r];
   }
-  report["shipped"] = {{"batches", written.batches[0]}, {"bytes", written.bytes[0]}, {"waits", written.ownWaits}};
+  report["shipped"] = toJson(written.own);
   auto const error = openError_.empty() ? written.error : openError_;
   report["writer"] = {{"batches", batches},
                       {"bytes", bytes},

@@ -3,10 +3,12 @@
 // over R ranks, each with its own threads and lanes, each writing its part of
 // the outputs (worker-RANK, as a multi-process worker does). Rank 0 merges
 // the parts once every rank succeeded, gathers the ranks' reports into one,
-// and its exit status is every rank's. Events are handed out through the
-// core's EventDispenser: chunks claimed from a counter in an MPI window
-// (mpi-queue), or a static block or round-robin share. A rank that fails or
-// is stopped raises a flag in that window, and every rank stops.
+// and its exit status is every rank's. With a shared writer, the ranks ship
+// their outputs' batches by MPI to rank 0 instead, which merges them as they
+// come. Events are handed out through the core's EventDispenser: chunks
+// claimed from a counter in an MPI window (mpi-queue), or a static block or
+// round-robin share. A rank that fails or is stopped raises a flag in that
+// window, and every rank stops.
 //
 // This header is MPI-free: the driver (node/src/mpi) is built only when the
 // build finds MPI, and then LANES_HAVE_MPI is 1.

@@ -28,10 +28,16 @@ def rank_pids(mpirun):
     return [int(pid) for pid in Path(f"/proc/{mpirun.pid}/task/{mpirun.pid}/children").read_text().split()]
 
 
-def rank_zero_pid(directory):
-    """Rank 0 writes the shared file under out.root.partial-PID: the pid is rank 0's."""
-    partials = [p.name for p in Path(directory).iterdir() if p.name.startswith("out.root.partial-")]
-    return int(partials[0].rsplit("-", 1)[1]) if partials else None
+def rank_zero_partial(directory):
+    """Rank 0's file, out.root.partial-PID (PID: rank 0's), once ROOT has written into it. (Every rank's output
+    also creates and removes an empty out.root.partial-PID of its own as it starts: the directory's check.)"""
+    for partial in Path(directory).glob("out.root.partial-*"):
+        try:
+            if partial.stat().st_size > 0:
+                return partial
+        except FileNotFoundError:
+            pass
+    return None
 
 
 @pytest.mark.parametrize("output, distribution", [("root", "mpi-queue"), ("parallel-root", "block")])
@@ -121,8 +127,8 @@ def test_outputs_that_cannot_ship_batches_are_refused_once(tmp_path, output, plu
 
 @contextmanager
 def endless_job_merging(tmp_path):
-    """Starts an endless shared-writer job and yields it once rank 0 has merged a batch (its file grows as it
-    merges: the ranks are running events); kills it if it still runs when the block ends."""
+    """Starts an endless shared-writer job and yields it, with rank 0's pid, once rank 0 has merged a batch
+    (its file grows as it merges: the ranks are running events); kills it if it still runs when the block ends."""
     # The first 100 events over and over (new event numbers each time), until the ranks are signalled.
     command = mpirun_command("-t", 1, "--source", f"{SOURCE},repeat=100", "-n", 0, "--endless",
                              "--waiter", "busy:scale=0.002", "--output", "root:file=out.root,flush=5", "--chunk", 2,
@@ -131,12 +137,12 @@ def endless_job_merging(tmp_path):
         process = subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                    env={**os.environ, **MPI_ENVIRONMENT})
     try:
-        assert poll_until(lambda: rank_zero_pid(tmp_path) is not None, 120), "rank 0 did not open the file"
-        partial = tmp_path / f"out.root.partial-{rank_zero_pid(tmp_path)}"
+        assert poll_until(lambda: rank_zero_partial(tmp_path) is not None, 120), "rank 0 did not open the file"
+        partial = rank_zero_partial(tmp_path)
         opened = partial.stat().st_size
         assert poll_until(lambda: partial.stat().st_size > opened, 120), "no batch was merged"
         assert poll_until(lambda: len(rank_pids(process)) == RANKS, 120)
-        yield process
+        yield process, int(partial.name.rsplit("-", 1)[1])
         process.wait(timeout=120)
     finally:
         if process.poll() is None:
@@ -145,7 +151,7 @@ def endless_job_merging(tmp_path):
 
 
 def test_sigterm_to_the_ranks_stops_them_and_the_writer_closes_the_file(tmp_path):
-    with endless_job_merging(tmp_path) as process:
+    with endless_job_merging(tmp_path) as (process, _):
         for rank in rank_pids(process):
             os.kill(rank, signal.SIGTERM)
     report = Result(subprocess.CompletedProcess([], process.returncode), tmp_path / "report.json").report
@@ -159,8 +165,8 @@ def test_sigterm_to_the_ranks_stops_them_and_the_writer_closes_the_file(tmp_path
 
 
 def test_a_killed_rank_leaves_nothing_under_the_final_name(tmp_path):
-    with endless_job_merging(tmp_path) as process:
-        os.kill(next(pid for pid in rank_pids(process) if pid != rank_zero_pid(tmp_path)), signal.SIGKILL)
+    with endless_job_merging(tmp_path) as (process, rank_zero):
+        os.kill(next(pid for pid in rank_pids(process) if pid != rank_zero), signal.SIGKILL)
     assert process.returncode != 0
     # mpirun ends every rank: rank 0's file stays under its temporary name (the next job warns about it).
     assert not (tmp_path / "out.root").exists() and not (tmp_path / "report.json").exists()

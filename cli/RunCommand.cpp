@@ -313,6 +313,10 @@ constexpr std::uint64_t kDefaultChunk = 10;
 
 std::uint64_t chunkOf(RunArguments const& arguments) { return arguments.chunk ? arguments.chunk : kDefaultChunk; }
 
+node::OutputMode outputModeOf(RunArguments const& arguments) {
+  return node::parseOutputMode(arguments.outputMode.empty() ? "merge" : arguments.outputMode);
+}
+
 node::MultiProcessOptions multiProcessOptions(RunArguments const& arguments) {
   node::MultiProcessOptions options;
   options.processes = arguments.processes;
@@ -322,7 +326,7 @@ node::MultiProcessOptions multiProcessOptions(RunArguments const& arguments) {
   options.fork = !arguments.noFork;
   options.retryLost = arguments.retryLost;
   options.retryLimit = arguments.retryLimit;
-  options.outputMode = node::parseOutputMode(arguments.outputMode);
+  options.outputMode = outputModeOf(arguments);
   // The independent jobs of --no-fork run this very command line.
   std::ifstream cmdline("/proc/self/cmdline");
   for (std::string argument; std::getline(cmdline, argument, '\0');) options.commandLine.push_back(argument);
@@ -395,6 +399,7 @@ node::MpiOptions mpiOptions(RunArguments const& arguments, JobConfig const& job)
   options.distribution = node::parseMpiDistribution(arguments.distribution.empty() ? "mpi-queue" : arguments.distribution);
   options.chunk = chunkOf(arguments);
   options.events = job.maxEvents;
+  options.outputMode = outputModeOf(arguments);
   node::validate(options);
   return options;
 }
@@ -414,6 +419,7 @@ int runMpiRank(RunArguments const& arguments) {
     options = mpiOptions(arguments, job);
     if (session.rank() == 0) warnAboutStalePartials(outputFiles(job));
     processor.emplace(std::move(job));
+    node::validate(options, *processor);
     processor->beginJob();
   } catch (Exception const& failure) {
     error = failure.what();
@@ -445,12 +451,13 @@ int runMpiRank(RunArguments const& arguments) {
 
 #endif
 
-// --distribution and --chunk share the events of several processes: forked
-// workers or MPI ranks.
+// --distribution, --chunk and --output-mode share the events of several
+// processes: forked workers or MPI ranks.
 void requireSeveralProcesses(RunArguments const& arguments, bool mpi) {
   if (arguments.processes || mpi) return;
   if (!arguments.distribution.empty()) throw Exception("--distribution requires --processes (or an MPI job: mpirun, --mpi)");
   if (arguments.chunk) throw Exception("--chunk requires --processes (or an MPI job: mpirun, --mpi)");
+  if (!arguments.outputMode.empty()) throw Exception("--output-mode requires --processes (or an MPI job: mpirun, --mpi)");
 }
 
 int runJob(RunArguments const& arguments) {
@@ -537,9 +544,9 @@ void addRunCommand(CLI::App& app, int& exitCode) {
       ->check(CLI::PositiveNumber)
       ->needs("--retry-lost");
   run->add_option("--output-mode", arguments->outputMode,
-                  "With --processes: merge (each worker writes its part, merged at the end) or shared-writer "
-                  "(workers ship batches through shared memory to the parent, which writes them as they come; "
-                  "root and parallel-root outputs)")
+                  "With --processes or MPI ranks: merge (each worker writes its part, merged at the end) or "
+                  "shared-writer (workers ship batches through shared memory to the parent, ranks by MPI to rank 0, "
+                  "which writes them as they come; root and parallel-root outputs)")
       ->check(CLI::IsMember({"merge", "shared-writer"}));
   run->add_option("--watchdog", arguments->watchdog,
                   "Name a module call or lane that makes no progress for SECONDS (default: off; 600 with "
@@ -553,7 +560,7 @@ void addRunCommand(CLI::App& app, int& exitCode) {
                 "merges the outputs and prints one report");
   run->add_option("--worker-role", arguments->workerRole)->group("");  // lanes' own, for --no-fork
   for (auto const* name :
-       {"--events-before-fork", "--no-fork", "--retry-lost", "--output-mode"}) {
+       {"--events-before-fork", "--no-fork", "--retry-lost"}) {
     run->get_option(name)->needs("--processes");
   }
   addAccelOptions(*run);

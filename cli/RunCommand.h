@@ -33,7 +33,7 @@ struct RunArguments {
   bool noFork = false;
   bool retryLost = false;
   unsigned retryLimit = 2;
-  std::string outputMode = "merge";
+  std::string outputMode;    // empty: not given (merge)
   bool mpi = false;  // --mpi (else detected: node/MpiJob.h)
   std::string workerRole;  // set by the parent for the jobs it starts with exec
   std::string pin;  // a pinning strategy; empty: threads not pinned

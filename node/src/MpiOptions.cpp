@@ -35,4 +35,9 @@ void validate(MpiOptions const& options) {
   }
 }
 
+void validate(MpiOptions const& options, EventProcessor const& processor) {
+  validate(options);
+  if (options.outputMode == OutputMode::SharedWriter) requireOutputsThatShareAWriter(processor);
+}
+
 }  // namespace lanes::node

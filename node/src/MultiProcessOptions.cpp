@@ -28,7 +28,10 @@ void validate(MultiProcessOptions const& options) {
 
 void validate(MultiProcessOptions const& options, EventProcessor const& processor) {
   validate(options);
-  if (options.outputMode != OutputMode::SharedWriter) return;
+  if (options.outputMode == OutputMode::SharedWriter) requireOutputsThatShareAWriter(processor);
+}
+
+void requireOutputsThatShareAWriter(EventProcessor const& processor) {
   auto const refusals = processor.sharedWriterRefusals();
   if (refusals.empty()) return;
   std::string names;

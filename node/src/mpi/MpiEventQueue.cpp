@@ -44,8 +44,8 @@ std::uint64_t MpiJobWindow::claimChunk() { return fetchAndOp(kNextChunk, 1, MPI_
 void MpiJobWindow::raiseStop() { fetchAndOp(kStop, 1, MPI_REPLACE); }
 bool MpiJobWindow::stopRaised() { return fetchAndOp(kStop, 0, MPI_NO_OP) != 0; }
 
-MpiAgent::MpiAgent(MpiJobWindow& window, std::function<void()> onStop, bool claims)
-    : window_(window), onStop_(std::move(onStop)), claims_(claims), thread_([this] { serve(); }) {}
+MpiAgent::MpiAgent(MpiJobWindow& window, std::function<void()> onStop, bool claims, MpiTraffic* traffic)
+    : window_(window), onStop_(std::move(onStop)), claims_(claims), traffic_(traffic), thread_([this] { serve(); }) {}
 
 MpiAgent::~MpiAgent() { finish(false); }
 
@@ -54,6 +54,11 @@ void MpiAgent::serve() {
   auto nextPoll = std::chrono::steady_clock::now();
   bool stopped = false;
   while (!finishing_) {
+    if (traffic_) {
+      lock.unlock();
+      traffic_->progress();
+      lock.lock();
+    }
     if (claims_ && ahead_.empty()) {
       lock.unlock();
       auto const chunk = window_.claimChunk();
@@ -70,7 +75,9 @@ void MpiAgent::serve() {
       nextPoll = std::chrono::steady_clock::now() + kStopPoll;
       continue;
     }
-    if (stopped) {
+    if (traffic_) {
+      wanted_.wait_for(lock, kMpiTrafficPoll);
+    } else if (stopped) {
       wanted_.wait(lock);  // for a claim, or the end: the flag needs no more looks
     } else {
       wanted_.wait_until(lock, nextPoll);

@@ -14,6 +14,7 @@
 #include <optional>
 #include <thread>
 
+#include "MpiBatchChannel.h"
 #include "lanes/core/EventDispenser.h"
 
 namespace lanes::node {
@@ -42,12 +43,13 @@ class MpiJobWindow {
 // The rank's MPI thread while its part runs (not a oneTBB worker): claims
 // the next chunk before the dispenser needs it, so that a lane asking for
 // an event finds one claimed already; watches the stop flag and calls
-// `onStop` (which stops the processor) when another rank raised it.
-// Thread-safe: takeChunk() is called by the lanes, finish() by the main
+// `onStop` (which stops the processor) when another rank raised it; and
+// makes the MPI calls of `traffic` (a shared writer's batches), if any, every
+// kMpiTrafficPoll. Thread-safe: takeChunk() is called by the lanes, finish() by the main
 // thread once the part has ended.
 class MpiAgent {
  public:
-  MpiAgent(MpiJobWindow& window, std::function<void()> onStop, bool claims);
+  MpiAgent(MpiJobWindow& window, std::function<void()> onStop, bool claims, MpiTraffic* traffic = nullptr);
   ~MpiAgent();
   MpiAgent(MpiAgent const&) = delete;
   MpiAgent& operator=(MpiAgent const&) = delete;
@@ -66,6 +68,7 @@ class MpiAgent {
   MpiJobWindow& window_;
   std::function<void()> const onStop_;
   bool const claims_;
+  MpiTraffic* const traffic_;
   mutable std::mutex mutex_;
   std::condition_variable claimed_, wanted_;
   std::deque<std::uint64_t> ahead_;

@@ -2,12 +2,14 @@
 #include <unistd.h>
 
 #include <memory>
+#include <optional>
 
 #include "../MonotonicClock.h"
 #include "../MultiProcessWorker.h"
 #include "../OutputParts.h"
 #include "../PartTiming.h"
 #include "MpiEventQueue.h"
+#include "MpiSharedOutputs.h"
 #include "lanes/core/Exception.h"
 #include "lanes/monitor/ProcessMemory.h"
 #include "lanes/node/EventDistribution.h"
@@ -59,14 +61,19 @@ std::unique_ptr<EventDispenser> dispenserFor(MpiOptions const& options, MpiSessi
 nlohmann::json runRankPart(EventProcessor& processor, MpiSession const& session, MpiOptions const& options,
                            PartRunner const& runner, std::int64_t aligned) {
   MpiJobWindow window(MPI_COMM_WORLD);
-  MpiAgent agent(window, [&processor] { processor.requestStop(); }, options.distribution == MpiDistribution::Queue);
+  std::optional<MpiSharedOutputs> shared;
+  if (options.outputMode == OutputMode::SharedWriter) shared.emplace(processor, MPI_COMM_WORLD);
+  MpiAgent agent(window, [&processor] { processor.requestStop(); }, options.distribution == MpiDistribution::Queue,
+                 shared ? shared->traffic() : nullptr);
   auto dispenser = dispenserFor(options, session, agent);
   auto const started = monotonicNanoseconds();
-  auto report = runner(processor, {partName(session.rank()), dispenser.get(), 0, session.rank(), session.size(), nullptr});
+  auto report = runner(processor, {partName(session.rank()), dispenser.get(), 0, session.rank(), session.size(),
+                                   shared ? shared->sink() : nullptr});
   auto const finished = monotonicNanoseconds();
   // A failure or a signal here stops every rank (a signal reaches every
   // rank anyway when mpirun forwards it).
   agent.finish(report.value("failed", false) || report.value("stop_requested", false));
+  if (shared) shared->finish(report);
   report["rank"] = session.rank();
   report["host"] = hostName();
   report["pid"] = ::getpid();
@@ -102,7 +109,7 @@ class MpiJobReport {
     for (auto const& rank : ranks_) {
       nlohmann::json row{{"index", rank["rank"]}, {"rank", rank["rank"]}, {"host", rank["host"]}, {"pid", rank["pid"]},
                          {"part", partName(rank["rank"].get<unsigned>())}, {"memory", rank.value("memory", nlohmann::json())},
-                         {"claim_waits", rank.value("claim_waits", 0ull)}};
+                         {"claim_waits", rank.value("claim_waits", 0ull)}, {"shipped", rank.value("shipped", nlohmann::json())}};
       row["status"] = rank.value("failed", false) ? "failed" : rank.value("stop_requested", false) ? "stopped" : "ok";
       spread.addRow(row, rank, 0);
       latestFinish = std::max(latestFinish, row["finished_s"].get<double>());
@@ -120,7 +127,8 @@ class MpiJobReport {
     auto const failure = error();
     bool const failed = !failure.empty() || !merge.error.empty();
     return {{"mode", "mpi"},
-            {"output_mode", "merge"},
+            {"output_mode", toString(options_.outputMode)},
+            {"writer", ranks_.front().value("writer", nlohmann::json())},
             {"processes", ranks_.size()},
             {"distribution", toString(options_.distribution)},
             {"chunk", options_.chunk},
@@ -140,7 +148,8 @@ class MpiJobReport {
             {"signal", signal}};
   }
 
-  // Rank 0 merges the parts when every rank succeeded, else removes them.
+  // Rank 0 merges the parts (or closes the shared outputs) when every rank
+  // succeeded, else removes them.
   nlohmann::json finish(EventProcessor& processor) const {
     std::vector<std::string> parts;
     std::vector<nlohmann::json const*> reports;
@@ -149,7 +158,9 @@ class MpiJobReport {
       reports.push_back(&rank);
     }
     bool const failed = !error().empty();
-    auto const merge = failed ? finishOutputParts(processor, {}, parts, true) : finishOutputParts(processor, parts, {}, false);
+    auto const merge = options_.outputMode == OutputMode::SharedWriter ? finishSharedOutputs(processor, ranks_.front(), failed)
+                       : failed ? finishOutputParts(processor, {}, parts, true)
+                                : finishOutputParts(processor, parts, {}, false);
     return build(merge, failed ? nlohmann::json::array() : describeMergedOutputs(processor, reports));
   }
 

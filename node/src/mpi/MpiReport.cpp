@@ -13,10 +13,22 @@ void printMpiReport(nlohmann::json const& report, std::ostream& out) {
                 static_cast<unsigned long long>(report["events"].get<std::uint64_t>()), report["wall_s"].get<double>(),
                 report["events_per_s"].get<double>());
   out << line;
-  std::snprintf(line, sizeof line, "finish times spread over %.3f s; CPU efficiency %.0f%%; merging the outputs took %.3f s\n\n",
+  bool const shared = report["output_mode"] == "shared-writer";
+  std::snprintf(line, sizeof line, "finish times spread over %.3f s; CPU efficiency %.0f%%; %s took %.3f s\n",
                 report["finish_spread_s"].get<double>(), 100 * report["cpu_efficiency"].get<double>(),
-                report["merge_s"].get<double>());
+                shared ? "closing the outputs" : "merging the outputs", report["merge_s"].get<double>());
   out << line;
+  if (shared) {
+    auto const& writer = report["writer"];
+    std::snprintf(line, sizeof line,
+                  "rank 0, the shared writer, merged %llu batches (%.1f MiB) as they came, in %.3f s; at most %llu "
+                  "queued\n",
+                  static_cast<unsigned long long>(writer["batches"].get<std::uint64_t>()),
+                  static_cast<double>(writer["bytes"].get<std::uint64_t>()) / (1 << 20), writer["merge_s"].get<double>(),
+                  static_cast<unsigned long long>(writer["most_queued"].get<std::uint64_t>()));
+    out << line;
+  }
+  out << "\n";
   out << "  rank  host              pid  status    events   events/s  finished_s   RSS MiB   PSS MiB\n";
   for (auto const& rank : report["workers"]) {
     auto const megabytes = [&](char const* key) {
@@ -30,7 +42,7 @@ void printMpiReport(nlohmann::json const& report, std::ostream& out) {
   }
   for (auto const& output : report["outputs"]) {
     out << output.value("events_written", 0ull) << " events written to " << output.value("file", std::string("?"))
-        << " (merged from the ranks' parts)\n";
+        << (shared ? " (by the shared writer, rank 0)\n" : " (merged from the ranks' parts)\n");
   }
   if (report.value("failed", false)) out << "FAILED: " << report["error"].get<std::string>() << "\n";
 }

@@ -3,10 +3,12 @@
 // over R ranks, each with its own threads and lanes, each writing its part of
 // the outputs (worker-RANK, as a multi-process worker does). Rank 0 merges
 // the parts once every rank succeeded, gathers the ranks' reports into one,
-// and its exit status is every rank's. Events are handed out through the
-// core's EventDispenser: chunks claimed from a counter in an MPI window
-// (mpi-queue), or a static block or round-robin share. A rank that fails or
-// is stopped raises a flag in that window, and every rank stops.
+// and its exit status is every rank's. With a shared writer, the ranks ship
+// their outputs' batches by MPI to rank 0 instead, which merges them as they
+// come. Events are handed out through the core's EventDispenser: chunks
+// claimed from a counter in an MPI window (mpi-queue), or a static block or
+// round-robin share. A rank that fails or is stopped raises a flag in that
+// window, and every rank stops.
 //
 // This header is MPI-free: the driver (node/src/mpi) is built only when the
 // build finds MPI, and then LANES_HAVE_MPI is 1.
@@ -39,10 +41,16 @@ struct MpiOptions {
   MpiDistribution distribution = MpiDistribution::Queue;
   std::uint64_t chunk = 10;   // events per claim (mpi-queue)
   std::uint64_t events = 0;   // the job's -n; 0: until the source ends (refused by block)
+  // Merge: each rank writes its part, rank 0 merges them at the end;
+  // SharedWriter: the ranks ship batches by MPI to rank 0, which merges them
+  // as they come (node/src/mpi/MpiSharedOutputs.h).
+  OutputMode outputMode = OutputMode::Merge;
 };
 
-// Throws lanes::Exception naming the option.
+// Throws lanes::Exception naming the option (or, with the processor, an
+// output that cannot take part).
 void validate(MpiOptions const& options);
+void validate(MpiOptions const& options, EventProcessor const& processor);
 
 #if LANES_HAVE_MPI
 
@@ -70,10 +78,13 @@ class MpiSession {
 
 // Collective: runs this rank's part of the job (`processor` constructed and
 // begun on every rank: the ranks agree on that first), then rank 0 merges
-// the outputs' parts. On rank 0 it returns the job's report: {mode: "mpi", processes, distribution, chunk,
-// events, wall_s, events_per_s, finish_spread_s, merge_s, workers [one row
-// per rank: rank, host, pid, part, status, events, started_s, finished_s,
-// events_per_s, memory, report], outputs, memory, failed, error,
+// the outputs' parts (or, with a shared writer, closes the outputs it wrote
+// the batches into). On rank 0 it returns the job's report: {mode: "mpi",
+// output_mode, writer (shared writer: see MpiSharedOutputs::finish()),
+// processes, distribution, chunk, events, wall_s, events_per_s,
+// finish_spread_s, merge_s, workers [one row per rank: rank, host, pid,
+// part, status, events, started_s, finished_s, events_per_s, memory,
+// shipped (shared writer), report], outputs, memory, failed, error,
 // stop_requested, signal}; on the other ranks, {rank}. A part's report may
 // carry "signal", the signal that stopped that rank.
 nlohmann::json runMpi(EventProcessor& processor, MpiSession const& session, MpiOptions const& options,

@@ -53,6 +53,9 @@ void validate(MultiProcessOptions const& options);
 // ... and that every output of the job can take part in it (a shared
 // writer needs outputs that ship batches).
 void validate(MultiProcessOptions const& options, EventProcessor const& processor);
+// Throws lanes::Exception naming each output of the job that cannot ship
+// batches to a shared writer (OutputMode::SharedWriter, on a node or over MPI).
+void requireOutputsThatShareAWriter(EventProcessor const& processor);
 
 // Runs one part of the job in the calling process and returns its run
 // report as JSON (lanes::RunReport::toJson()). The command line supplies it,

@@ -3,10 +3,13 @@
 the serialisation time. Reads the `serialize` output's details in a run report (a multi-process job's summed over
 its workers):
 
-    .venv/bin/python tools/serialization_table.py report.json [--share 0.5] [--markdown] [--json]
+    .venv/bin/python tools/serialization_table.py REPORT.json... [--share 0.5] [--markdown] [--json]
 
 Products by serialisation time, longest first, each with its bytes and time per call, its share of the output's
 time and the cumulative share; the table stops at the first product that takes the cumulative share to --share.
+Given several reports of the same job (a scan point's repeats), each product's time per call is its least over
+them: a thread descheduled while it timed a product adds milliseconds to that product in one run only, and on a
+loaded machine such spikes would otherwise rank the products.
 """
 
 import json
@@ -22,7 +25,8 @@ def parser():
     p = inputs.OneLineParser(prog="serialization_table.py", allow_abbrev=False,
                              description="Which products take most of the serialisation time: the `serialize` "
                              "output's per-product figures from a run report, longest first, with cumulative share.")
-    p.add_argument("report", help="a run report (lanes run --report) of a job with a serialize output")
+    p.add_argument("reports", nargs="+", metavar="REPORT", help="a run report (lanes run --report) of a job with a "
+                   "serialize output; several: the same job's repeats")
     p.add_argument("--share", type=float, default=0.5, metavar="F",
                    help="list products until their cumulative share reaches F (default 0.5; 1: every product)")
     p.add_argument("--output", metavar="LABEL", help="the serialize output's label (default: the only one)")
@@ -59,6 +63,18 @@ def products(report, label=None):
             for key in entry:
                 entry[key] += product.get(key, 0)
     return summed
+
+
+def least_of(runs):
+    """One {label: {calls, bytes, ns}} of several runs' (from products()): calls and bytes summed, and the time
+    that many calls take at the product's least time per call over the runs."""
+    combined = {}
+    for label in runs[0]:
+        figures = [run[label] for run in runs if label in run and run[label]["calls"]]
+        calls = sum(f["calls"] for f in figures)
+        least = min((f["ns"] / f["calls"] for f in figures), default=0.0)
+        combined[label] = {"calls": calls, "bytes": sum(f["bytes"] for f in figures), "ns": least * calls}
+    return combined
 
 
 def table(summed, share):
@@ -102,10 +118,13 @@ def main(argv):
         options = parser().parse_args(argv)
         if not 0 < options.share <= 1:
             raise inputs.InputError(f"--share must be in (0, 1], not {options.share}")
-        loaded = inputs.load(options.report)
-        if loaded["kind"] != "run":
-            raise inputs.InputError(f"{options.report} is a scan directory: give one of its runs/*.json")
-        result = table(products(loaded["report"], options.output), options.share)
+        runs = []
+        for path in options.reports:
+            loaded = inputs.load(path)
+            if loaded["kind"] != "run":
+                raise inputs.InputError(f"{path} is a scan directory: give its runs/*.json of one point")
+            runs.append(products(loaded["report"], options.output))
+        result = table(runs[0] if len(runs) == 1 else least_of(runs), options.share)
     except inputs.InputError as error:
         print(f"lanes: error: {error}", file=sys.stderr)
         return 2

@@ -50,6 +50,14 @@ def test_a_multi_process_reports_workers_are_summed():
     assert merged == {"a": {"calls": 2, "bytes": 20, "ns": 200}, "b": {"calls": 2, "bytes": 20, "ns": 100}}
 
 
+def test_several_runs_take_each_products_least_time_per_call():
+    quiet = {"a": {"calls": 10, "bytes": 100, "ns": 1000}, "b": {"calls": 10, "bytes": 50, "ns": 500}}
+    spiked = {"a": {"calls": 10, "bytes": 100, "ns": 1000}, "b": {"calls": 10, "bytes": 50, "ns": 5_000_500}}
+    combined = serialization_table.least_of([spiked, quiet])
+    assert combined == {"a": {"calls": 20, "bytes": 200, "ns": 2000}, "b": {"calls": 20, "bytes": 100, "ns": 1000}}
+    assert serialization_table.table(combined, 0.5)["rows"][0]["label"] == "a"
+
+
 def test_bad_input_is_one_line(tmp_path):
     (tmp_path / "none.json").write_text(json.dumps(report_of({"label": "out", "plugin": "dummy"})))
     (tmp_path / "two.json").write_text(json.dumps(report_of(serialize_module([], "s1"), serialize_module([], "s2"))))
@@ -76,6 +84,8 @@ def test_a_real_serialize_job_names_the_few_products_that_take_half(tmp_path):
     assert table["products"] > 900  # NanoAOD's branches, less the event ids
     assert 1 <= table["half"] == len(table["rows"]) < table["products"]
     assert table["rows"][-1]["cumulative"] >= 0.5 > (table["rows"][-2]["cumulative"] if table["half"] > 1 else 0)
+    both = tool(report, report, "--json")  # the same run twice: the same table
+    assert both.returncode == 0 and json.loads(both.stdout)["half"] == table["half"]
     text = tool(report, "--markdown")
     assert text.returncode == 0 and text.stdout.startswith("| rank | product |")
     assert f"{table['half']} of {table['products']} products take half" in text.stdout

@@ -59,7 +59,8 @@ LogHistogram LogHistogram::fromJson(nlohmann::json const& json) {
   }
   LogHistogram histogram;
   for (auto const& pair : json["counts"]) {
-    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() || !pair[1].is_number_unsigned()) throw bad();
+    bool const valid = pair.is_array() && pair.size() == 2 && pair[0].is_number_integer() && pair[1].is_number_unsigned();
+    if (!valid) throw bad();
     auto const count = pair[1].get<std::uint64_t>();
     histogram.counts_[pair[0].get<int>()] += count;
     histogram.count_ += count;

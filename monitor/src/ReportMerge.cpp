@@ -35,7 +35,8 @@ nlohmann::json& entryNamed(nlohmann::json& array, char const* key, nlohmann::jso
 void mergeModules(RunReport& merged, nlohmann::json const& modules) {
   for (auto const& module : modules) {
     auto const label = module.value("label", std::string());
-    auto it = std::find_if(merged.modules.begin(), merged.modules.end(), [&](auto const& m) { return m.label == label; });
+    auto const named = [&](ModuleReport const& m) { return m.label == label; };
+    auto it = std::find_if(merged.modules.begin(), merged.modules.end(), named);
     if (it == merged.modules.end()) {
       ModuleReport added;
       added.label = label;

@@ -27,7 +27,10 @@ void addMergedFigures(nlohmann::json& report) {
   }
   auto workers = nlohmann::json::array();
   for (auto const& worker : report["workers"]) {
-    if (!worker.contains("report") || !worker["report"]["memory"].is_object()) continue;
+    if (!worker.contains("report") || !worker["report"].is_object() || !worker["report"].contains("memory") ||
+        !worker["report"]["memory"].is_object()) {
+      continue;  // a worker that died, or wrote no readable report
+    }
     auto const& memory = worker["report"]["memory"];
     auto const started = worker.value("started_s", 0.0);
     auto samples = nlohmann::json::array();

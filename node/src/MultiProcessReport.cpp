@@ -109,8 +109,10 @@ void printMultiProcessReport(nlohmann::json const& report, std::ostream& out) {
   }
   if (report.value("failed", false)) out << "FAILED: " << report["error"].get<std::string>() << "\n";
   printWorkerMemory(report["memory"], out);
+  auto const figures = mergedFigures(report);
+  if (figures.threads == 0) return;  // no part finished: nothing to analyse
   out << "\n";
-  mergedFigures(report).printAnalysis(out);
+  figures.printAnalysis(out);
 }
 
 }  // namespace lanes::node

@@ -180,3 +180,14 @@ def test_multi_process_summary_prints_the_merged_analysis(multiprocess):
     for words in ("thread time", "most in serial", "event time: median", "RSS sampled in each worker",
                   "path/module", "output dummy: 200 events written"):
         assert words in out, out
+
+
+def test_a_multi_process_job_prints_an_analysis_only_of_parts_that_finished(lanes):
+    result = lanes("run", "--processes", "2", "-t", "1", "-n", "100", "--source", "empty",
+                   "--module", "fault:at=30,action=abort", "--output", "dummy")
+    assert result.returncode == 1, result.stderr
+    report = result.report
+    finished = [w for w in report["workers"] if "report" in w]
+    assert ("thread time" in result.stdout) == bool(finished), result.stdout
+    assert report["event_times"]["events"] == sum(w["report"]["event_times"]["events"] for w in finished)
+    assert [m["part"] for m in report["memory"]["workers"]] == [w["part"] for w in finished]

@@ -7,6 +7,7 @@ Started by `lanes scan ARGS` (which hands it the binary to run with --lanes), or
 
 import argparse
 import os
+import shlex
 import sys
 import tomllib
 from pathlib import Path
@@ -44,7 +45,8 @@ scan file (TOML; every key optional, the command line wins):
 output directory (-o DIR): manifest.json, runs/ (every report, RUN.meta.json with its command lines and
 error, stdout and stderr), files/ (each run's output files, with --keep-files), log.jsonl, table.csv and table.json (a row per run), summary.json (per point:
 median, min, max), plots/*.png and *.svg; with --html FILE, the HTML report (`lanes report DIR -o FILE`).
-Rerun with the same -o to resume: finished runs are kept.
+Rerun with the same -o to resume: finished runs are kept. --dry-run checks the scan and prints its points
+and commands (every examples/scans/*.toml is tested so).
 Exit status: 0 all ran, 1 some failed (named at the end), 2 bad arguments, 130 interrupted.
 
 examples:
@@ -69,8 +71,8 @@ def parser():
                       usage="lanes scan [SCAN.toml] -o DIR [options] [-- LANES RUN ARGUMENTS]")
     p.add_argument("file", nargs="?", help="a scan file (TOML; as --scan)")
     p.add_argument("--scan", metavar="FILE", help="a scan file (TOML)")
-    p.add_argument("-o", "--output", metavar="DIR", required=True, help="the output directory (resumed if it "
-                   "holds this scan)")
+    p.add_argument("-o", "--output", metavar="DIR", help="the output directory (resumed if it holds this scan; "
+                   "required but with --dry-run)")
     p.add_argument("--vary", metavar="NAME=V1,V2", action="append", default=[], help="an axis (repeatable)")
     p.add_argument("--procedure", choices=grid.PROCEDURES, help="fixed (default), per-thread or fill-machine")
     p.add_argument("--events", type=int, metavar="N", help="events per point (per-thread: per thread); default: "
@@ -82,6 +84,8 @@ def parser():
     p.add_argument("--html", metavar="FILE", help="also write the scan's HTML report to FILE (as `lanes report DIR "
                    "-o FILE` does)")
     p.add_argument("--force", action="store_true", help="start afresh in a directory that holds another scan")
+    p.add_argument("--dry-run", action="store_true", help="check the scan, print its points and every run's "
+                   "command line, and exit without running or writing anything")
     p.add_argument("--lanes", metavar="PATH", default=os.environ.get("LANES_BINARY"),
                    help="the lanes binary to run (`lanes scan` passes itself)")
     return p
@@ -136,6 +140,8 @@ def build(argv):
     else:
         run_args = []
     options = parser().parse_args(argv)
+    if not options.output and not options.dry_run:
+        raise ScanError("the output directory is required: -o DIR")
     if options.file and options.scan:
         raise ScanError("give the scan file once: as a positional or as --scan")
     settings = load_file(options.file or options.scan) if (options.file or options.scan) else {"axes": []}
@@ -202,6 +208,18 @@ def measure(scan, runs, directory, options):
     return status or (1 if any(r["failed"] for r in rows) else 0)
 
 
+def print_plan(scan, runs):
+    """--dry-run: the points, then every run's command lines, in the order they would run."""
+    for point in scan.points():
+        plan = scan.plan(point)
+        copies = f", {plan['copies']} copies" if plan["copies"] > 1 else ""
+        print(f"{point.id}  {point.label()}  ({plan['threads']} threads, {plan['events']} events{copies})")
+    for run in runs:
+        for command in run.commands:
+            print(f"{run.id}  {shlex.join(command)}")
+    print(f"lanes scan: {len(scan.points())} points, {len(runs)} runs (dry run: nothing ran)", file=sys.stderr)
+
+
 def describe(error):
     return f"{error.filename}: {error.strerror}" if error.filename else str(error)
 
@@ -209,8 +227,11 @@ def describe(error):
 def main(argv):
     try:
         scan, options = build(argv)
-        directory = Path(options.output).resolve()
+        directory = Path(options.output).resolve() if options.output else Path("DIR")
         runs = runner.plan_runs(scan, Path(options.lanes).resolve(), directory)
+        if options.dry_run:
+            print_plan(scan, runs)
+            return 0
         runner.prepare(scan, runs, directory, options.force)
     except ScanError as error:
         print(f"lanes: error: {error}", file=sys.stderr)

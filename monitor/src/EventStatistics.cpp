@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lanes/monitor/LogHistogram.h"
+
 namespace lanes {
 
 void EventStatistics::jobStarted(JobInfo const& info) { lanes_ = std::vector<LaneTimes>(info.lanes); }
@@ -46,6 +48,8 @@ nlohmann::json EventStatistics::toJson() const {
   std::sort(all.begin(), all.end());
   std::sort(slowest.begin(), slowest.end(), [](Timed const& a, Timed const& b) { return a.seconds > b.seconds; });
   if (slowest.size() > slowest_) slowest.resize(slowest_);
+  LogHistogram histogram;
+  for (auto const seconds : all) histogram.add(seconds);
   auto named = nlohmann::json::array();
   for (auto const& event : slowest) named.push_back({{"event", text(event.id)}, {"s", event.seconds}});
   bool const any = !all.empty();
@@ -54,7 +58,8 @@ nlohmann::json EventStatistics::toJson() const {
           {"p90_s", any ? percentile(all, 0.9) : 0.0},
           {"p99_s", any ? percentile(all, 0.99) : 0.0},
           {"max_s", any ? static_cast<double>(all.back()) : 0.0},
-          {"slowest", named}};
+          {"slowest", named},
+          {"histogram", histogram.toJson()}};
 }
 
 }  // namespace lanes

@@ -314,6 +314,16 @@ void RunReport::printTable(std::ostream& out, std::size_t maxRows) const {
   out.flags(flags);
 }
 
+void RunReport::printAnalysis(std::ostream& out, std::size_t maxRows) const {
+  auto const flags = out.flags();
+  printThreadTime(*this, out);
+  printEventTimes(*this, out);
+  out << "\n";
+  printModules(*this, maxRows, out);
+  printPaths(*this, out);
+  out.flags(flags);
+}
+
 void printSkippedFiles(nlohmann::json const& source, std::ostream& out) {
   if (!source.is_object() || !source.contains("skipped_files")) return;
   for (auto const& skipped : source["skipped_files"]) {

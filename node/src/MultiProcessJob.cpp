@@ -24,6 +24,7 @@
 #include "lanes/monitor/ProcessMemory.h"
 #include "lanes/node/BatchRing.h"
 #include "MonotonicClock.h"
+#include "MultiProcessReport.h"
 #include "MultiProcessWorker.h"
 #include "OutputParts.h"
 #include "PartTiming.h"
@@ -548,29 +549,31 @@ nlohmann::json MultiProcessParent::report() const {
     writer = {{"batches", batchesReceived_}, {"bytes", bytesReceived_}, {"slots", ring_->slots()},
               {"slot_bytes", ring_->maxBatchBytes()}};
   }
-  return {{"mode", options_.fork ? "fork" : "no-fork"},
-          {"output_mode", toString(options_.outputMode)},
-          {"writer", writer},
-          {"processes", options_.processes},
-          {"distribution", toString(options_.distribution)},
-          {"chunk", options_.chunk},
-          {"events_before_fork", options_.eventsBeforeFork},
-          {"threads_at_fork", threadsAtFork_},
-          {"events", events},
-          {"wall_s", wall},
-          {"events_per_s", wall > 0 ? static_cast<double>(events) / wall : 0.0},
-          {"finish_spread_s", spread.seconds()},
-          {"merge_s", mergeSeconds_},
-          {"prefork", preFork_},
-          {"workers", workers},
-          {"outputs", outputs_},
-          {"memory", memory},
-          {"failed", failed_},
-          {"error", error_},
-          {"configuration_error", configurationError_},
-          {"stop_requested", stopSignal_ != 0},
-          {"aborted", aborted_},
-          {"signal", stopSignal_}};
+  nlohmann::json json{{"mode", options_.fork ? "fork" : "no-fork"},
+                      {"output_mode", toString(options_.outputMode)},
+                      {"writer", writer},
+                      {"processes", options_.processes},
+                      {"distribution", toString(options_.distribution)},
+                      {"chunk", options_.chunk},
+                      {"events_before_fork", options_.eventsBeforeFork},
+                      {"threads_at_fork", threadsAtFork_},
+                      {"events", events},
+                      {"wall_s", wall},
+                      {"events_per_s", wall > 0 ? static_cast<double>(events) / wall : 0.0},
+                      {"finish_spread_s", spread.seconds()},
+                      {"merge_s", mergeSeconds_},
+                      {"prefork", preFork_},
+                      {"workers", workers},
+                      {"outputs", outputs_},
+                      {"memory", memory},
+                      {"failed", failed_},
+                      {"error", error_},
+                      {"configuration_error", configurationError_},
+                      {"stop_requested", stopSignal_ != 0},
+                      {"aborted", aborted_},
+                      {"signal", stopSignal_}};
+  addMergedFigures(json);
+  return json;
 }
 
 // ---------------------------------------------------------------- public

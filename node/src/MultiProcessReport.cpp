@@ -1,9 +1,66 @@
-#include "lanes/node/MultiProcessJob.h"
+#include "MultiProcessReport.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
+#include <vector>
+
+#include "lanes/monitor/ReportMerge.h"
+#include "lanes/node/MultiProcessJob.h"
 
 namespace lanes::node {
+
+RunReport mergedFigures(nlohmann::json const& report) {
+  std::vector<nlohmann::json const*> parts;
+  if (report.contains("prefork") && report["prefork"].is_object()) parts.push_back(&report["prefork"]);
+  for (auto const& worker : report["workers"]) {
+    if (worker.contains("report")) parts.push_back(&worker["report"]);
+  }
+  return mergePartReports(parts);
+}
+
+void addMergedFigures(nlohmann::json& report) {
+  auto const figures = mergedFigures(report).toJson();
+  for (auto const* key : {"modules", "source_s", "outputs_s", "thread_time", "stall_s", "lane_idle_s", "path_report",
+                          "event_times"}) {
+    report[key] = figures[key];
+  }
+  auto workers = nlohmann::json::array();
+  for (auto const& worker : report["workers"]) {
+    if (!worker.contains("report") || !worker["report"].is_object() || !worker["report"].contains("memory") ||
+        !worker["report"]["memory"].is_object()) {
+      continue;  // a worker that died, or wrote no readable report
+    }
+    auto const& memory = worker["report"]["memory"];
+    auto const started = worker.value("started_s", 0.0);
+    auto samples = nlohmann::json::array();
+    for (auto const& sample : memory.value("samples", nlohmann::json::array())) {
+      samples.push_back({started + sample[0].get<double>(), sample[1]});
+    }
+    workers.push_back({{"part", worker["part"]}, {"interval_s", memory.value("interval_s", 0.0)}, {"samples", samples}});
+  }
+  report["memory"]["workers"] = workers;
+}
+
+namespace {
+
+// One line: each worker's largest RSS sample.
+void printWorkerMemory(nlohmann::json const& memory, std::ostream& out) {
+  if (!memory.is_object() || !memory.contains("workers") || memory["workers"].empty()) return;
+  out << "  RSS sampled in each worker, at most:";
+  char const* separator = " ";
+  for (auto const& worker : memory["workers"]) {
+    double most = 0;
+    for (auto const& sample : worker["samples"]) most = std::max(most, sample[1].get<double>());
+    char figure[64];
+    std::snprintf(figure, sizeof figure, "%.1f MiB", most / (1 << 20));
+    out << separator << worker["part"].get<std::string>() << " " << figure;
+    separator = ", ";
+  }
+  out << "\n";
+}
+
+}  // namespace
 
 void printMultiProcessReport(nlohmann::json const& report, std::ostream& out) {
   auto const megabytes = [](nlohmann::json const& memory, char const* key) {
@@ -51,6 +108,11 @@ void printMultiProcessReport(nlohmann::json const& report, std::ostream& out) {
         << (shared ? " (by the shared writer)\n" : " (merged from the workers' parts)\n");
   }
   if (report.value("failed", false)) out << "FAILED: " << report["error"].get<std::string>() << "\n";
+  printWorkerMemory(report["memory"], out);
+  auto const figures = mergedFigures(report);
+  if (figures.threads == 0) return;  // no part finished: nothing to analyse
+  out << "\n";
+  figures.printAnalysis(out);
 }
 
 }  // namespace lanes::node

@@ -105,3 +105,89 @@ def test_a_serialising_output_accounts_for_its_per_product_work(lanes):
     report = result.report
     outputs = [m for m in report["modules"] if m["kind"] == "output"]
     assert sum(m["total_s"] for m in outputs) == pytest.approx(report["outputs_s"])
+
+
+# ---- a multi-process job: the parent merges its parts' figures (the workers', and the events before the fork)
+
+@pytest.fixture(scope="module", params=["fork", "no-fork"])
+def multiprocess(request, tmp_path_factory):
+    from conftest import run_lanes
+    extra = ["--events-before-fork", "4"] if request.param == "fork" else ["--no-fork"]
+    return run_lanes("run", "--processes", "2", "-t", "2", "-l", "4", "-n", "200", *extra, *SERIAL,
+                     cwd=tmp_path_factory.mktemp("multiprocess"))
+
+
+def parts_of(report):
+    parts = [w["report"] for w in report["workers"] if "report" in w]
+    return parts + ([report["prefork"]] if report["prefork"] else [])
+
+
+def test_multi_process_thread_time_and_modules_are_the_sums_of_the_parts(multiprocess):
+    assert multiprocess.returncode == 0, multiprocess.stderr
+    report, parts = multiprocess.report, parts_of(multiprocess.report)
+    assert len(parts) == (3 if report["mode"] == "fork" else 2)
+    for key in ("total_s", "modules_s", "source_s", "outputs_s", "overhead_s", "idle_s"):
+        assert report["thread_time"][key] == pytest.approx(sum(p["thread_time"][key] for p in parts), abs=1e-9)
+    assert report["stall_s"] == pytest.approx(sum(p["stall_s"] for p in parts))
+    assert report["stall_s"] == pytest.approx(sum(m["stall_s"] for m in report["modules"]))
+    modules = {m["label"]: m for m in report["modules"]}
+    for label, module in modules.items():
+        for key in ("calls", "events", "total_s", "stall_s", "external_s"):
+            assert module[key] == pytest.approx(sum(next(m[key] for m in p["modules"] if m["label"] == label)
+                                                    for p in parts)), (label, key)
+    assert modules["serial"]["stall_s"] > 0 and modules["free"]["stall_s"] == 0
+    assert modules["serial"]["events"] == report["events"] == 200
+    assert len(report["lane_idle_s"]) == sum(len(p["lane_idle_s"]) for p in parts)
+
+
+def test_multi_process_path_counts_sum_to_the_jobs_events(multiprocess):
+    report = multiprocess.report
+    paths = report["path_report"]["paths"]
+    assert paths, "no path report"
+    for path in paths:
+        assert path["visited"] == report["events"] == 200
+        assert path["visited"] == path["accepted"] + path["rejected"] + path["failed"]
+        for module in path["modules"]:
+            assert module["visited"] == module["accepted"] + module["rejected"] + module["failed"]
+    assert report["path_report"]["outputs"] == [{"label": "dummy", "events": 200}]
+
+
+def test_multi_process_event_times_merge_the_workers_distributions(multiprocess):
+    report, parts = multiprocess.report, parts_of(multiprocess.report)
+    times = report["event_times"]
+    assert times["events"] == report["events"] == sum(p["event_times"]["events"] for p in parts)
+    assert times["max_s"] == max(p["event_times"]["max_s"] for p in parts)
+    assert 0 < times["median_s"] <= times["p90_s"] <= times["p99_s"] <= times["max_s"]
+    medians = [p["event_times"]["median_s"] for p in parts if p["event_times"]["events"]]
+    assert min(medians) * 0.99 <= times["median_s"] <= max(medians) * 1.01  # give or take half a bucket
+    assert times["slowest"][0]["s"] == times["max_s"]
+    assert sum(count for _, count in times["histogram"]["counts"]) == 200
+
+
+def test_multi_process_memory_is_sampled_per_worker_on_the_jobs_clock(multiprocess):
+    report = multiprocess.report
+    memory = report["memory"]["workers"]
+    assert [m["part"] for m in memory] == [w["part"] for w in report["workers"]]
+    for entry, worker in zip(memory, report["workers"]):
+        samples = entry["samples"]
+        assert len(samples) == len(worker["report"]["memory"]["samples"]) >= 2
+        assert worker["started_s"] <= samples[0][0] and samples[-1][0] <= report["wall_s"]
+        assert all(rss > 0 for _, rss in samples)
+
+
+def test_multi_process_summary_prints_the_merged_analysis(multiprocess):
+    out = multiprocess.stdout
+    for words in ("thread time", "most in serial", "event time: median", "RSS sampled in each worker",
+                  "path/module", "output dummy: 200 events written"):
+        assert words in out, out
+
+
+def test_a_multi_process_job_prints_an_analysis_only_of_parts_that_finished(lanes):
+    result = lanes("run", "--processes", "2", "-t", "1", "-n", "100", "--source", "empty",
+                   "--module", "fault:at=30,action=abort", "--output", "dummy")
+    assert result.returncode == 1, result.stderr
+    report = result.report
+    finished = [w for w in report["workers"] if "report" in w]
+    assert ("thread time" in result.stdout) == bool(finished), result.stdout
+    assert report["event_times"]["events"] == sum(w["report"]["event_times"]["events"] for w in finished)
+    assert [m["part"] for m in report["memory"]["workers"]] == [w["part"] for w in finished]

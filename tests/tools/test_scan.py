@@ -149,7 +149,9 @@ def test_scan_files_resolve_paths_and_refuse_unknown_keys(tmp_path):
         build(str(tmp_path / "bad.toml"))
 
 
-@pytest.mark.parametrize("name, points, repeat", [("threads-outputs", 6, 3), ("top-speed", 2, 3)])
+@pytest.mark.parametrize("name, points, repeat", [("threads-outputs", 6, 3), ("top-speed", 2, 3),
+                                                  ("repeated-events", 4, 3), ("serialization", 2, 3),
+                                                  ("serialization-one-event", 2, 3)])
 def test_example_scan_files_load(name, points, repeat):
     scan = build(str(REPO / "examples" / "scans" / f"{name}.toml"))
     assert (len(scan.points()), scan.repeat) == (points, repeat)

@@ -105,3 +105,16 @@ def test_memory_plot_refuses_a_report_without_samples(tmp_path):
     report.write_text('{"events": 1}')
     assert memory_main([str(report), str(tmp_path / "no.png")]) == 1
     assert not (tmp_path / "no.png").exists()
+
+
+def test_memory_plot_draws_a_line_per_worker_of_a_multi_process_job(tmp_path):
+    from lanes_plots.memory_plot import memory_plot
+    report = tmp_path / "report.json"
+    completed = subprocess.run([str(BINARY), "run", "--processes", "2", "-t", "1", "-n", "100", "--source", "empty",
+                                "--module", "analyzer:time=1e-3", "--output", "dummy", "--report", str(report)],
+                               capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert completed.returncode == 0, completed.stderr
+    workers = json.loads(report.read_text())["memory"]["workers"]
+    png = tmp_path / "memory.png"
+    assert memory_plot(report, png) == sum(len(w["samples"]) for w in workers) >= 4
+    assert distinct_rows(png) > 20

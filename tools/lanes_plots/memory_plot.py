@@ -20,21 +20,29 @@ from lanes_plots.command import plot_command, save  # noqa: E402
 
 
 def memory_plot(report_path, png_path):
-    """Draws the RSS samples of the report at `report_path` as a PNG at `png_path`; returns the number of samples.
+    """Draws the RSS samples of the report at `report_path` as a PNG at `png_path` (a multi-process job's: a line
+    per worker, on the job's clock); returns the number of samples.
 
-    Raises ValueError if the report has no memory samples (a report of another version, or a multi-process job's,
-    whose workers each have their own)."""
+    Raises ValueError if the report has no memory samples (a report of another version)."""
     with open(report_path) as f:
         report = json.load(f)
-    samples = (report.get("memory") or {}).get("samples") or []
-    if not samples:
+    memory = report.get("memory") or {}
+    lines = [(w["part"], w["samples"]) for w in memory.get("workers", []) if w.get("samples")]
+    if not lines and memory.get("samples"):
+        lines = [(None, memory["samples"])]
+    if not lines:
         raise ValueError(f"{report_path}: no memory samples in the report")
     figure, axes = plt.subplots(figsize=(8, 4))
-    mib = [rss / 2**20 for _, rss in samples]
-    axes.plot([s for s, _ in samples], mib, drawstyle="steps-post")
+    most = 0
+    for label, samples in lines:
+        mib = [rss / 2**20 for _, rss in samples]
+        axes.plot([s for s, _ in samples], mib, drawstyle="steps-post", label=label)
+        most = max(most, *mib)
+    if lines[0][0]:
+        axes.legend(fontsize=8)
     axes.set_xlabel("time since the job started (s)")
     axes.set_ylabel("RSS (MiB)")
-    axes.set_ylim(0, 1.1 * max(mib))
+    axes.set_ylim(0, 1.1 * most)
     title = f"memory over time: {report.get('events', 0)} events, {report.get('threads', '?')} threads"
     times = report.get("event_times") or {}
     if times.get("events"):
@@ -42,7 +50,7 @@ def memory_plot(report_path, png_path):
                   f"99% {1e3 * times['p99_s']:.1f} ms, max {1e3 * times['max_s']:.1f} ms")
     axes.set_title(title, fontsize=10)
     save(figure, png_path)
-    return len(samples)
+    return sum(len(samples) for _, samples in lines)
 
 
 def main(argv=None):

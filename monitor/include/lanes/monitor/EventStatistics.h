@@ -25,8 +25,9 @@ class EventStatistics : public ProcessingObserver {
   void eventStarted(unsigned lane, EventId const& id) override;
   void eventFinished(unsigned lane, EventId const& id, EventStatus status) override;
 
-  // {events, median_s, p90_s, p99_s, max_s, slowest: [{event: "run:lumi:event", s}]}
-  // (percentiles by the nearest rank; zeros when no event finished).
+  // {events, median_s, p90_s, p99_s, max_s, slowest: [{event: "run:lumi:event", s}],
+  // histogram (LogHistogram's, for merging parts)} (percentiles by the nearest
+  // rank; zeros when no event finished).
   nlohmann::json toJson() const;
 
  private:

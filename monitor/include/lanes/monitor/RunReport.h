@@ -113,6 +113,9 @@ struct RunReport {
   // with its share of the time of all of them; the `maxRows` longest are
   // listed and one row sums up the rest.
   void printTable(std::ostream& out, std::size_t maxRows = 15) const;
+  // Its stall analysis alone: the thread time, stalls, event times, the
+  // module table and the path report (a multi-process job's merged figures).
+  void printAnalysis(std::ostream& out, std::size_t maxRows = 15) const;
 };
 
 // One line per file that the source skipped (`source`: a report's "source").

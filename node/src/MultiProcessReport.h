@@ -1,0 +1,20 @@
+#pragma once
+// The whole job's figures in a multi-process report, merged from its parts'
+// run reports (the events before the fork, each finished worker's).
+
+#include <nlohmann/json.hpp>
+
+#include "lanes/monitor/RunReport.h"
+
+namespace lanes::node {
+
+// The parts' reports merged (lanes/monitor/ReportMerge.h).
+RunReport mergedFigures(nlohmann::json const& report);
+
+// Adds to the report, with the keys of a single process's: modules, source_s,
+// outputs_s, thread_time, stall_s, lane_idle_s (worker after worker),
+// path_report and event_times; and memory.workers [{part, interval_s,
+// samples}], each worker's RSS samples with their times on the job's clock.
+void addMergedFigures(nlohmann::json& report);
+
+}  // namespace lanes::node

@@ -1,0 +1,71 @@
+#include "lanes/monitor/LogHistogram.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "lanes/core/Exception.h"
+
+namespace lanes {
+namespace {
+
+// The nearest-rank percentile of sorted values, as EventStatistics gives it.
+double exactPercentile(std::vector<double> const& sorted, double fraction) {
+  auto const rank = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(sorted.size())));
+  return sorted[std::max<std::size_t>(rank, 1) - 1];
+}
+
+// A bucket is 2^(1/64) wide; its middle is within half of that of any value in it.
+constexpr double kRelativeError = 0.0055;
+
+TEST(LogHistogram, PercentilesAreWithinHalfABucketOfTheExactOnes) {
+  std::mt19937 random(7);
+  std::lognormal_distribution<double> times(std::log(2e-3), 1.0);
+  std::vector<double> values(10000);
+  LogHistogram histogram;
+  for (auto& value : values) histogram.add(value = times(random));
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(histogram.count(), values.size());
+  for (auto const fraction : {0.0, 0.01, 0.5, 0.9, 0.99, 1.0}) {
+    auto const exact = exactPercentile(values, fraction);
+    EXPECT_NEAR(histogram.percentile(fraction), exact, kRelativeError * exact) << fraction;
+  }
+}
+
+TEST(LogHistogram, MergedPartsGiveTheWholesPercentiles) {
+  LogHistogram whole, first, second;
+  for (int i = 1; i <= 1000; ++i) {
+    auto const seconds = 1e-4 * i;
+    whole.add(seconds);
+    (i % 3 ? first : second).add(seconds);
+  }
+  first.merge(second);
+  EXPECT_EQ(first.count(), whole.count());
+  for (auto const fraction : {0.5, 0.9, 0.99}) EXPECT_EQ(first.percentile(fraction), whole.percentile(fraction));
+}
+
+TEST(LogHistogram, RoundTripsThroughJson) {
+  LogHistogram histogram;
+  histogram.add(3e-3, 5);
+  histogram.add(2.0);
+  histogram.add(0.0);  // a clock's zero: the lowest bucket, not a crash
+  auto const text = histogram.toJson().dump();
+  auto const back = LogHistogram::fromJson(nlohmann::json::parse(text));
+  EXPECT_EQ(back.count(), 7u);
+  EXPECT_EQ(back.toJson(), histogram.toJson());
+  EXPECT_EQ(LogHistogram().percentile(0.5), 0.0);
+}
+
+TEST(LogHistogram, RefusesJsonThatIsNotOne) {
+  for (auto const* text : {R"(null)", R"({"counts": []})", R"({"buckets_per_octave": 32, "counts": []})",
+                           R"({"buckets_per_octave": 64, "counts": [[1]]})",
+                           R"({"buckets_per_octave": 64, "counts": [[1, -2]]})"}) {
+    EXPECT_THROW(LogHistogram::fromJson(nlohmann::json::parse(text)), Exception) << text;
+  }
+}
+
+}  // namespace
+}  // namespace lanes

@@ -1,11 +1,15 @@
 """Progress of long jobs: heartbeat lines every --progress SECONDS when stderr is not a terminal. Nothing here
 depends on timing: the jobs run long enough for one period, and the last line always comes."""
 
+import os
+import pty
 import re
+import select
+import subprocess
 
 import pytest
 
-from faults import run_limited
+from faults import BINARY, run_limited
 
 LINE = re.compile(r"lanes: progress( (?P<part>worker-\d+))?: (?P<events>\d+) events, [\d.]+ ev/s, [\d.]+ s"
                   r"(?P<total>, [\d.]+% of (?P<of>\d+))?(?P<eta>, ETA [\d.]+ s)?(?P<last>, finished)?$")
@@ -47,6 +51,38 @@ def test_heartbeat_without_a_total_until_stopped(tmp_path):
     lines = progress_lines(result)
     assert lines and not any(line["total"] for line in lines)
     assert int(lines[-1]["events"]) == result.report["events"]
+
+
+def on_a_terminal(tmp_path, *args):
+    """Runs `lanes run ARGS` with stderr on a pseudo-terminal; returns its exit status and what the terminal got."""
+    primary, secondary = pty.openpty()
+    process = subprocess.Popen([str(BINARY), "run", *map(str, args)], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=secondary)
+    os.close(secondary)
+    shown = b""
+    while True:  # until the job closes the terminal's other end (reading on would fail)
+        ready, _, _ = select.select([primary], [], [], 120)
+        assert ready, "the job neither wrote nor ended within 120 s"
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(primary)
+    return process.wait(timeout=120), shown.decode()
+
+
+@pytest.mark.parametrize("processes", [[], ["--processes", 2]], ids=["single", "processes"])
+def test_a_live_line_on_a_terminal(tmp_path, processes):
+    code, shown = on_a_terminal(tmp_path, "-n", 1000, "-t", 1, *processes, *SLOW)
+    assert code == 0, shown
+    assert "lanes: progress" not in shown  # a line redrawn in place, not heartbeats
+    drawn = [text for text in shown.split("\r") if text.strip()]
+    assert drawn and all(re.match(r"  \d+ events  [\d.]+ ev/s  [\d.]+s  [\d.]+%", text) for text in drawn), shown
+    assert re.match(r"  1000 events  [\d.]+ ev/s  [\d.]+s  100\.0%\x1b\[K$", drawn[-1]), repr(drawn[-1])
+    assert shown.endswith("\n")
 
 
 @pytest.mark.parametrize("processes", [[], ["--processes", 2]], ids=["single", "processes"])

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -19,11 +18,23 @@ std::vector<std::string> outputFiles(JobConfig const& config) {
   return files;
 }
 
+namespace {
+
+// "process 12 is gone" or "processes 12 and 34 are gone".
+std::string goneWriters(std::string const& path) {
+  auto const writers = parseTemporary(path)->writers;
+  std::string text = writers.size() == 1 ? "process " : "processes ";
+  for (std::size_t k = 0; k < writers.size(); ++k) text += (k ? " and " : "") + std::to_string(writers[k]);
+  return text + (writers.size() == 1 ? " is gone" : " are gone");
+}
+
+}  // namespace
+
 void warnAboutStalePartials(std::vector<std::string> const& files) {
   for (auto const& file : files) {
-    for (auto const& stale : stalePartials(file)) {
-      std::cerr << "lanes: warning: '" << stale << "' is left from a job that was killed (process "
-                << parsePartial(stale)->pid << " is gone); `lanes clean` removes it\n";
+    for (auto const& stale : leftoversOf(file)) {
+      std::cerr << "lanes: warning: '" << stale << "' is left from a job that was killed (" << goneWriters(stale)
+                << "); `lanes clean` removes it\n";
     }
   }
 }
@@ -34,27 +45,16 @@ void removeOwnPartials(std::vector<std::string> const& files) {
 
 namespace {
 
-// The partial files in `directory` whose process is gone, sorted by name.
-std::vector<std::filesystem::path> leftoversIn(std::string const& directory) {
-  std::vector<std::filesystem::path> leftovers;
-  for (auto const& entry : std::filesystem::directory_iterator(directory)) {
-    auto const partial = parsePartial(entry.path().filename().string());
-    if (partial && entry.is_regular_file() && !processAlive(partial->pid)) leftovers.push_back(entry.path());
-  }
-  std::sort(leftovers.begin(), leftovers.end());
-  return leftovers;
-}
-
 int clean(std::string const& directory, bool dryRun) {
   if (!std::filesystem::is_directory(directory)) throw Exception("cannot clean '" + directory + "': not a directory");
   for (auto const& leftover : leftoversIn(directory)) {
     std::error_code error;
     if (!dryRun) std::filesystem::remove(leftover, error);
     if (error) {
-      std::cerr << "lanes: error: cannot remove '" << leftover.string() << "': " << error.message() << "\n";
+      std::cerr << "lanes: error: cannot remove '" << leftover << "': " << error.message() << "\n";
       return 1;
     }
-    std::cout << (dryRun ? "would remove " : "removed ") << leftover.string() << "\n";
+    std::cout << (dryRun ? "would remove " : "removed ") << leftover << "\n";
   }
   return 0;
 }
@@ -63,7 +63,9 @@ int clean(std::string const& directory, bool dryRun) {
 
 void addCleanCommand(CLI::App& app, int& exitCode) {
   auto* command = app.add_subcommand(
-      "clean", "Remove the partial files (FILE.partial-PID) that jobs killed before they could finish left in DIR");
+      "clean",
+      "Remove what jobs killed before they could finish left in DIR: partial files (FILE.partial-PID) and the parts "
+      "of multi-process jobs (FILE.worker-N-of-PARENT...) whose processes are gone");
   auto directory = std::make_shared<std::string>();
   auto dryRun = std::make_shared<bool>(false);
   command->add_option("DIR", *directory, "The directory to clean")->required();

@@ -13,7 +13,10 @@ namespace {
 
 std::vector<TracePart> partsOf(std::string const& trace, nlohmann::json const& report) {
   std::vector<TracePart> parts;
-  if (report.value("events_before_fork", 0ull) > 0) parts.push_back({partPath(trace, "prefork"), ::getpid(), "prefork"});
+  if (report.value("events_before_fork", 0ull) > 0) {
+    auto const part = report["prefork"]["part"].get<std::string>();
+    parts.push_back({partPath(trace, part), ::getpid(), "prefork"});
+  }
   for (auto const& worker : report["workers"]) {
     auto const part = worker["part"].get<std::string>();
     parts.push_back({partPath(trace, part), worker["pid"].get<int>(), part});

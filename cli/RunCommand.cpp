@@ -175,6 +175,10 @@ double watchdogSeconds(RunArguments const& arguments) {
   return arguments.processes ? kMultiProcessWatchdogSeconds : 0;
 }
 
+WatchdogAction watchdogAction(RunArguments const& arguments) {
+  return parseWatchdogAction(arguments.watchdogAction.empty() ? "warn" : arguments.watchdogAction);
+}
+
 // A stopped job failed, naming what hung.
 void noteWatchdog(Watchdog const& watchdog, RunReport& report) {
   report.sections["watchdog"] = watchdog.toJson();
@@ -183,11 +187,17 @@ void noteWatchdog(Watchdog const& watchdog, RunReport& report) {
   report.error = "watchdog: " + watchdog.firstHang() + "; the job was stopped";
 }
 
-// Heartbeat lines when asked for (by every worker of a multi-process job,
-// each naming its part); else the live line on a terminal, in one process.
-ProgressStyle progressStyle(double seconds, bool part) {
+// The job's progress line: heartbeat lines when asked for, else the live
+// line on a terminal. Drawn by the process that runs the job, or by the
+// parent of a multi-process job (from its workers' counts); an MPI rank
+// draws its own heartbeat lines only.
+ProgressStyle progressStyle(double seconds) {
   if (seconds > 0) return ProgressStyle::Heartbeat;
-  return !part && ::isatty(STDERR_FILENO) == 1 ? ProgressStyle::Live : ProgressStyle::Off;
+  return ::isatty(STDERR_FILENO) == 1 ? ProgressStyle::Live : ProgressStyle::Off;
+}
+
+std::chrono::milliseconds progressPeriod(RunArguments const& arguments) {
+  return std::chrono::milliseconds(arguments.progress ? std::max(1L, std::lround(arguments.progress * 1000)) : 500);
 }
 
 // The job's error, with `failure` added (a job that succeeded has none).
@@ -238,8 +248,10 @@ void warnAboutSkippedFiles(EventProcessor const& processor) {
 // One part of a job with the monitor attached: the whole job in a single
 // process, or a worker's share of a multi-process job. `signals` is the
 // process's SignalStop, or nullptr for a forked worker, which makes its own
-// (it has a single thread, as a SignalStop needs).
-RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArguments const& arguments, SignalStop* signals) {
+// (it has a single thread, as a SignalStop needs). `progress`: the part's
+// own progress line.
+RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArguments const& arguments, SignalStop* signals,
+                  ProgressStyle progress) {
   std::optional<SignalStop> ownSignals;
   if (!signals) signals = &ownSignals.emplace(SignalStop::Role::Worker);
   signals->attach(processor);
@@ -253,12 +265,9 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
   }
   std::optional<Watchdog> watchdog;
   if (auto const seconds = watchdogSeconds(arguments); seconds > 0) {
-    auto const action = parseWatchdogAction(arguments.watchdogAction.empty() ? "warn" : arguments.watchdogAction);
-    watchdog.emplace(processor, seconds, action, [signals] { signals->abort(1); });
+    watchdog.emplace(processor, seconds, watchdogAction(arguments), [signals] { signals->abort(1); });
   }
-  ProgressTicker ticker(std::cerr, progressStyle(arguments.progress, part != nullptr),
-                        std::chrono::milliseconds(arguments.progress ? std::max(1L, std::lround(arguments.progress * 1000)) : 500),
-                        part ? part->name : "");
+  ProgressTicker ticker(std::cerr, progress, progressPeriod(arguments), part ? part->name : "");
   processor.addObserver(&ticker);
 
   auto const usageBefore = ResourceUsage::sample();
@@ -298,7 +307,7 @@ int runSingleProcess(RunArguments const& arguments) {
   signalStop.onAbort([&files] { removeOwnPartials(files); });
   EventProcessor processor(std::move(job));
   warnAboutSkippedFiles(processor);
-  auto const report = runPart(processor, nullptr, arguments, &signalStop);
+  auto const report = runPart(processor, nullptr, arguments, &signalStop, progressStyle(arguments.progress));
   if (report.sections.count("configuration_error")) {  // bad input, found as the modules began: no event ran
     std::cerr << "lanes: error: " << report.error << "\n";
     return 2;
@@ -327,6 +336,10 @@ node::MultiProcessOptions multiProcessOptions(RunArguments const& arguments) {
   options.retryLost = arguments.retryLost;
   options.retryLimit = arguments.retryLimit;
   options.outputMode = outputModeOf(arguments);
+  options.progress = progressStyle(arguments.progress);
+  options.progressPeriod = progressPeriod(arguments);
+  options.watchdogSeconds = watchdogSeconds(arguments);
+  options.watchdogAction = watchdogAction(arguments);
   // The independent jobs of --no-fork run this very command line.
   std::ifstream cmdline("/proc/self/cmdline");
   for (std::string argument; std::getline(cmdline, argument, '\0');) options.commandLine.push_back(argument);
@@ -341,7 +354,7 @@ int runExecWorker(RunArguments const& arguments) {
   auto const options = multiProcessOptions(arguments);
   EventProcessor processor(makeJob(arguments));
   return node::runWorkerProcess(processor, options, role, [&](EventProcessor& p, ProcessPart const& part) {
-    return runPart(p, &part, arguments, &signalStop).toJson();
+    return runPart(p, &part, arguments, &signalStop, ProgressStyle::Off).toJson();
   });
 }
 
@@ -360,7 +373,7 @@ int runMultiProcess(RunArguments const& arguments) {
   warnAboutSkippedFiles(processor);
   auto const origin = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
   auto report = node::runMultiProcess(processor, options, [&](EventProcessor& p, ProcessPart const& part) {
-    return runPart(p, &part, arguments, nullptr).toJson();
+    return runPart(p, &part, arguments, nullptr, ProgressStyle::Off).toJson();
   });
   if (!arguments.trace.empty()) finishJobTrace(arguments.trace, report, origin, parentWork);
   if (auto const source = processor.sourceDetails(); !source.empty()) report["source"] = nlohmann::json::parse(source);
@@ -429,7 +442,8 @@ int runMpiRank(RunArguments const& arguments) {
     return 2;
   }
   auto const report = node::runMpi(*processor, session, options, [&](EventProcessor& p, ProcessPart const& part) {
-    auto json = runPart(p, &part, arguments, &signalStop).toJson();
+    auto json = runPart(p, &part, arguments, &signalStop,
+                        arguments.progress > 0 ? ProgressStyle::Heartbeat : ProgressStyle::Off).toJson();
     json["signal"] = signalStop.signalled();
     return json;
   });

@@ -7,37 +7,75 @@
 #include <filesystem>
 #include <fstream>
 
-#include "lanes/core/Module.h"
-
 namespace lanes {
 
 namespace {
 constexpr char const kPartial[] = ".partial-";
+constexpr char const kOf[] = "-of-";
 
 bool allDigits(std::string const& text) {
   return !text.empty() && text.size() < 10 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// Whether `name` is partPath(target, "worker-N") for some N.
-bool isWorkerPart(std::string const& name, std::string const& target) {
-  auto const probe = partPath(target, "worker-#");
-  auto const hash = probe.find('#');
-  auto const prefix = probe.substr(0, hash), suffix = probe.substr(hash + 1);
-  if (name.size() <= prefix.size() + suffix.size()) return false;
-  if (name.compare(0, prefix.size(), prefix) != 0) return false;
-  if (name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
-  return allDigits(name.substr(prefix.size(), name.size() - prefix.size() - suffix.size()));
+// A part's role: "prefork" or "worker-N".
+bool isRole(std::string const& text) {
+  return text == "prefork" || (text.rfind("worker-", 0) == 0 && allDigits(text.substr(7)));
 }
+
+// Strips the last part name from the file name in `path` (partPath() put it
+// between dots): a job part's "ROLE-of-PID", whose parent's pid it returns in
+// `parent`, or, when `plain`, an MPI rank's "worker-N" (no parent to name).
+bool stripPart(std::string& path, bool plain, std::optional<long>& parent) {
+  auto const nameStart = path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1;
+  for (auto dot = path.rfind('.'); dot != std::string::npos && dot > nameStart; dot = path.rfind('.', dot - 1)) {
+    auto const end = std::min(path.find('.', dot + 1), path.size());
+    auto const segment = path.substr(dot + 1, end - dot - 1);
+    auto const of = segment.rfind(kOf);
+    bool const jobPart = of != std::string::npos && isRole(segment.substr(0, of)) && allDigits(segment.substr(of + 4));
+    if (!jobPart && !(plain && isRole(segment))) continue;
+    if (jobPart) parent = std::stol(segment.substr(of + 4));
+    path.erase(dot, end - dot);
+    return true;
+  }
+  return false;
+}
+
+// The temporary files in `directory` whose writers are gone and that
+// `wanted` accepts, as `prefix` + name.
+template <typename Wanted>
+std::vector<std::string> leftovers(std::string const& directory, std::string const& prefix, Wanted const& wanted) {
+  std::vector<std::string> found;
+  std::error_code ignored;
+  for (auto const& entry : std::filesystem::directory_iterator(directory, ignored)) {
+    auto const name = entry.path().filename().string();
+    auto const temporary = parseTemporary(name);
+    if (!temporary || !entry.is_regular_file(ignored) || !wanted(*temporary)) continue;
+    if (std::none_of(temporary->writers.begin(), temporary->writers.end(), processAlive)) found.push_back(prefix + name);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+std::string directoryOf(std::string const& path) { return std::filesystem::path(path).parent_path().string(); }
+
 }  // namespace
 
 std::string partialPath(std::string const& path, long pid) { return path + kPartial + std::to_string(pid); }
 
-std::optional<PartialName> parsePartial(std::string const& path) {
+std::string jobPartName(std::string const& part, long parent) { return part + kOf + std::to_string(parent); }
+
+std::optional<TemporaryFile> parseTemporary(std::string const& path) {
+  TemporaryFile file{path, {}};
   auto const at = path.rfind(kPartial);
-  if (at == std::string::npos || at == 0 || path[at - 1] == '/') return std::nullopt;
-  auto const digits = path.substr(at + sizeof kPartial - 1);
-  if (!allDigits(digits)) return std::nullopt;
-  return PartialName{path.substr(0, at), std::stol(digits)};
+  if (at != std::string::npos && at != 0 && path[at - 1] != '/' && allDigits(path.substr(at + sizeof kPartial - 1))) {
+    file.writers.push_back(std::stol(path.substr(at + sizeof kPartial - 1)));
+    file.target.erase(at);
+  }
+  std::optional<long> parent;
+  stripPart(file.target, !file.writers.empty(), parent);
+  if (parent) file.writers.push_back(*parent);
+  if (file.writers.empty()) return std::nullopt;
+  return file;
 }
 
 bool processAlive(long pid) {
@@ -50,21 +88,29 @@ bool processAlive(long pid) {
   return end == std::string::npos || end + 2 >= line.size() || line[end + 2] != 'Z';
 }
 
-std::vector<std::string> stalePartials(std::string const& path) {
-  namespace fs = std::filesystem;
-  auto directory = fs::path(path).parent_path();
-  auto const target = fs::path(path).filename().string();
-  std::vector<std::string> stale;
+std::vector<std::string> leftoversIn(std::string const& directory) {
+  return leftovers(directory, (std::filesystem::path(directory) / "").string(), [](TemporaryFile const&) { return true; });
+}
+
+std::vector<std::string> leftoversOf(std::string const& path) {
+  auto const directory = directoryOf(path);
+  auto const target = std::filesystem::path(path).filename().string();
+  return leftovers(directory.empty() ? "." : directory, directory.empty() ? "" : directory + "/",
+                   [&](TemporaryFile const& file) { return file.target == target; });
+}
+
+std::vector<std::string> partialsOf(std::string const& path) {
+  auto const directory = directoryOf(path);
+  auto const prefix = std::filesystem::path(path).filename().string() + kPartial;
+  std::vector<std::string> found;
   std::error_code ignored;
-  for (auto const& entry : fs::directory_iterator(directory.empty() ? "." : directory, ignored)) {
-    auto const partial = parsePartial(entry.path().filename().string());
-    if (!partial || processAlive(partial->pid)) continue;
-    if (partial->target == target || isWorkerPart(partial->target, target)) {
-      stale.push_back((directory / entry.path().filename()).string());
+  for (auto const& entry : std::filesystem::directory_iterator(directory.empty() ? "." : directory, ignored)) {
+    auto const name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && allDigits(name.substr(prefix.size()))) {
+      found.push_back(directory.empty() ? name : directory + "/" + name);
     }
   }
-  std::sort(stale.begin(), stale.end());
-  return stale;
+  return found;
 }
 
 }  // namespace lanes

@@ -22,6 +22,15 @@ WatchdogAction parseWatchdogAction(std::string const& name) {
   throw Exception("--watchdog-action must be 'warn', 'stop' or 'abort', not '" + name + "'");
 }
 
+char const* toString(WatchdogAction action) {
+  switch (action) {
+    case WatchdogAction::Warn: return "warn";
+    case WatchdogAction::Stop: return "stop";
+    case WatchdogAction::Abort: return "abort";
+  }
+  return "?";
+}
+
 std::string describeActivity(LaneActivity const& activity, JobInfo const& info) {
   std::string const where = "lane " + std::to_string(activity.lane) + ", event " + eventText(activity.event) +
                             ", pid " + std::to_string(::getpid());
@@ -80,8 +89,7 @@ std::string Watchdog::firstHang() const {
 
 nlohmann::json Watchdog::toJson() const {
   std::lock_guard lock(mutex_);
-  char const* const actions[] = {"warn", "stop", "abort"};
-  return {{"seconds", limit_.count()}, {"action", actions[static_cast<int>(action_)]}, {"hangs", hangs_}};
+  return {{"seconds", limit_.count()}, {"action", toString(action_)}, {"hangs", hangs_}};
 }
 
 }  // namespace lanes

@@ -3,9 +3,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 
+#include "SharedMemory.h"
 #include "lanes/core/Exception.h"
 
 namespace lanes::node {
@@ -55,32 +54,16 @@ std::atomic_ref<std::uint32_t> atomically(std::uint32_t& value) { return std::at
 
 }  // namespace
 
-namespace {
-
-[[noreturn]] void systemError(std::string const& what) {
-  throw Exception("multi-process job: " + what + ": " + std::strerror(errno));
-}
-
-void* mapShared(int fd, std::size_t bytes) {
-  void* address = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (address == MAP_FAILED) systemError("cannot map the shared event queue");
-  return address;
-}
-
-}  // namespace
-
 SharedEventQueue::SharedEventQueue(std::uint64_t first, std::uint64_t chunkSize) {
-  // Not close-on-exec: a worker started with exec (--no-fork) inherits it.
-  fd_ = ::memfd_create("lanes-event-queue", 0);
-  if (fd_ < 0) systemError("cannot create the shared event queue");
   // The owner table is sparse: only the pages of chunks handed out are touched.
-  if (::ftruncate(fd_, sizeof(Block)) != 0) systemError("cannot size the shared event queue");
-  block_ = static_cast<Block*>(mapShared(fd_, sizeof(Block)));  // zero-filled pages: owners 0
+  fd_ = createSharedMemory("lanes-event-queue", sizeof(Block), "the shared event queue");
+  block_ = static_cast<Block*>(mapSharedMemory(fd_, sizeof(Block), "the shared event queue"));  // zero-filled pages: owners 0
   block_->first = first;
   block_->chunkSize = chunkSize;
 }
 
-SharedEventQueue::SharedEventQueue(int fd) : fd_(fd), block_(static_cast<Block*>(mapShared(fd, sizeof(Block)))) {}
+SharedEventQueue::SharedEventQueue(int fd)
+    : fd_(fd), block_(static_cast<Block*>(mapSharedMemory(fd, sizeof(Block), "the shared event queue"))) {}
 
 SharedEventQueue::~SharedEventQueue() {
   ::munmap(block_, sizeof(Block));

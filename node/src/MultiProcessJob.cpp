@@ -15,11 +15,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <ostream>
 #include <memory>
 #include <optional>
 
 #include "lanes/core/Exception.h"
+#include "lanes/core/TemporaryName.h"
 #include "lanes/monitor/AtomicFile.h"
 #include "lanes/monitor/ProcessMemory.h"
 #include "lanes/node/BatchRing.h"
@@ -28,14 +30,12 @@
 #include "MultiProcessWorker.h"
 #include "OutputParts.h"
 #include "PartTiming.h"
+#include "SharedMemory.h"
+#include "WorkerWatchdog.h"
 
 namespace lanes::node {
 
 namespace {
-
-[[noreturn]] void systemError(std::string const& what) {
-  throw Exception("multi-process job: " + what + ": " + std::strerror(errno));
-}
 
 // Threads of this process now (oneTBB's workers, a plugin's, ...).
 unsigned threadsInProcess() {
@@ -62,7 +62,7 @@ struct WorkerProcess {
 };
 
 // How often the parent samples every process's memory while the workers run.
-constexpr int kMemorySampleMilliseconds = 500;
+constexpr std::chrono::milliseconds kMemorySamplePeriod(500);
 
 // The parent's own events before the fork, in a shared-writer job: their
 // batches go straight to the outputs' shared files. Confined to the
@@ -98,6 +98,8 @@ class MultiProcessParent {
   void spawn(unsigned residue, std::optional<unsigned> replacing = std::nullopt);
   [[noreturn]] void becomeWorker(WorkerRole const& role);
   void watch();
+  int untilDue() const;
+  void runDue();
   void onDone();
   void onBatches();
   void onExit(WorkerProcess& worker);
@@ -111,6 +113,9 @@ class MultiProcessParent {
   void finishOutputs();
   void noteParentWork(char const* what, std::int64_t beginNs) const;
   void describeMergedOutputs();
+  std::uint64_t eventsWritten() const;
+  std::uint64_t eventsCounted() const;
+  std::string preForkPart() const { return jobPartName("prefork", ::getpid()); }
   nlohmann::json report() const;
 
   EventProcessor& processor_;
@@ -119,6 +124,10 @@ class MultiProcessParent {
   std::string directory_;
   std::unique_ptr<SharedEventQueue> queue_;
   std::unique_ptr<BatchRing> ring_;  // the shared writer's
+  std::unique_ptr<WorkerBoard> board_;
+  std::optional<WorkerWatchdog> watchdog_;
+  ProgressLine progress_{std::cerr, options_.progress, options_.progressPeriod};
+  MonotonicClock::time_point nextSample_;
   std::uint64_t batchesReceived_ = 0, bytesReceived_ = 0;
   int done_[2] = {-1, -1};
   int release_[2] = {-1, -1};
@@ -156,6 +165,7 @@ MultiProcessParent::~MultiProcessParent() {
 
 nlohmann::json MultiProcessParent::run() {
   started_ = monotonicNanoseconds();
+  progress_.start(processor_.info().expectedEvents);
   processor_.beginJob();
   if (auto const error = processor_.configurationError(); !error.empty()) {  // bad input: no worker starts
     processor_.endJob();
@@ -172,6 +182,7 @@ nlohmann::json MultiProcessParent::run() {
   for (unsigned r = 0; r < options_.processes; ++r) spawn(r);
   watch();
   finished_ = monotonicNanoseconds();
+  progress_.draw(eventsCounted(), true);
   finishOutputs();
   processor_.endJob();
   return report();
@@ -183,7 +194,8 @@ void MultiProcessParent::runBeforeFork() {
   RangeDispenser first(0, options_.eventsBeforeFork);
   ParentSink sink(processor_);
   bool const shared = options_.outputMode == OutputMode::SharedWriter;
-  preFork_ = runner_(processor_, {"prefork", &first, 1, 0, 0, shared ? &sink : nullptr});
+  preFork_ = runner_(processor_, {preForkPart(), &first, 1, 0, 0, shared ? &sink : nullptr});
+  preFork_["part"] = preForkPart();
   batchesReceived_ += sink.shippedBatches;
   bytesReceived_ += sink.shippedBytes;
   if (preFork_.value("failed", false)) {
@@ -202,6 +214,8 @@ void MultiProcessParent::prepareChannels() {
   if (options_.outputMode == OutputMode::SharedWriter) {
     ring_ = std::make_unique<BatchRing>(std::min(2 * options_.processes, BatchRing::kMaxSlots), BatchRing::kDefaultSlotBytes);
   }
+  board_ = std::make_unique<WorkerBoard>(options_.processes);
+  if (options_.watchdogSeconds > 0) watchdog_.emplace(*board_, options_.watchdogSeconds, options_.watchdogAction);
   if (::pipe2(done_, O_CLOEXEC) != 0 || ::pipe2(release_, O_CLOEXEC) != 0) systemError("cannot create pipes");
   // SIGINT, SIGTERM and SIGHUP are forwarded to the workers, which stop
   // gracefully (and take a second one for the same stop: a terminal sends
@@ -225,8 +239,10 @@ void MultiProcessParent::spawn(unsigned residue, std::optional<unsigned> replaci
   role.releaseFd = release_[0];
   role.ringFd = ring_ ? ring_->memoryFd() : -1;
   role.readyFd = ring_ ? ring_->readyWriteFd() : -1;
+  role.boardFd = board_->fd();
   role.directory = directory_;
   if (replacing && queue_) queue_->reassign(*replacing, role.index);
+  if (replacing) board_->reset(residue);  // the events its seat counted are done again
   std::fflush(nullptr);
   pid_t const pid = ::fork();
   if (pid < 0) systemError("cannot fork");
@@ -254,7 +270,7 @@ void MultiProcessParent::spawn(unsigned residue, std::optional<unsigned> replaci
   if (!options_.fork) {
     // An independent job: the same command, told its role. Its descriptors
     // must survive the exec.
-    for (int fd : {role.queueFd, role.doneFd, role.releaseFd, role.ringFd, role.readyFd}) {
+    for (int fd : {role.queueFd, role.doneFd, role.releaseFd, role.ringFd, role.readyFd, role.boardFd}) {
       if (fd >= 0) ::fcntl(fd, F_SETFD, 0);
     }
     std::vector<std::string> arguments = options_.commandLine;
@@ -269,7 +285,7 @@ void MultiProcessParent::spawn(unsigned residue, std::optional<unsigned> replaci
   }
   int status = 1;
   try {
-    status = serveAsWorker(processor_, options_, role, queue_.get(), ring_.get(), runner_);
+    status = serveAsWorker(processor_, options_, role, queue_.get(), ring_.get(), *board_, runner_);
   } catch (std::exception const& error) {
     std::fprintf(stderr, "lanes: error: worker %u: %s\n", role.index, error.what());
   }
@@ -279,8 +295,10 @@ void MultiProcessParent::spawn(unsigned residue, std::optional<unsigned> replaci
 
 // Until every worker has been reaped: their reports, their deaths, the
 // signals to forward, and the batches to write. Blocks in poll(), waking up
-// only to sample the memory of every process now and then.
+// only for what is due now and then (memory samples, the progress line,
+// the watchdog).
 void MultiProcessParent::watch() {
+  nextSample_ = MonotonicClock::now() + kMemorySamplePeriod;
   while (true) {
     std::vector<pollfd> fds{{done_[0], POLLIN, 0}, {signals_, POLLIN, 0}, {ring_ ? ring_->readyReadFd() : -1, POLLIN, 0}};
     std::vector<WorkerProcess*> watched;
@@ -294,12 +312,12 @@ void MultiProcessParent::watch() {
       return;
     }
     if (!released_ && everyLiveWorkerDone()) measureAndRelease();
-    auto const ready = ::poll(fds.data(), fds.size(), kMemorySampleMilliseconds);
+    auto const ready = ::poll(fds.data(), fds.size(), untilDue());
     if (ready < 0) {
       if (errno == EINTR) continue;
       systemError("cannot watch the workers");
     }
-    if (ready == 0) sampleMemory();
+    runDue();
     // Batches first: a worker announces its last batch before it is done.
     if (fds[2].revents & POLLIN) onBatches();
     if (fds[0].revents & POLLIN) onDone();
@@ -308,6 +326,31 @@ void MultiProcessParent::watch() {
       if (fds[k + 3].revents) onExit(*watched[k]);
     }
   }
+}
+
+// Milliseconds until the next periodic task, for poll().
+int MultiProcessParent::untilDue() const {
+  auto due = nextSample_;
+  if (progress_.style() != ProgressStyle::Off) due = std::min(due, progress_.nextDue());
+  if (watchdog_) due = std::min(due, watchdog_->nextDue());
+  auto const wait = std::chrono::ceil<std::chrono::milliseconds>(due - MonotonicClock::now()).count();
+  return static_cast<int>(std::max<std::int64_t>(0, wait));
+}
+
+void MultiProcessParent::runDue() {
+  auto const now = MonotonicClock::now();
+  if (now >= nextSample_) {
+    sampleMemory();
+    nextSample_ = now + kMemorySamplePeriod;
+  }
+  progress_.drawIfDue(eventsCounted());
+  if (!watchdog_ || failed_ || now < watchdog_->nextDue()) return;
+  std::vector<WorkerWatchdog::Running> running;
+  for (auto const& worker : workers_) {
+    if (worker.done || worker.exited) continue;
+    running.push_back({worker.role.index, worker.role.residue, worker.pid, partName(worker.role.index), workerPart(worker.role)});
+  }
+  if (watchdog_->check(running)) failJob("watchdog: " + watchdog_->firstHang() + "; the job was stopped");
 }
 
 void MultiProcessParent::onDone() {
@@ -392,6 +435,12 @@ void MultiProcessParent::onSignal() {
   if (stopSignal_) {
     // The second one: at once, and nothing under the final names.
     std::fprintf(stderr, "lanes: %s again: aborting\n", strsignal(signal));
+    for (auto const& worker : workers_) {
+      if (worker.done || worker.exited) continue;
+      std::fprintf(stderr, "lanes: still running: %s (pid %d, part %s), after %llu events\n",
+                   partName(worker.role.index).c_str(), worker.pid, workerPart(worker.role).c_str(),
+                   static_cast<unsigned long long>(board_->events(worker.role.residue)));
+    }
     aborted_ = true;
     failJob(std::string(strsignal(signal)) + " again: aborted");
     return;
@@ -433,6 +482,7 @@ void MultiProcessParent::measureAndRelease() {
     if (worker.exited) continue;
     if (auto memory = ProcessMemory::of(worker.pid)) worker.memory = memory->toJson();
   }
+  board_->release();
   ::close(release_[1]);
   release_[1] = -1;
   released_ = true;
@@ -474,8 +524,8 @@ void MultiProcessParent::finishOutputs() {
     return describeMergedOutputs();
   }
   std::vector<std::string> written, lost;
-  if (options_.eventsBeforeFork) written.push_back("prefork");
-  for (auto const& worker : workers_) (worker.done ? written : lost).push_back(partName(worker.role.index));
+  if (options_.eventsBeforeFork) written.push_back(preForkPart());
+  for (auto const& worker : workers_) (worker.done ? written : lost).push_back(workerPart(worker.role));
   auto const begin = monotonicNanoseconds();
   auto const merge = finishOutputParts(processor_, written, lost, failed_);
   noteParentWork(failed_ ? "discard the parts" : "merge the parts", begin);
@@ -495,17 +545,34 @@ void MultiProcessParent::describeMergedOutputs() {
   outputs_ = node::describeMergedOutputs(processor_, parts);
 }
 
+// The events of the parts written: the parent's before the fork, and those
+// of every worker that finished.
+std::uint64_t MultiProcessParent::eventsWritten() const {
+  std::uint64_t events = eventsOf(preFork_);
+  for (auto const& worker : workers_) {
+    if (worker.done) events += eventsOf(worker.report);
+  }
+  return events;
+}
+
+// The events finished so far, as the workers count them on the board (a
+// worker that died holding events loses its seat's count to its replacement).
+std::uint64_t MultiProcessParent::eventsCounted() const {
+  std::uint64_t events = eventsOf(preFork_);
+  for (unsigned seat = 0; seat < board_->seats(); ++seat) events += board_->events(seat);
+  return events;
+}
+
 }  // namespace
 
 nlohmann::json MultiProcessParent::report() const {
   nlohmann::json workers = nlohmann::json::array();
-  std::uint64_t events = eventsOf(preFork_);
   nlohmann::json memory{{"parent", parentMemory_}};
   std::uint64_t totalPss = parentMemory_.is_object() ? parentMemory_.value("pss_bytes", 0ull) : 0;
   std::uint64_t totalRss = parentMemory_.is_object() ? parentMemory_.value("rss_bytes", 0ull) : 0;
   FinishSpread spread;
   for (auto const& worker : workers_) {
-    nlohmann::json entry{{"index", worker.role.index}, {"pid", worker.pid}, {"part", partName(worker.role.index)},
+    nlohmann::json entry{{"index", worker.role.index}, {"pid", worker.pid}, {"part", workerPart(worker.role)},
                          {"replacement", worker.role.replacement}, {"memory", worker.memory},
                          {"peak_pss_bytes", worker.peakPss}};
     if (WIFSIGNALED(worker.status)) entry["signal"] = WTERMSIG(worker.status);
@@ -530,7 +597,6 @@ nlohmann::json MultiProcessParent::report() const {
       }
     }
     if (worker.done) {
-      events += eventsOf(worker.report);
       spread.addRow(entry, worker.report, started_);
       entry["report"] = worker.report;
     }
@@ -550,6 +616,7 @@ nlohmann::json MultiProcessParent::report() const {
               {"slot_bytes", ring_->maxBatchBytes()}};
   }
   nlohmann::json json{{"mode", options_.fork ? "fork" : "no-fork"},
+                      {"pid", ::getpid()},
                       {"output_mode", toString(options_.outputMode)},
                       {"writer", writer},
                       {"processes", options_.processes},
@@ -557,14 +624,15 @@ nlohmann::json MultiProcessParent::report() const {
                       {"chunk", options_.chunk},
                       {"events_before_fork", options_.eventsBeforeFork},
                       {"threads_at_fork", threadsAtFork_},
-                      {"events", events},
+                      {"events", eventsWritten()},
                       {"wall_s", wall},
-                      {"events_per_s", wall > 0 ? static_cast<double>(events) / wall : 0.0},
+                      {"events_per_s", wall > 0 ? static_cast<double>(eventsWritten()) / wall : 0.0},
                       {"finish_spread_s", spread.seconds()},
                       {"merge_s", mergeSeconds_},
                       {"prefork", preFork_},
                       {"workers", workers},
                       {"outputs", outputs_},
+                      {"watchdog", watchdog_ ? watchdog_->toJson() : nlohmann::json()},
                       {"memory", memory},
                       {"failed", failed_},
                       {"error", error_},

@@ -7,6 +7,7 @@
 
 #include "lanes/monitor/ReportMerge.h"
 #include "lanes/node/MultiProcessJob.h"
+#include "MultiProcessWorker.h"
 
 namespace lanes::node {
 
@@ -96,7 +97,7 @@ void printMultiProcessReport(nlohmann::json const& report, std::ostream& out) {
   out << "  worker      pid  status    events   events/s  finished_s   RSS MiB   PSS MiB   USS MiB\n";
   for (auto const& worker : report["workers"]) {
     std::snprintf(line, sizeof line, "  %-8s %6d  %-7s %8llu %10.1f %11.3f %9.1f %9.1f %9.1f\n",
-                  worker["part"].get<std::string>().c_str(), worker["pid"].get<int>(),
+                  partName(worker["index"].get<unsigned>()).c_str(), worker["pid"].get<int>(),
                   worker["status"].get<std::string>().c_str(),
                   static_cast<unsigned long long>(worker.value("events", 0ull)), worker.value("events_per_s", 0.0),
                   worker.value("finished_s", 0.0), megabytes(worker["memory"], "rss_bytes"),

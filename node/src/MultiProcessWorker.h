@@ -7,12 +7,17 @@
 #include "lanes/node/BatchRing.h"
 #include "lanes/node/EventDistribution.h"
 #include "lanes/node/MultiProcessJob.h"
+#include "lanes/node/WorkerBoard.h"
 
 namespace lanes::node {
 
-// Its part of the outputs, worker-SLOT, and where it writes its report.
+// A worker's name, worker-SLOT (an MPI rank's part too), and where it
+// writes its report.
 std::string partName(unsigned slot);
 std::string reportPath(std::string const& directory, unsigned slot);
+// The part of the outputs a worker writes: its name and its parent's pid
+// (worker-SLOT-of-PARENT; see lanes/core/TemporaryName.h).
+std::string workerPart(WorkerRole const& role);
 
 // The parent died (its death signal stopped this worker).
 bool parentGone(WorkerRole const& role);
@@ -22,6 +27,6 @@ bool parentGone(WorkerRole const& role);
 // parent measures every worker's memory at the same moment), ends the job.
 // Returns the process's exit status.
 int serveAsWorker(EventProcessor& processor, MultiProcessOptions const& options, WorkerRole const& role,
-                  SharedEventQueue* queue, BatchRing* ring, PartRunner const& runner);
+                  SharedEventQueue* queue, BatchRing* ring, WorkerBoard& board, PartRunner const& runner);
 
 }  // namespace lanes::node

@@ -114,8 +114,10 @@ void TextDumpOutput::mergeParts(std::vector<std::string> const& parts) {
 void TextDumpOutput::discardParts(std::vector<std::string> const& parts) {
   if (path_.empty()) return;
   std::error_code ignored;
-  for (auto const& part : parts) std::filesystem::remove(partPath(path_, part), ignored);
-  for (auto const& partial : stalePartials(path_)) std::filesystem::remove(partial, ignored);
+  for (auto const& part : parts) {
+    std::filesystem::remove(partPath(path_, part), ignored);
+    for (auto const& partial : partialsOf(partPath(path_, part))) std::filesystem::remove(partial, ignored);
+  }
 }
 
 std::string TextDumpOutput::details() const {

@@ -106,17 +106,11 @@ void OutputFile::mergeInto(std::vector<std::string> const& parts, EntryCounter c
 }
 
 void OutputFile::discardParts(std::vector<std::string> const& parts) {
-  namespace fs = std::filesystem;
   std::error_code ignored;
   for (auto const& part : parts) {
-    auto const file = fs::path(partPath(requested_, part));
-    fs::remove(file, ignored);
-    auto const partial = file.filename().string() + ".partial-";
-    auto directory = file.parent_path();
-    if (directory.empty()) directory = ".";
-    for (auto const& entry : fs::directory_iterator(directory, ignored)) {
-      if (entry.path().filename().string().rfind(partial, 0) == 0) fs::remove(entry.path(), ignored);
-    }
+    auto const file = partPath(requested_, part);
+    std::filesystem::remove(file, ignored);
+    for (auto const& partial : partialsOf(file)) std::filesystem::remove(partial, ignored);
   }
 }
 

@@ -3,24 +3,55 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+
+#include "lanes/core/Module.h"
 
 namespace lanes {
 namespace {
 
+long const kGone = 999999999;  // beyond pid_max
+
 TEST(TemporaryName, PartialPathAndBack) {
   EXPECT_EQ(partialPath("dir/out.root", 1234), "dir/out.root.partial-1234");
-  auto const parsed = parsePartial("dir/out.root.partial-1234");
+  auto const parsed = parseTemporary("dir/out.root.partial-1234");
   ASSERT_TRUE(parsed);
   EXPECT_EQ(parsed->target, "dir/out.root");
-  EXPECT_EQ(parsed->pid, 1234);
+  EXPECT_EQ(parsed->writers, std::vector<long>{1234});
 }
 
-TEST(TemporaryName, OtherNamesAreNotPartials) {
+TEST(TemporaryName, AJobPartNamesItsParent) {
+  EXPECT_EQ(jobPartName("worker-2", 1234), "worker-2-of-1234");
+  for (auto const* file : {"dir.d/out.root", "out", "a/b.c/out.tar.gz", "x.partial-3.root"}) {
+    for (auto const* part : {"worker-2", "prefork"}) {
+      auto const path = partPath(file, jobPartName(part, 1234));
+      auto const finished = parseTemporary(path);
+      ASSERT_TRUE(finished) << path;
+      EXPECT_EQ(finished->target, file) << path;
+      EXPECT_EQ(finished->writers, std::vector<long>{1234}) << path;
+      // Its partial file: the worker writes it, for the parent to merge.
+      auto const partial = parseTemporary(partialPath(path, 77));
+      ASSERT_TRUE(partial) << path;
+      EXPECT_EQ(partial->target, file) << path;
+      EXPECT_EQ(partial->writers, (std::vector<long>{77, 1234})) << path;
+    }
+  }
+}
+
+TEST(TemporaryName, AnMpiRanksPartialHasTheJobsFileAsItsTarget) {
+  auto const parsed = parseTemporary("out.worker-3.root.partial-12");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->target, "out.root");
+  EXPECT_EQ(parsed->writers, std::vector<long>{12});
+}
+
+TEST(TemporaryName, OtherNamesAreNotTemporary) {
   for (auto const* name : {"out.root", "out.root.partial-", "out.root.partial-12x", "dir/.partial-12", ".partial-12",
-                           "out.root.partial-12345678901"}) {
-    EXPECT_FALSE(parsePartial(name)) << name;
+                           "out.root.partial-12345678901", "out.worker-3.root", "out.worker-x-of-12.root",
+                           "out.lumi-of-12.root", "run-of-12.root", "dir.worker-1-of-12/out.root", "out.worker-1-of-.root"}) {
+    EXPECT_FALSE(parseTemporary(name)) << name;
   }
 }
 
@@ -28,23 +59,60 @@ TEST(TemporaryName, ProcessAlive) {
   EXPECT_TRUE(processAlive(::getpid()));
   EXPECT_FALSE(processAlive(0));
   EXPECT_FALSE(processAlive(-1));
+  EXPECT_FALSE(processAlive(kGone));
 }
 
-TEST(TemporaryName, StalePartialsOfAFileAndItsWorkerParts) {
-  namespace fs = std::filesystem;
-  auto const directory = fs::temp_directory_path() / ("lanes-temporary-name-" + std::to_string(::getpid()));
-  fs::create_directories(directory);
-  auto const file = (directory / "out.root").string();
-  long const gone = 999999999;  // beyond pid_max
-  std::vector<std::string> const stale{partialPath(file, gone), partialPath((directory / "out.worker-3.root").string(), gone)};
-  std::vector<std::string> const kept{partialPath(file, ::getpid()), partialPath((directory / "other.root").string(), gone),
-                                      partialPath((directory / "out.worker-x.root").string(), gone), file};
-  for (auto const& path : stale) std::ofstream(path) << "x";
-  for (auto const& path : kept) std::ofstream(path) << "x";
-  auto expected = stale;
-  std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(stalePartials(file), expected);
-  fs::remove_all(directory);
+class TemporaryNameFiles : public testing::Test {
+ protected:
+  void SetUp() override { std::filesystem::create_directories(directory_); }
+  void TearDown() override { std::filesystem::remove_all(directory_); }
+  std::string path(std::string const& name) const { return (directory_ / name).string(); }
+  void write(std::vector<std::string> const& paths) const {
+    for (auto const& file : paths) std::ofstream(file) << "x";
+  }
+  static std::vector<std::string> sorted(std::vector<std::string> paths) {
+    std::sort(paths.begin(), paths.end());
+    return paths;
+  }
+
+  std::filesystem::path const directory_ =
+      std::filesystem::temp_directory_path() / ("lanes-temporary-name-" + std::to_string(::getpid()));
+};
+
+// A part is a leftover once its parent is gone (and, while it is written,
+// its worker too): then nobody will merge it.
+TEST_F(TemporaryNameFiles, LeftoversOfAFileAndItsParts) {
+  auto const file = path("out.root");
+  long const self = ::getpid();
+  std::vector<std::string> const stale{
+      partialPath(file, kGone),                                                        // a killed single process's
+      partPath(file, jobPartName("worker-0", kGone)),                                   // finished, never merged
+      partialPath(partPath(file, jobPartName("worker-1", kGone)), kGone),               // killed while written
+      partPath(file, jobPartName("prefork", kGone)),                                    // the parent's own part
+      partialPath(path("out.worker-3.root"), kGone)};                                  // an MPI rank's
+  std::vector<std::string> const kept{
+      partialPath(file, self),                                                         // a running job's
+      partPath(file, jobPartName("worker-0", self)),                                   // its parent runs: it merges
+      partialPath(partPath(file, jobPartName("worker-1", self)), kGone),               // its parent discards it
+      partialPath(partPath(file, jobPartName("worker-1", kGone)), self),               // its worker still writes
+      partialPath(path("other.root"), kGone),                                          // another file's
+      partialPath(path("out.worker-x.root"), kGone),
+      file};
+  write(stale);
+  write(kept);
+  EXPECT_EQ(leftoversOf(file), sorted(stale));
+  auto everything = stale;
+  everything.push_back(partialPath(path("other.root"), kGone));
+  everything.push_back(partialPath(path("out.worker-x.root"), kGone));
+  EXPECT_EQ(leftoversIn(directory_.string()), sorted(everything));
+}
+
+TEST_F(TemporaryNameFiles, PartialsOfAFileWhoeverWritesThem) {
+  auto const part = partPath(path("out.root"), jobPartName("worker-1", ::getpid()));
+  std::vector<std::string> const partials{partialPath(part, kGone), partialPath(part, ::getpid())};
+  write(partials);
+  write({part, partialPath(path("out.root"), kGone), part + ".partial-x"});
+  EXPECT_EQ(sorted(partialsOf(part)), sorted(partials));
 }
 
 }  // namespace

@@ -51,10 +51,10 @@ def assert_one_line_error(result, *fragments, code=2):
 
 
 def assert_nothing_under(path):
-    """Neither `path` nor any partial file of it (PATH.partial-PID, PATH.tmp, worker parts) exists."""
+    """Neither `path` nor any partial file of it (PATH.partial-PID, PATH.tmp, worker and prefork parts) exists."""
     path = Path(path)
-    left = sorted(p.name for p in path.parent.iterdir()
-                  if p.name.startswith(path.name) or p.name.startswith(path.stem + ".worker-"))
+    left = sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name)
+                  or p.name.startswith(path.stem + ".worker-") or p.name.startswith(path.stem + ".prefork-"))
     assert left == [], left
 
 

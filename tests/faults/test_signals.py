@@ -10,7 +10,7 @@ import json
 import os
 import signal
 import subprocess
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -91,9 +91,11 @@ def test_a_signal_to_the_group_is_one_graceful_stop(tmp_path, mode, signo):
 
 @pytest.mark.parametrize("mode", ["single", "processes"])
 def test_a_second_ctrl_c_aborts_and_leaves_no_output(tmp_path, mode):
-    # A lane that hangs holds the graceful stop back: only the second Ctrl-C ends the job.
+    # A lane that hangs holds the graceful stop back: only the second Ctrl-C ends the job, naming what still ran
+    # (with a watchdog on, which tracks the module calls: in one process the call, in several the workers).
     hung = tmp_path / "hung"
-    job, marker = long_job(tmp_path, mode, "--module", f"fault:label=hang,at=400,action=hang,once={hung}")
+    job, marker = long_job(tmp_path, mode, "--module", f"fault:label=hang,at=400,action=hang,once={hung}",
+                           "--watchdog", 600)
     with job as process:
         wait_for(hung.exists, 120, "the hang")
         os.killpg(process.pid, signal.SIGINT)
@@ -104,6 +106,13 @@ def test_a_second_ctrl_c_aborts_and_leaves_no_output(tmp_path, mode):
         code, stderr = ended(process, tmp_path)
     assert code == 128 + signal.SIGINT, stderr
     assert "again: aborting" in stderr
+    running = [line for line in stderr.splitlines() if line.startswith("lanes: still running: ")]
+    if mode == "single":
+        assert any(line.startswith("lanes: still running: module 'hang' (fault) on lane ") and
+                   ", event 1:1:400, pid " in line for line in running), stderr
+    else:
+        assert running and all(line.startswith("lanes: still running: worker-") and " events" in line
+                               for line in running), stderr
     assert_nothing_under(tmp_path / "out.root")
 
 
@@ -120,6 +129,48 @@ def test_workers_of_a_killed_parent_stop_and_remove_their_parts(tmp_path, mode):
     # Only the dead parent's own temporary file may remain (`lanes clean` removes it).
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out."))
     assert left in ([], [f"out.root.partial-{process.pid}"]), left
+
+
+@pytest.mark.parametrize("action, mode", [("warn", "processes"), ("stop", "processes"), ("abort", "processes"),
+                                          ("stop", "no-fork")])
+def test_the_watchdog_names_a_stopped_worker(tmp_path, action, mode):
+    # A worker stopped by SIGSTOP cannot name itself (its own watchdog stops with it): its parent notices that its
+    # heartbeat stopped. warn: the job goes on once the worker is continued; stop and abort end the job.
+    job, marker = long_job(tmp_path, mode, "--watchdog", 1, "--watchdog-action", action)
+    stderr_file = tmp_path / "stderr.txt"
+    with job as process:
+        wait_for(marker.exists, 120, "event 300")
+        victim = children(process.pid)[1]
+        try:
+            os.kill(victim, signal.SIGSTOP)
+            if action == "warn":
+                wait_for(lambda: "heartbeat stopped" in stderr_file.read_text(), 120, "the watchdog's line")
+                os.kill(victim, signal.SIGCONT)
+                os.killpg(process.pid, signal.SIGTERM)
+            code, stderr = ended(process, tmp_path)
+        finally:
+            if alive(victim):
+                os.kill(victim, signal.SIGCONT)
+    named = [line for line in stderr.splitlines() if line.startswith("lanes: watchdog: ") and "heartbeat" in line]
+    assert len(named) == 1, stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    worker = next(w for w in report["workers"] if w["pid"] == victim)
+    assert named[0].startswith(f"lanes: watchdog: worker-{worker['index']} (pid {victim}, part {worker['part']}), "
+                               "stopped, has made no progress for "), named[0]
+    assert [(h["pid"], h["part"], h["state"]) for h in report["watchdog"]["hangs"]] == [(victim, worker["part"], "stopped")]
+    assert report["watchdog"]["action"] == action and report["watchdog"]["seconds"] == 1
+    if action == "warn":
+        assert code == 128 + signal.SIGTERM, stderr
+        assert report["failed"] is False and report["stop_requested"] is True
+        assert event_count(tmp_path / "out.root") == report["events"] > 0
+    else:
+        assert code == 1, stderr
+        error = stderr.strip().splitlines()[-1]
+        assert error.startswith(f"lanes: error: watchdog: worker-{worker['index']} (pid {victim}, "), error
+        assert "made no progress for 1 s; the job was stopped" in error
+        assert report["failed"] is True and worker["status"] == "died" and worker["signal"] == signal.SIGKILL
+        assert_nothing_under(tmp_path / "out.root")
+    assert not [p.name for p in tmp_path.iterdir() if ".worker-" in p.name or ".partial-" in p.name]
 
 
 def test_a_job_names_the_partial_files_of_killed_jobs(tmp_path):
@@ -144,11 +195,21 @@ def test_a_job_names_the_partial_files_of_killed_jobs(tmp_path):
 def test_lanes_clean_removes_only_partials_of_dead_processes(tmp_path):
     dead = subprocess.Popen(["true"])
     dead.wait()
-    stale = [tmp_path / f"out.root.partial-{dead.pid}", tmp_path / f"out.worker-1.root.partial-{dead.pid}"]
-    live = tmp_path / f"out.root.partial-{os.getpid()}"
-    keep = [live, tmp_path / "out.root", tmp_path / "notes.partial-x"]
-    for path in stale + keep:
+    me = os.getpid()
+    stale = [tmp_path / f"out.root.partial-{dead.pid}",
+             tmp_path / f"out.worker-1-of-{dead.pid}.root",  # finished, never merged
+             tmp_path / f"out.worker-0-of-{dead.pid}.root.partial-{dead.pid}",
+             tmp_path / f"out.prefork-of-{dead.pid}.root",
+             tmp_path / f"trace.worker-0-of-{dead.pid}.json.tmp",
+             tmp_path / f"out.worker-1.root.partial-{dead.pid}"]  # an MPI rank's
+    keep = [tmp_path / f"out.root.partial-{me}", tmp_path / "out.root", tmp_path / "notes.partial-x",
+            tmp_path / f"out.worker-1-of-{me}.root",  # its parent runs: it merges it
+            tmp_path / f"out.worker-0-of-{me}.root.partial-{dead.pid}",  # ... or discards it
+            tmp_path / f"out.worker-0-of-{dead.pid}.root.partial-{me}",  # its worker still writes
+            tmp_path / f"out.worker-0-of-{dead.pid}.root.d"]
+    for path in stale + keep[:-1]:
         path.write_text("x")
+    keep[-1].mkdir()  # not a file
     listed = subprocess.run([str(BINARY), "clean", "--dry-run", str(tmp_path)], capture_output=True, text=True)
     assert listed.returncode == 0, listed.stderr
     assert sorted(listed.stdout.splitlines()) == sorted(f"would remove {p}" for p in stale)
@@ -157,6 +218,70 @@ def test_lanes_clean_removes_only_partials_of_dead_processes(tmp_path):
     assert cleaned.returncode == 0, cleaned.stderr
     assert sorted(cleaned.stdout.splitlines()) == sorted(f"removed {p}" for p in stale)
     assert not any(p.exists() for p in stale) and all(p.exists() for p in keep)
+
+
+@contextmanager
+def finished_parts(tmp_path):
+    """A --processes 2 job writing tmp_path/out.root whose parent is stopped (SIGSTOP) while its workers run: they
+    finish and commit their parts, which it never merges. Yields the job's Popen, its workers' pids and their parts
+    (out.worker-N-of-PARENT.root) once both exist; the whole group is killed at the end."""
+    marker = tmp_path / "marker"
+    # Round-robin: both workers have events. The lane that processes event 300 sleeps for 5 s after the marker
+    # appears, which keeps its worker (and so the parent, which merges only once every worker is done) busy.
+    job = group_job(tmp_path, "--source", SOURCE, "-n", 2000, "-t", 2, "--module", SLOW,
+                    "--module", f"fault:at=300,action=sleep,seconds=5,once={marker}",
+                    "--output", "root:file=out.root", "--processes", 2, "--distribution", "round-robin")
+    with job as process:
+        wait_for(marker.exists, 120, "event 300")
+        os.kill(process.pid, signal.SIGSTOP)
+        try:
+            workers = children(process.pid)
+            assert len(workers) == 2 and not (tmp_path / "out.root").exists()
+            parts = [tmp_path / f"out.worker-{n}-of-{process.pid}.root" for n in range(2)]
+            wait_for(lambda: all(p.exists() for p in parts), 120, "both finished parts")
+            yield process, workers, parts
+        finally:
+            with suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_a_killed_jobs_finished_parts_are_named_and_cleaned(tmp_path):
+    # SIGKILL to the whole group (what a batch system's hard kill does) once the workers finished their parts,
+    # before the parent merged them: nobody is left to remove them, and their names say whose they were.
+    with finished_parts(tmp_path) as (process, workers, parts):
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        wait_for(lambda: not any(alive(w) for w in workers), 60, "the killed workers to end")
+    left = sorted(p for p in tmp_path.iterdir() if p.name.startswith("out."))
+    assert left == parts, left
+    listed = subprocess.run([str(BINARY), "clean", "--dry-run", str(tmp_path)], capture_output=True, text=True)
+    assert listed.returncode == 0, listed.stderr
+    assert sorted(listed.stdout.splitlines()) == [f"would remove {p}" for p in parts]
+    # A new job writing the same file names them (in one process, and in several).
+    for mode in ([], ["--processes", 2]):
+        with group_job(tmp_path, "--source", SOURCE, "-n", 10, "-t", 1, "--output", "root:file=out.root",
+                       *mode) as job:
+            code, stderr = ended(job, tmp_path)
+        assert code == 0, stderr
+        warnings = [line for line in stderr.splitlines() if line.startswith("lanes: warning: ")]
+        assert len(warnings) == 2, stderr
+        for part, warning in zip(parts, sorted(warnings)):
+            assert f"'{part.name}' is left from a job that was killed (process {process.pid} is gone)" in warning
+            assert "`lanes clean` removes it" in warning
+        assert event_count(tmp_path / "out.root") == 10
+    cleaned = subprocess.run([str(BINARY), "clean", str(tmp_path)], capture_output=True, text=True)
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert sorted(cleaned.stdout.splitlines()) == [f"removed {p}" for p in parts]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out.")) == ["out.root"]
+
+
+def test_workers_whose_parent_dies_before_the_merge_remove_their_finished_parts(tmp_path):
+    with finished_parts(tmp_path) as (process, workers, parts):
+        process.kill()  # the parent alone; its workers wait for it to merge their parts
+        process.wait()
+        wait_for(lambda: not any(alive(w) for w in workers), 60, "the orphaned workers to end")
+    left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out."))
+    assert left == [], (left, (tmp_path / "stderr.txt").read_text())
 
 
 def test_lanes_clean_of_a_missing_directory_is_a_one_line_error(tmp_path):

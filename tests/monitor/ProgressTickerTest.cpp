@@ -1,6 +1,7 @@
 #include "lanes/monitor/ProgressTicker.h"
 
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -97,6 +98,29 @@ TEST(ProgressTicker, HeartbeatOfAPartNamesItAndShowsNoTotal) {
   ticker.jobFinished();
   EXPECT_EQ(out.str().rfind("lanes: progress worker-1: 3 events, ", 0), 0u) << out.str();
   EXPECT_EQ(out.str().find('%'), std::string::npos) << out.str();
+}
+
+// The line a caller draws from its own loop (a multi-process parent): only
+// when a period is due, then not again before the next.
+TEST(ProgressLine, DrawsWhenDueOnly) {
+  std::ostringstream out;
+  ProgressLine never(out, ProgressStyle::Heartbeat, 1h);
+  never.start(10);
+  never.drawIfDue(3);
+  EXPECT_EQ(out.str(), "");
+  never.draw(10, true);
+  EXPECT_EQ(out.str().rfind("lanes: progress: 10 events, ", 0), 0u) << out.str();
+  EXPECT_NE(out.str().find(", 100.0% of 10, finished\n"), std::string::npos) << out.str();
+
+  std::ostringstream often;
+  ProgressLine line(often, ProgressStyle::Heartbeat, 1ms);
+  line.start(0);
+  while (Clock::now() < line.nextDue()) std::this_thread::yield();
+  auto const drawn = Clock::now();
+  line.drawIfDue(5);
+  EXPECT_EQ(often.str().rfind("lanes: progress: 5 events, ", 0), 0u) << often.str();
+  EXPECT_EQ(often.str().find('%'), std::string::npos) << often.str();
+  EXPECT_GT(line.nextDue(), drawn);  // the next period, not one already past
 }
 
 }  // namespace

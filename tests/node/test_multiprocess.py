@@ -109,7 +109,8 @@ def test_round_robin_gives_worker_r_every_pth_event(lanes, tmp_path):
     assert [w["events"] for w in result.report["workers"]] == [100, 100, 100]
     for worker in result.report["workers"]:
         part = worker["report"]["modules"][-1]["details"]["file"]
-        assert part.endswith(f"out.worker-{worker['index']}.root")
+        # Its part names the parent too, so that a part a killed parent never merged is known as a leftover.
+        assert part.endswith(f"out.worker-{worker['index']}-of-{result.report['pid']}.root") and worker["part"] in part
 
 
 def test_events_before_fork_are_processed_by_the_parent_and_written_once(lanes, tmp_path):

@@ -3,6 +3,10 @@
 // that whoever looks for leftovers (a new job, `lanes clean`) agrees with
 // whoever writes them: "out.root" is written as "out.root.partial-PID" and
 // renamed to "out.root" when complete; a killed job leaves its partial file.
+// A multi-process job's parts name the parent too ("out.worker-2-of-PPID.root",
+// written as "out.worker-2-of-PPID.root.partial-PID"): a part is finished
+// before the parent merges it, and only the parent's pid tells, once the
+// parent was killed, that nobody will.
 // Free functions without state: thread-safe.
 
 #include <optional>
@@ -14,18 +18,34 @@ namespace lanes {
 // "out.root", 1234 -> "out.root.partial-1234".
 std::string partialPath(std::string const& path, long pid);
 
-struct PartialName {
-  std::string target;  // the file it was to become
-  long pid = 0;        // the process that wrote it
+// The name of a part of the multi-process job whose parent is process
+// `parent`: "worker-2", 1234 -> "worker-2-of-1234" (its files are at
+// partPath(file, name)). `part` is "prefork" or "worker-N".
+std::string jobPartName(std::string const& part, long parent);
+
+// A file on its way to another: a partial file, a multi-process part, or a
+// part's partial file.
+struct TemporaryFile {
+  std::string target;       // the file it was to become: the job's file, for a part
+  std::vector<long> writers;  // who would finish it: the writing process and, for a part, the parent
 };
-// The inverse of partialPath(), or nothing for a name it did not make.
-std::optional<PartialName> parsePartial(std::string const& path);
+// The inverse of partialPath() and of partPath(file, jobPartName()), or
+// nothing for a name they did not make. The partial file of an MPI rank's
+// part ("out.worker-R.root.partial-PID", whose parent is no process here)
+// has the job's file as its target too.
+std::optional<TemporaryFile> parseTemporary(std::string const& path);
 
 // Whether process `pid` runs (one of another user's counts; a zombie does not).
 bool processAlive(long pid);
 
-// The partial files of `path` and of its multi-process parts (partPath()
-// with "worker-N") whose process is gone, sorted by name.
-std::vector<std::string> stalePartials(std::string const& path);
+// The temporary files in `directory` (regular files) that killed jobs left:
+// every writer is gone. Sorted by name, as directory/name.
+std::vector<std::string> leftoversIn(std::string const& directory);
+// ... those whose target is `path` (the file and its parts), as path's directory/name.
+std::vector<std::string> leftoversOf(std::string const& path);
+
+// The partial files of `path`, whoever writes them (the parent discards
+// those of its workers' parts).
+std::vector<std::string> partialsOf(std::string const& path);
 
 }  // namespace lanes

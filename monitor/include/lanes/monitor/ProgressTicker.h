@@ -1,13 +1,9 @@
 #pragma once
-// Progress for people watching a job, drawn by a thread of its own between
-// jobStarted() and jobFinished(), which draws it a last time:
-// - Live (a terminal): one line redrawn in place about twice a second,
-//     "\r  <events> events  <rate> ev/s  <elapsed>s[  <percent>%  ETA <s>s]"
-// - Heartbeat (a log, `--progress SECONDS`): a line every period,
-//     "lanes: progress[ <part>]: <events> events, <rate> ev/s, <elapsed> s[, <percent>% of <total>, ETA <s> s]"
-//   the last one ending ", finished".
-// The percentage and ETA appear when the total is known (JobInfo::
-// expectedEvents) and the ticker watches the whole job, not one worker's
+// Progress for people watching a job: a ProgressLine drawn by a thread of its
+// own between jobStarted() and jobFinished(), which draws it a last time
+// (Live about twice a second; Heartbeat every `--progress` period). The
+// percentage and ETA appear when the total is known (JobInfo::
+// expectedEvents) and the ticker watches the whole job, not one process's
 // part of it. Off: silent, no thread.
 
 #include <atomic>
@@ -20,18 +16,17 @@
 #include <thread>
 
 #include "lanes/core/ProcessingObserver.h"
+#include "lanes/monitor/ProgressLine.h"
 
 namespace lanes {
-
-enum class ProgressStyle { Off, Live, Heartbeat };
 
 // Thread-safe: eventFinished() may be called concurrently from any thread;
 // jobStarted() and jobFinished() are called by the thread that runs the job.
 class ProgressTicker : public ProcessingObserver {
  public:
   // Draws on `out` (which must outlive the ticker) every `period`. `part`
-  // names a worker's part of a multi-process job (its lines say so, and show
-  // no total: the worker's share is not known in advance).
+  // names one process's part of a job spread over several (an MPI rank's:
+  // its lines say so, and show no total: its share is not known in advance).
   ProgressTicker(std::ostream& out, ProgressStyle style,
                  std::chrono::milliseconds period = std::chrono::milliseconds(500), std::string part = {});
   ~ProgressTicker() override;
@@ -44,15 +39,10 @@ class ProgressTicker : public ProcessingObserver {
 
  private:
   void tick();
-  void draw(bool last);
   void stop();
 
-  std::ostream& out_;
-  ProgressStyle const style_;
-  std::chrono::milliseconds const period_;
-  std::string const part_;
-  std::uint64_t total_ = 0;  // 0: unknown
-  Clock::time_point start_;
+  ProgressLine line_;  // drawn by the thread, then (once it is joined) by jobFinished()
+  bool const wholeJob_;
   std::atomic<std::uint64_t> events_{0};
   std::mutex mutex_;  // guards stopping_
   std::condition_variable wake_;

@@ -20,6 +20,7 @@ namespace lanes {
 
 enum class WatchdogAction { Warn, Stop, Abort };
 WatchdogAction parseWatchdogAction(std::string const& name);  // throws lanes::Exception
+char const* toString(WatchdogAction action);
 
 // "module 'label' (plugin) on lane 2, event 1:1:400, pid 1234" or "lane 2, event ..., between module calls, pid ...".
 std::string describeActivity(LaneActivity const& activity, JobInfo const& info);

@@ -9,6 +9,7 @@
 // (OutputMode::SharedWriter, through a BatchRing). The baseline without
 // sharing, --no-fork, starts P independent jobs with exec.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -17,6 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "lanes/core/EventProcessor.h"
+#include "lanes/monitor/ProgressLine.h"
+#include "lanes/monitor/Watchdog.h"
 #include "lanes/node/EventDistribution.h"
 
 namespace lanes::node {
@@ -38,6 +41,14 @@ struct MultiProcessOptions {
   bool retryLost = false;               // a crashed worker's events go to a replacement
   unsigned retryLimit = 2;              // ... at most this many times for the same events
   OutputMode outputMode = OutputMode::Merge;
+  // The job's one progress line, which the parent draws from every worker's
+  // count (the workers draw none).
+  ProgressStyle progress = ProgressStyle::Off;
+  std::chrono::milliseconds progressPeriod{500};
+  // The parent names a worker whose heartbeat stopped for this long (0: it
+  // watches none) and, for stop or abort, kills the workers and fails the job.
+  double watchdogSeconds = 0;
+  WatchdogAction watchdogAction = WatchdogAction::Warn;
   // --no-fork: the command line of the independent jobs (this job's own);
   // a worker's role is appended as `--worker-role ROLE`.
   std::vector<std::string> commandLine;
@@ -65,7 +76,7 @@ using PartRunner = std::function<nlohmann::json(EventProcessor&, ProcessPart con
 // Which worker a process started with exec is, and the descriptors it
 // inherited; formatted into, and parsed from, the --worker-role argument.
 struct WorkerRole {
-  unsigned index = 0;        // names its part of the outputs: worker-INDEX
+  unsigned index = 0;        // names its part of the outputs: worker-INDEX-of-PARENT
   int parent = -1;           // the parent's pid: a worker whose parent is gone discards its part
   unsigned residue = 0;      // its seat: round-robin, it takes events first + residue + k * processes
   bool replacement = false;  // takes over the events of a worker that died
@@ -74,6 +85,7 @@ struct WorkerRole {
   int releaseFd = -1;        // ... and exits when this reads end-of-file
   int ringFd = -1;           // shared writer: the BatchRing's memory, or -1
   int readyFd = -1;          // ... and the write end of its pipe
+  int boardFd = -1;          // the WorkerBoard, where it counts its events and beats
   std::string directory;     // where it writes its report
 
   std::string format() const;

@@ -95,6 +95,7 @@ RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistic
   report.threadTime = splitThreadTime(report);
   for (auto const& module : report.modules) report.stallSeconds += module.stallSeconds;
   for (auto const idle : totals.laneIdle) report.laneIdleSeconds.push_back(std::chrono::duration<double>(idle).count());
+  report.monitor = MonitorCost::estimate(totals.timedCalls, totals.timedWaits, report.events + report.eventsSkipped);
   report.failed = summary.failed;
   report.error = summary.error;
   report.stopRequested = summary.stopRequested;
@@ -147,6 +148,7 @@ nlohmann::json RunReport::toJson() const {
                              {"path_report", {{"paths", paths.is_null() ? nlohmann::json::array() : paths}, {"outputs", outputs}}},
                              {"event_times", eventTimes},
                              {"memory", memory},
+                             {"monitor", monitor.toJson(threadTime.totalSeconds)},
                              {"failed", failed},
                              {"error", error},
                              {"stop_requested", stopRequested},
@@ -183,6 +185,10 @@ void printThreadTime(RunReport const& report, std::ostream& out) {
   out << "  thread time " << fixed(time.totalSeconds, 3) << " s: " << part("modules", time.modulesSeconds) << ", "
       << part("source", time.sourceSeconds) << ", " << part("outputs", time.outputsSeconds) << ", "
       << part("overhead", time.overheadSeconds) << ", " << part("idle", time.idleSeconds) << "\n";
+  auto const& monitor = report.monitor;
+  out << "  monitor ~" << fixed(monitor.seconds, 3) << " s (" << share(monitor.seconds, time.totalSeconds)
+      << " of thread time, estimated: " << monitor.calls << " timed calls x " << fixed(monitor.nsPerCall, 1) << " ns, "
+      << monitor.waits + monitor.events << " waits and event ends x " << fixed(monitor.nsPerWait, 1) << " ns)\n";
   if (report.stallSeconds <= kStallShareNamed * time.totalSeconds) return;
   auto const worst = std::max_element(report.modules.begin(), report.modules.end(), [](auto const& a, auto const& b) {
     return a.stallSeconds < b.stallSeconds;

@@ -15,11 +15,13 @@ void EventStatistics::eventFinished(unsigned lane, EventId const& id, EventStatu
   auto const seconds = std::max(0.0f, std::chrono::duration<float>(when - times.started).count());
   times.seconds.push_back(seconds);
   auto const fastest = [](Timed const& a, Timed const& b) { return a.seconds < b.seconds; };
+  auto const floor = [&] { return std::min_element(times.slowest.begin(), times.slowest.end(), fastest)->seconds; };
   if (times.slowest.size() < slowest_) {
     times.slowest.push_back({seconds, id});
-  } else if (auto it = std::min_element(times.slowest.begin(), times.slowest.end(), fastest);
-             it != times.slowest.end() && it->seconds < seconds) {
-    *it = {seconds, id};
+    if (times.slowest.size() == slowest_) times.floor = floor();
+  } else if (!times.slowest.empty() && seconds > times.floor) {
+    *std::min_element(times.slowest.begin(), times.slowest.end(), fastest) = {seconds, id};
+    times.floor = floor();
   }
 }
 

@@ -41,6 +41,7 @@ class EventStatistics : public ProcessingObserver {
     Clock::time_point started;
     std::vector<float> seconds;
     std::vector<Timed> slowest;  // at most slowest_, unordered
+    float floor = 0;             // the fastest of `slowest` once it is full: faster events need no search
   };
 
   std::size_t const slowest_;

@@ -90,6 +90,11 @@ TEST(RunReport, EstimatesTheMonitorsCostFromTheRecordsItTimed) {
   std::ostringstream text;
   report.printTable(text);
   EXPECT_NE(text.str().find("monitor ~"), std::string::npos);
+  auto untimed = report;  // as a report merged from several processes' is
+  untimed.monitor = {};
+  std::ostringstream none;
+  untimed.printTable(none);
+  EXPECT_EQ(none.str().find("monitor ~"), std::string::npos);
 }
 
 TEST(RunReport, WritesTheJsonItDescribes) {

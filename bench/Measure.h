@@ -11,8 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "lanes/core/EventProcessor.h"
-#include "lanes/monitor/ModuleStatistics.h"
+#include "lanes/monitor/ProgressTicker.h"
 #include "lanes/monitor/ResourceUsage.h"
+#include "lanes/monitor/RunStatistics.h"
 
 namespace lanes::bench {
 
@@ -28,14 +29,18 @@ struct Measurement {
   double cpuEfficiency() const { return cpuSeconds / (threads * wallSeconds); }
 };
 
-// Runs `config` once; with `monitored`, the per-module statistics observer
-// (what `lanes run` always attaches) is on, which costs two clock reads per call.
+// Runs `config` once; with `monitored`, the observers that `lanes run` always
+// attaches (the run statistics and a progress ticker, here silent) are on.
 inline Measurement measure(JobConfig config, bool monitored) {
   unsigned const threads = config.threads;
   unsigned const lanes = config.lanes == 0 ? threads : config.lanes;
   EventProcessor processor(std::move(config));
-  ModuleStatistics statistics;
-  if (monitored) processor.addObserver(&statistics);
+  RunStatistics statistics;
+  ProgressTicker ticker(std::cerr, ProgressStyle::Off);
+  if (monitored) {
+    processor.addObserver(&statistics);
+    processor.addObserver(&ticker);
+  }
   auto const before = ResourceUsage::sample();
   auto const start = std::chrono::steady_clock::now();
   auto const summary = processor.run();

@@ -51,7 +51,9 @@ void Lane::run() {
 }
 
 void Lane::idleToTheEnd() const {
-  if (timing_) schedule_.record(WaitRecord{kSourceProducer, WaitKind::Idle, index_, {}, freeSince_, Clock::now()});
+  if (!timing_) return;
+  auto const end = std::max(freeSince_, schedule_.clock.now());
+  schedule_.record(WaitRecord{kSourceProducer, WaitKind::Idle, index_, {}, freeSince_, end});
 }
 
 std::optional<std::uint64_t> Lane::nextOrdinal() {
@@ -93,8 +95,9 @@ bool Lane::advanceSource(std::uint64_t ordinal) {
     schedule_.fail(withContext(std::current_exception(), {"source", Transition::SourceNext, index_, {}, source.origin()}));
     return false;
   }
-  record(kSourceProducer, Transition::SourceNext, begin);
-  if (timing_) schedule_.record(WaitRecord{kSourceProducer, WaitKind::Idle, index_, sourceEvent_.id, freeSince_, begin});
+  eventRead_ = record(kSourceProducer, Transition::SourceNext, begin);
+  // The Idle wait ends as the read begins (freeSince_ may have been read on another thread).
+  if (timing_) schedule_.record(WaitRecord{kSourceProducer, WaitKind::Idle, index_, sourceEvent_.id, std::min(freeSince_, begin), begin});
   return true;
 }
 
@@ -109,9 +112,7 @@ bool Lane::nextShared(std::uint64_t ordinal) {
 bool Lane::processEvent() {
   resetEventState();
   if (watched_) watch_.eventBegan(event_.id());
-  if (timing_) {
-    for (auto* observer : schedule_.observers) observer->eventStarted(index_, event_.id());
-  }
+  for (auto* observer : schedule_.eventObservers) observer->eventStarted(index_, event_.id(), eventRead_);
   eventPending_.store(2, std::memory_order_relaxed);
   auto const nPaths = static_cast<unsigned>(paths_.size());
   pendingPaths_.store(nPaths + 1, std::memory_order_release);
@@ -152,9 +153,9 @@ void Lane::eventDone() {
   } else {
     schedule_.fail(error_);
   }
-  for (auto* observer : schedule_.observers) observer->eventFinished(index_, event_.id(), status);
+  freeSince_ = now();
+  for (auto* observer : schedule_.eventObservers) observer->eventFinished(index_, event_.id(), status, freeSince_);
   if (watched_) watch_.eventEnded();
-  if (timing_) freeSince_ = Clock::now();
   if (eventPending_.fetch_sub(1, std::memory_order_acq_rel) == 1) run();
 }
 
@@ -266,33 +267,31 @@ void Lane::announceReady(unsigned module, unsigned prerequisite) {
 void Lane::launch(unsigned module) {
   if (eventFailed()) return finish(module);
   if (schedule_.workers[module]->gate) return enqueue<&Lane::call>(module);
-  call(module);
+  call(module, now());
 }
 
-void Lane::call(unsigned module) {
+void Lane::call(unsigned module, Clock::time_point begin) {
   if (schedule_.workers[module]->module().hasExternalWork()) {
-    acquire(module);
+    acquire(module, begin);
   } else {
-    runModule(module);
+    runModule(module, begin);
   }
 }
 
 // The task captures no more than `this` and the index, as the untimed one
 // did: a std::function stores that without allocating.
-template <void (Lane::*step)(unsigned)>
+template <void (Lane::*step)(unsigned, Clock::time_point)>
 void Lane::enqueue(unsigned module) {
   modules_[module].queued = now();
   schedule_.workers[module]->gate->push([this, module] {
-    recordWait(module, WaitKind::Queue, modules_[module].queued);
-    (this->*step)(module);
+    (this->*step)(module, recordWait(module, WaitKind::Queue, modules_[module].queued));
   });
 }
 
-void Lane::runModule(unsigned module) {
+void Lane::runModule(unsigned module, Clock::time_point begin) {
   auto& state = modules_[module];
   if (!eventFailed()) {
     if (watched_) watch_.callBegan(module);
-    auto const begin = now();
     try {
       state.accepted = schedule_.workers[module]->callEvent(event_, index_);
       record(module, Transition::Event, begin);
@@ -304,7 +303,7 @@ void Lane::runModule(unsigned module) {
   finish(module);
 }
 
-void Lane::acquire(unsigned module) {
+void Lane::acquire(unsigned module, Clock::time_point begin) {
   if (eventFailed()) return finish(module);
   // The deferred task keeps the job's task_group waiting until the external
   // work completes, without occupying a thread meanwhile.
@@ -313,7 +312,7 @@ void Lane::acquire(unsigned module) {
     if (worker.gate) {
       enqueue<&Lane::produceAfterAcquire>(module);
     } else {
-      produceAfterAcquire(module);
+      produceAfterAcquire(module, now());
     }
   }));
   Completion completion([this, module, resume, arena = schedule_.arena](std::exception_ptr error) {
@@ -324,7 +323,6 @@ void Lane::acquire(unsigned module) {
     arena->enqueue(std::move(*resume));
   });
   if (watched_) watch_.callBegan(module);
-  auto const begin = now();
   modules_[module].acquired = begin;
   try {
     schedule_.workers[module]->callAcquire(event_, index_, std::move(completion));
@@ -335,12 +333,12 @@ void Lane::acquire(unsigned module) {
   if (watched_) watch_.callEnded(module);
 }
 
-void Lane::produceAfterAcquire(unsigned module) {
+void Lane::produceAfterAcquire(unsigned module, Clock::time_point begin) {
   if (auto error = modules_[module].externalError) {
     failEvent(error, contextFor(module, Transition::Acquire));
     return finish(module);
   }
-  runModule(module);
+  runModule(module, begin);
 }
 
 void Lane::finish(unsigned module) { modules_[module].done.markDone(); }
@@ -361,7 +359,7 @@ void Lane::advancePath(unsigned p) {
   }
   if (timing_) {
     auto const status = path.accepted ? PathStatus::Accepted : eventFailed() ? PathStatus::Failed : PathStatus::Rejected;
-    for (auto* observer : schedule_.observers) observer->pathFinished(index_, p, status, path.step);
+    for (auto* observer : schedule_.eventObservers) observer->pathFinished(index_, p, status, path.step);
   }
   pathDone();
 }

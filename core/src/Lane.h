@@ -4,6 +4,7 @@
 // a lane ever blocks a thread: work that cannot go on yet leaves a waiter
 // behind, and whoever completes the awaited work continues it.
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <memory>
@@ -96,13 +97,15 @@ class Lane {
   void prerequisiteReady(unsigned module, unsigned prerequisite);
   void announceReady(unsigned module, unsigned prerequisite);
   void launch(unsigned module);
-  void call(unsigned module);
+  // The steps of a module's call take the time they begin at (if timing): a
+  // call held back by its module's queue begins as its Queue wait ends.
+  void call(unsigned module, Clock::time_point begin);
   // Pushes `step` of the module to the module's queue, noting when for a Queue wait.
-  template <void (Lane::*step)(unsigned)>
+  template <void (Lane::*step)(unsigned, Clock::time_point)>
   void enqueue(unsigned module);
-  void runModule(unsigned module);
-  void acquire(unsigned module);
-  void produceAfterAcquire(unsigned module);
+  void runModule(unsigned module, Clock::time_point begin);
+  void acquire(unsigned module, Clock::time_point begin);
+  void produceAfterAcquire(unsigned module, Clock::time_point begin);
   void finish(unsigned module);
   // `timed`: records the read as a call of the source (unless it is a read from memory).
   void readSourceProduct(ProductIndex product);
@@ -117,12 +120,20 @@ class Lane {
   bool eventFailed() const { return failed_.load(std::memory_order_acquire); }
   ErrorContext contextFor(unsigned module, Transition transition) const;
   // Call records cost two clock reads; they are taken only if someone observes.
-  Clock::time_point now() const { return timing_ ? Clock::now() : Clock::time_point{}; }
-  void record(unsigned module, Transition transition, Clock::time_point begin) const {
-    if (timing_) schedule_.record(CallRecord{module, transition, index_, event_.id(), begin, Clock::now()});
+  Clock::time_point now() const { return timing_ ? schedule_.clock.now() : Clock::time_point{}; }
+  // Each returns the end it read, for what begins then.
+  Clock::time_point record(unsigned module, Transition transition, Clock::time_point begin) const {
+    if (!timing_) return {};
+    auto const end = schedule_.clock.now();
+    schedule_.record(CallRecord{module, transition, index_, event_.id(), begin, end});
+    return end;
   }
-  void recordWait(unsigned module, WaitKind kind, Clock::time_point begin) const {
-    if (timing_) schedule_.record(WaitRecord{module, kind, index_, event_.id(), begin, Clock::now()});
+  // A wait may have begun on another thread: it ends no earlier than it began (see FastClock).
+  Clock::time_point recordWait(unsigned module, WaitKind kind, Clock::time_point begin) const {
+    if (!timing_) return {};
+    auto const end = std::max(begin, schedule_.clock.now());
+    schedule_.record(WaitRecord{module, kind, index_, event_.id(), begin, end});
+    return end;
   }
 
   Schedule& schedule_;
@@ -133,6 +144,7 @@ class Lane {
   Event event_;
   SourceEvent sourceEvent_;
   Clock::time_point freeSince_;  // when the lane's last event (or the part) ended (if timing): an Idle wait begins
+  Clock::time_point eventRead_;  // when the source's next() of the current event ended (if timing)
   bool fetched_ = false;  // written in the source queue's task, read right after it in the same task
   std::unique_ptr<Source> replica_;
   std::unique_ptr<LimitedTaskQueue> replicaReads_;  // reads from replica_, unless it allows concurrent ones

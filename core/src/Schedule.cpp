@@ -307,6 +307,7 @@ void Schedule::beginJob() {
 RunSummary Schedule::process(ProcessPart const& part) {
   if (step_ != Step::Begun) throw Exception("process() runs between beginJob() and endJob()");
   RunSummary summary;
+  listen();
   for (auto* observer : observers) observer->jobStarted(info);
   startPart(part);
   if (!jobFailed_) runJobTransition(Transition::BeginJob, Modules::Outputs, part.name, part.sink);
@@ -324,7 +325,7 @@ RunSummary Schedule::process(ProcessPart const& part) {
     if (threadEntryHook) threadEntry.emplace(*arena, threadEntryHook);
     arena->execute([this] {
       // A lane is idle from here until its first event, however late its task runs.
-      auto const since = timing() ? Clock::now() : Clock::time_point{};
+      auto const since = timing() ? clock.now() : Clock::time_point{};
       for (auto& lane : lanes_) group.run([lane = lane.get(), since] { lane->start(since); });
       group.wait();
     });
@@ -346,6 +347,19 @@ RunSummary Schedule::process(ProcessPart const& part) {
   summary.stopRequested = stopRequested.load();
   for (auto* observer : observers) observer->jobFinished();
   return summary;
+}
+
+void Schedule::listen() {
+  callObservers.clear();
+  waitObservers.clear();
+  eventObservers.clear();
+  for (auto* observer : observers) {
+    auto const hooks = observer->hooks();
+    if (hooks & ProcessingObserver::kCalls) callObservers.push_back(observer);
+    if (hooks & ProcessingObserver::kWaits) waitObservers.push_back(observer);
+    if (hooks & ProcessingObserver::kEvents) eventObservers.push_back(observer);
+  }
+  clock = timing() ? FastClock::calibrated() : FastClock::steady();
 }
 
 void Schedule::endJob() {

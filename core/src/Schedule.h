@@ -16,6 +16,7 @@
 
 #include "Worker.h"
 #include "lanes/core/EventProcessor.h"
+#include "lanes/core/FastClock.h"
 #include "lanes/core/ProductRegistry.h"
 
 namespace lanes::detail {
@@ -88,11 +89,15 @@ class Schedule {
   std::atomic<std::uint64_t> eventsSkipped{0};
 
   bool timing() const { return !observers.empty(); }
+  // What the lanes time with while someone observes (calibrated as each part starts).
+  FastClock clock;
+  // The observers of each kind of hook (ProcessingObserver::hooks()), as each part starts.
+  std::vector<ProcessingObserver*> callObservers, waitObservers, eventObservers;
   void record(CallRecord const& call) const {
-    for (auto* observer : observers) observer->callFinished(call);
+    for (auto* observer : callObservers) observer->callFinished(call);
   }
   void record(WaitRecord const& wait) const {
-    for (auto* observer : observers) observer->waitFinished(wait);
+    for (auto* observer : waitObservers) observer->waitFinished(wait);
   }
   // The first error that stops the job; later ones are dropped.
   void fail(std::exception_ptr error);
@@ -121,6 +126,8 @@ class Schedule {
   enum class Modules { AllButOutputs, Outputs };
   void runJobTransition(Transition transition, Modules which, std::string const& part, BatchSink* sink = nullptr);
   void startPart(ProcessPart const& part);
+  // Sorts the observers by the hooks they listen to, and calibrates the clock if any.
+  void listen();
   // A failure of a job transition, or the first error of a part: the job
   // stays failed. Job-thread only.
   void failJob(std::string error);

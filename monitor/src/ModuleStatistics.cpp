@@ -1,6 +1,7 @@
 #include "lanes/monitor/ModuleStatistics.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 
 #include "lanes/core/ProductRegistry.h"
@@ -25,14 +26,38 @@ WaitTotals& WaitTotals::operator+=(WaitTotals const& other) {
   return *this;
 }
 
+namespace {
+
+// Generations of every ModuleStatistics' jobs, so that a thread's cache never
+// mistakes one for another (a statistics may be destroyed and another made at
+// its address).
+std::atomic<std::uint64_t> generations{0};
+
+// The calling thread's accumulator of the statistics' job it used last.
+struct LocalCache {
+  std::uint64_t generation = 0;
+  void* accumulator = nullptr;
+};
+thread_local LocalCache cache;
+
+}  // namespace
+
+ModuleStatistics::ModuleStatistics() : generation_(++generations) {}
+
 void ModuleStatistics::jobStarted(JobInfo const& info) {
   isOutput_.clear();
   for (auto const& module : info.modules) isOutput_.push_back(module.kind == ModuleKind::Output);
   lanes_ = info.lanes;
   perThread_.clear();
+  generation_ = ++generations;
 }
 
-ModuleStatistics::Totals& ModuleStatistics::local() {
+ModuleStatistics::Accumulator& ModuleStatistics::local() {
+  if (cache.generation == generation_) return *static_cast<Accumulator*>(cache.accumulator);
+  return firstUse();
+}
+
+ModuleStatistics::Accumulator& ModuleStatistics::firstUse() {
   auto& accumulator = perThread_.local();
   // Sized for this job on first use (a job of no modules still has lanes).
   if (accumulator.modules.size() != isOutput_.size() || accumulator.laneIdle.size() != lanes_) {
@@ -40,12 +65,14 @@ ModuleStatistics::Totals& ModuleStatistics::local() {
     accumulator.waits.resize(isOutput_.size());
     accumulator.laneIdle.resize(lanes_);
   }
+  cache = {generation_, &accumulator};
   return accumulator;
 }
 
 void ModuleStatistics::callFinished(CallRecord const& record) {
   CallTotals const call{1, record.end - record.begin};
   auto& accumulator = local();
+  ++accumulator.timedCalls;
   if (record.module == kSourceProducer) {
     accumulator.source += call;
     return;
@@ -66,6 +93,7 @@ void ModuleStatistics::callFinished(CallRecord const& record) {
 
 void ModuleStatistics::waitFinished(WaitRecord const& record) {
   auto& accumulator = local();
+  ++accumulator.timedWaits;
   auto const duration = record.end - record.begin;
   switch (record.kind) {
     case WaitKind::Queue: accumulator.waits.at(record.module).queue += duration; break;
@@ -85,6 +113,8 @@ ModuleStatistics::Totals ModuleStatistics::totals() const {
     for (std::size_t i = 0; i < part.laneIdle.size(); ++i) total.laneIdle[i] += part.laneIdle[i];
     total.source += part.source;
     total.outputs += part.outputs;
+    total.timedCalls += part.timedCalls;
+    total.timedWaits += part.timedWaits;
   }
   return total;
 }

@@ -16,7 +16,7 @@ void ProgressTicker::jobStarted(JobInfo const& info) {
   thread_ = std::thread([this] { tick(); });
 }
 
-void ProgressTicker::eventFinished(unsigned, EventId const&, EventStatus status) {
+void ProgressTicker::eventFinished(unsigned, EventId const&, EventStatus status, Clock::time_point) {
   if (status == EventStatus::Done) events_.fetch_add(1, std::memory_order_relaxed);
 }
 

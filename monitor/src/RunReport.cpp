@@ -95,6 +95,7 @@ RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistic
   report.threadTime = splitThreadTime(report);
   for (auto const& module : report.modules) report.stallSeconds += module.stallSeconds;
   for (auto const idle : totals.laneIdle) report.laneIdleSeconds.push_back(std::chrono::duration<double>(idle).count());
+  report.monitor = MonitorCost::estimate(totals.timedCalls, totals.timedWaits, report.events + report.eventsSkipped);
   report.failed = summary.failed;
   report.error = summary.error;
   report.stopRequested = summary.stopRequested;
@@ -147,6 +148,7 @@ nlohmann::json RunReport::toJson() const {
                              {"path_report", {{"paths", paths.is_null() ? nlohmann::json::array() : paths}, {"outputs", outputs}}},
                              {"event_times", eventTimes},
                              {"memory", memory},
+                             {"monitor", monitor.toJson(threadTime.totalSeconds)},
                              {"failed", failed},
                              {"error", error},
                              {"stop_requested", stopRequested},
@@ -175,6 +177,16 @@ std::string share(double part, double whole) { return fixed(100 * ratio(part, wh
 // Stalls are named when they pass this share of the thread time.
 constexpr double kStallShareNamed = 0.03;
 
+// What the monitor's timing cost, when it timed anything (a report merged
+// from several processes' has no estimate of its own).
+void printMonitor(RunReport const& report, std::ostream& out) {
+  auto const& monitor = report.monitor;
+  if (monitor.calls + monitor.waits + monitor.events == 0) return;
+  out << "  monitor ~" << fixed(monitor.seconds, 3) << " s (" << share(monitor.seconds, report.threadTime.totalSeconds)
+      << " of thread time, estimated: " << monitor.calls << " timed calls x " << fixed(monitor.nsPerCall, 1) << " ns, "
+      << monitor.waits + monitor.events << " waits and event ends x " << fixed(monitor.nsPerWait, 1) << " ns)\n";
+}
+
 void printThreadTime(RunReport const& report, std::ostream& out) {
   auto const& time = report.threadTime;
   auto const part = [&](char const* name, double seconds) {
@@ -183,6 +195,7 @@ void printThreadTime(RunReport const& report, std::ostream& out) {
   out << "  thread time " << fixed(time.totalSeconds, 3) << " s: " << part("modules", time.modulesSeconds) << ", "
       << part("source", time.sourceSeconds) << ", " << part("outputs", time.outputsSeconds) << ", "
       << part("overhead", time.overheadSeconds) << ", " << part("idle", time.idleSeconds) << "\n";
+  printMonitor(report, out);
   if (report.stallSeconds <= kStallShareNamed * time.totalSeconds) return;
   auto const worst = std::max_element(report.modules.begin(), report.modules.end(), [](auto const& a, auto const& b) {
     return a.stallSeconds < b.stallSeconds;

@@ -97,7 +97,7 @@ WorkerPresence::~WorkerPresence() {
   thread_.join();
 }
 
-void WorkerPresence::eventFinished(unsigned, EventId const&, EventStatus status) {
+void WorkerPresence::eventFinished(unsigned, EventId const&, EventStatus status, Clock::time_point) {
   if (status == EventStatus::Done) board_.addEvent(seat_);
 }
 

@@ -236,7 +236,7 @@ RunSummary runStoppingAfter(JobConfig const& config, PluginRegistry const& regis
     EventProcessor* processor = nullptr;
     int after = 0;
     std::atomic<int> seen{0};
-    void eventFinished(unsigned, EventId const&, EventStatus) override {
+    void eventFinished(unsigned, EventId const&, EventStatus, Clock::time_point) override {
       if (++seen == after) processor->requestStop();
     }
   } stopper;

@@ -1,5 +1,7 @@
 #include "lanes/monitor/ModuleStatistics.h"
 
+#include <optional>
+
 #include <gtest/gtest.h>
 
 #include <tbb/global_control.h>
@@ -55,6 +57,8 @@ void expectTotals(ModuleStatistics::Totals const& totals, std::uint64_t events) 
   EXPECT_EQ(totals.source.time, microseconds(3 * events));
   EXPECT_EQ(totals.outputs.calls, 2 * events);
   EXPECT_EQ(totals.outputs.time, microseconds(13 * events));
+  EXPECT_EQ(totals.timedCalls, 7 * events);  // every record, those that count nowhere too
+  EXPECT_EQ(totals.timedWaits, 3 * events);
 }
 
 TEST(ModuleStatistics, CountsEachTransitionWhereItBelongs) {
@@ -82,6 +86,16 @@ TEST(ModuleStatistics, JobStartedForgetsThePreviousJob) {
   feedEvent(statistics, 1);
   statistics.jobStarted(test::syntheticJob());
   expectTotals(statistics.totals(), 0);
+}
+
+TEST(ModuleStatistics, AStatisticsMadeWhereAnotherDiedStartsFromNothing) {
+  std::optional<ModuleStatistics> statistics;
+  for (std::uint64_t events : {3, 1}) {
+    statistics.emplace();  // often at the address of the one before: a thread's cache must not take it for that one
+    statistics->jobStarted(test::syntheticJob());
+    for (std::uint64_t i = 0; i < events; ++i) feedEvent(*statistics, i);
+    expectTotals(statistics->totals(), events);
+  }
 }
 
 TEST(ModuleStatistics, AJobOfNoModulesStillCountsItsLanesIdleTime) {
@@ -120,6 +134,39 @@ TEST_P(ModuleStatisticsConcurrent, TbbWorkersSumExactly) {
   arena.execute([&] { tbb::parallel_for(std::uint64_t{0}, events, [&](std::uint64_t i) { feedEvent(statistics, i); }); });
   auto const totals = statistics.totals();
   expectTotals(totals, events);
+}
+
+// Two statistics fed in turn by the same threads: each thread's cache
+// switches between them on every call, and neither gets the other's records.
+TEST_P(ModuleStatisticsConcurrent, TwoStatisticsOnTheSameThreadsKeepTheirOwnSums) {
+  unsigned const threads = GetParam();
+  std::uint64_t const perThread = 500;
+  ModuleStatistics once, twice;
+  once.jobStarted(test::syntheticJob(threads));
+  twice.jobStarted(test::syntheticJob(threads));
+  test::onThreads(threads, [&](unsigned t) {
+    for (std::uint64_t i = 0; i < perThread; ++i) {
+      feedEvent(twice, t * perThread + i);
+      feedEvent(once, t * perThread + i);
+      feedEvent(twice, t * perThread + i);
+    }
+  });
+  expectTotals(once.totals(), threads * perThread);
+  expectTotals(twice.totals(), 2 * threads * perThread);
+}
+
+// The arena's threads outlive the first job, with their caches: the second
+// job's sums start from nothing all the same.
+TEST_P(ModuleStatisticsConcurrent, ANewJobOnTheSameThreadsStartsFromNothing) {
+  unsigned const threads = GetParam();
+  ModuleStatistics statistics;
+  tbb::global_control allowAll(tbb::global_control::max_allowed_parallelism, threads);
+  tbb::task_arena arena(static_cast<int>(threads));
+  for (std::uint64_t events : {3000, 1000}) {
+    statistics.jobStarted(test::syntheticJob(threads));
+    arena.execute([&] { tbb::parallel_for(std::uint64_t{0}, events, [&](std::uint64_t i) { feedEvent(statistics, i); }); });
+    expectTotals(statistics.totals(), events);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, ModuleStatisticsConcurrent, testing::Range(1u, 5u));

@@ -15,7 +15,7 @@ using namespace std::chrono_literals;
 void finishEvents(ProgressTicker& ticker, unsigned threads, unsigned perThread) {
   test::onThreads(threads, [&](unsigned t) {
     for (unsigned i = 0; i < perThread; ++i) {
-      ticker.eventFinished(t, EventId{1, 1, i}, i % 4 ? EventStatus::Done : EventStatus::Failed);
+      ticker.eventFinished(t, EventId{1, 1, i}, i % 4 ? EventStatus::Done : EventStatus::Failed, Clock::now());
     }
   });
 }

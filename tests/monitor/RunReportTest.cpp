@@ -65,7 +65,7 @@ TEST(RunReport, JsonHasEveryKey) {
                                                  "events_per_s", "cpu_user_s", "cpu_sys_s", "cpu_efficiency",
                                                  "peak_rss_bytes", "modules", "source_s", "outputs_s", "thread_time",
                                                  "stall_s", "lane_idle_s", "path_report", "event_times", "memory",
-                                                 "failed", "error", "stop_requested", "versions"}));
+                                                 "monitor", "failed", "error", "stop_requested", "versions"}));
   ASSERT_EQ(json.at("modules").size(), 3u);
   EXPECT_EQ(keysOf(json.at("modules")[0]),
             (std::set<std::string>{"label", "plugin", "kind", "concurrency", "calls", "events", "total_s", "stall_s",
@@ -74,7 +74,27 @@ TEST(RunReport, JsonHasEveryKey) {
             (std::set<std::string>{"total_s", "modules_s", "source_s", "outputs_s", "overhead_s", "idle_s"}));
   EXPECT_EQ(keysOf(json.at("path_report")), (std::set<std::string>{"paths", "outputs"}));
   EXPECT_EQ(keysOf(json.at("versions")), (std::set<std::string>{"lanes", "tbb", "compiler"}));
+  EXPECT_EQ(keysOf(json.at("monitor")),
+            (std::set<std::string>{"timed_calls", "timed_waits", "timed_events", "ns_per_call", "ns_per_wait",
+                                   "estimated_s", "thread_time_share"}));
   EXPECT_EQ(json.at("events_per_s"), 50.0);
+}
+
+TEST(RunReport, EstimatesTheMonitorsCostFromTheRecordsItTimed) {
+  auto const report = sampleReport();
+  EXPECT_EQ(report.monitor.calls, 4u);
+  EXPECT_EQ(report.monitor.waits, 1u);
+  EXPECT_EQ(report.monitor.events, 103u);  // the skipped ones' ends were timed too
+  auto const json = report.toJson();
+  EXPECT_DOUBLE_EQ(json["monitor"]["thread_time_share"].get<double>(), report.monitor.seconds / 8.0);
+  std::ostringstream text;
+  report.printTable(text);
+  EXPECT_NE(text.str().find("monitor ~"), std::string::npos);
+  auto untimed = report;  // as a report merged from several processes' is
+  untimed.monitor = {};
+  std::ostringstream none;
+  untimed.printTable(none);
+  EXPECT_EQ(none.str().find("monitor ~"), std::string::npos);
 }
 
 TEST(RunReport, WritesTheJsonItDescribes) {

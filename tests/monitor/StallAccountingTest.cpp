@@ -29,7 +29,7 @@ class Recorder : public ProcessingObserver {
     std::lock_guard lock(mutex_);
     waits.push_back(wait);
   }
-  void eventStarted(unsigned lane, EventId const&) override {
+  void eventStarted(unsigned lane, EventId const&, Clock::time_point) override {
     std::lock_guard lock(mutex_);
     ++started[lane];
   }
@@ -186,6 +186,15 @@ TEST_P(StallAccountingTest, ThreadTimeBreakdownAddsUp) {
   // The output's productReady calls are in its own row, as in the outputs' time.
   EXPECT_DOUBLE_EQ(report.modules[kOut].totalSeconds, report.outputsSeconds);
   EXPECT_GE(observations.productReadyCalls.load(), kEvents);  // one per kept product
+}
+
+TEST_P(StallAccountingTest, TheMonitorsCostCountsEveryRecordItTimed) {
+  EXPECT_EQ(totals.timedCalls, recorder.calls.size());
+  EXPECT_EQ(totals.timedWaits, recorder.waits.size());
+  EXPECT_EQ(report.monitor.calls, totals.timedCalls);
+  EXPECT_EQ(report.monitor.waits, totals.timedWaits);
+  EXPECT_EQ(report.monitor.events, static_cast<std::uint64_t>(kEvents));
+  EXPECT_GT(report.monitor.seconds, 0.0);
 }
 
 TEST_P(StallAccountingTest, PathReportCountsEveryStep) {

@@ -100,9 +100,9 @@ TEST(WorkerPresence, BeatsWhileItLivesAndCountsDoneEvents) {
     auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (board.lastBeat(1) == first && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
     EXPECT_GT(board.lastBeat(1), first);
-    presence.eventFinished(0, EventId{1, 1, 1}, EventStatus::Done);
-    presence.eventFinished(0, EventId{1, 1, 2}, EventStatus::Failed);
-    presence.eventFinished(1, EventId{1, 1, 3}, EventStatus::Done);
+    presence.eventFinished(0, EventId{1, 1, 1}, EventStatus::Done, Clock::now());
+    presence.eventFinished(0, EventId{1, 1, 2}, EventStatus::Failed, Clock::now());
+    presence.eventFinished(1, EventId{1, 1, 3}, EventStatus::Done, Clock::now());
   }
   EXPECT_EQ(board.events(1), 2u);
   EXPECT_EQ(board.events(0), 0u);

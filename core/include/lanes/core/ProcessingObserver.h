@@ -1,7 +1,9 @@
 #pragma once
 // The hooks through which the monitor layer watches a job. The core calls
-// them; it neither times nor aggregates anything itself beyond the two clock
-// reads around each call that it hands over.
+// them; it neither times nor aggregates anything itself beyond the clock
+// reads it hands over: two around each call, one at each end of an event,
+// each read shared wherever one moment ends one thing and begins another
+// (a wait and the call it held back, a source's next() and its event).
 
 #include <chrono>
 #include <string>
@@ -80,17 +82,30 @@ struct JobInfo {
 // A call that became runnable and started at once has no wait: a module that
 // no queue serialises starts when its last input arrives, so a Queue wait is
 // reported only for `one`/`limited` modules (and always for them, even when
-// it lasted no time). Waits cost one clock read each, and only while someone
-// observes.
+// it lasted no time). Clocks are read only while someone observes. An
+// interval whose ends were read on two threads (a wait, an event) may end a
+// few tens of nanoseconds before it begins (see FastClock).
 class ProcessingObserver {
  public:
+  // What an observer listens to: the core calls the per-call and per-event
+  // hooks of only those observers that listen to them (hooks(), asked as
+  // each job starts); jobStarted() and jobFinished() go to every observer.
+  enum Hooks : unsigned {
+    kCalls = 1,   // callFinished()
+    kWaits = 2,   // waitFinished()
+    kEvents = 4,  // eventStarted(), pathFinished(), eventFinished()
+    kAll = kCalls | kWaits | kEvents,
+  };
   virtual ~ProcessingObserver() = default;
+  virtual unsigned hooks() const { return kAll; }
   virtual void jobStarted(JobInfo const&) {}
   virtual void callFinished(CallRecord const&) {}
   virtual void waitFinished(WaitRecord const&) {}
-  virtual void eventStarted(unsigned /*lane*/, EventId const&) {}
+  // `when`: the end of the source's next() that read the event.
+  virtual void eventStarted(unsigned /*lane*/, EventId const&, Clock::time_point /*when*/) {}
   virtual void pathFinished(unsigned /*lane*/, unsigned /*path*/, PathStatus, unsigned /*step*/) {}
-  virtual void eventFinished(unsigned /*lane*/, EventId const&, EventStatus) {}
+  // `when`: as the event finished, which frees its lane.
+  virtual void eventFinished(unsigned /*lane*/, EventId const&, EventStatus, Clock::time_point /*when*/) {}
   virtual void jobFinished() {}
 };
 

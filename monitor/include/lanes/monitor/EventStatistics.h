@@ -1,8 +1,9 @@
 #pragma once
-// The distribution of event wall times: from eventStarted() to
-// eventFinished() of each event, whatever its lane did meanwhile (its calls,
-// their waits, other lanes' calls on its threads). A float per event, kept
-// per lane: a lane's events follow each other, so its slot needs no lock.
+// The distribution of event wall times: from the times eventStarted() and
+// eventFinished() give for each event (the end of the source's next() that
+// read it, the moment it finished), whatever its lane did meanwhile (its
+// calls, their waits, other lanes' calls on its threads). A float per event,
+// kept per lane: a lane's events follow each other, so its slot needs no lock.
 
 #include <cstddef>
 #include <vector>
@@ -21,9 +22,10 @@ class EventStatistics : public ProcessingObserver {
   // Names the `slowest` longest events.
   explicit EventStatistics(std::size_t slowest = 5) : slowest_(slowest) {}
 
+  unsigned hooks() const override { return kEvents; }
   void jobStarted(JobInfo const& info) override;
-  void eventStarted(unsigned lane, EventId const& id) override;
-  void eventFinished(unsigned lane, EventId const& id, EventStatus status) override;
+  void eventStarted(unsigned lane, EventId const& id, Clock::time_point when) override;
+  void eventFinished(unsigned lane, EventId const& id, EventStatus status, Clock::time_point when) override;
 
   // {events, median_s, p90_s, p99_s, max_s, slowest: [{event: "run:lumi:event", s}],
   // histogram (LogHistogram's, for merging parts)} (percentiles by the nearest
@@ -40,6 +42,7 @@ class EventStatistics : public ProcessingObserver {
     Clock::time_point started;
     std::vector<float> seconds;
     std::vector<Timed> slowest;  // at most slowest_, unordered
+    float floor = 0;             // the fastest of `slowest` once it is full: faster events need no search
   };
 
   std::size_t const slowest_;

@@ -1,7 +1,8 @@
 #pragma once
-// Per-module call counts and times, gathered from the
-// observer hooks. Each calling thread adds into its own accumulator, so
-// concurrent calls never contend; the accumulators are merged when read.
+// Per-module call counts and times, gathered from the observer hooks. Each
+// calling thread adds into its own accumulator, on cache lines of its own and
+// found through a thread-local cache, so concurrent calls never contend; the
+// accumulators are merged when read.
 //
 // What counts where:
 //   - a module's calls: its Acquire and Event calls; its time: those and its
@@ -13,7 +14,9 @@
 //     whose kind is Output.
 // Other transitions (beginJob, endJob, ...) are not counted.
 
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include <tbb/enumerable_thread_specific.h>
@@ -58,8 +61,12 @@ class ModuleStatistics : public ProcessingObserver {
     std::vector<Clock::duration> laneIdle;  // by lane
     CallTotals source;
     CallTotals outputs;
+    std::uint64_t timedCalls = 0;  // every call record received (what the monitor's timing cost: see MonitorCost)
+    std::uint64_t timedWaits = 0;  // every wait record received
   };
 
+  ModuleStatistics();
+  unsigned hooks() const override { return kCalls | kWaits; }
   void jobStarted(JobInfo const& info) override;
   void callFinished(CallRecord const& record) override;
   void waitFinished(WaitRecord const& record) override;
@@ -67,11 +74,45 @@ class ModuleStatistics : public ProcessingObserver {
   Totals totals() const;
 
  private:
-  Totals& local();
+  // Arrays whose allocations start and end on cache-line boundaries, so that
+  // no two threads' sums share a line.
+  template <class T>
+  struct CacheLineAllocator {
+    using value_type = T;
+    CacheLineAllocator() = default;
+    template <class U>
+    CacheLineAllocator(CacheLineAllocator<U> const&) {}
+    // A line pair, as oneTBB pads: a CPU may prefetch the line next to one it loads.
+    static constexpr std::size_t kLine = 128;
+    T* allocate(std::size_t n) {
+      auto const bytes = (n * sizeof(T) + kLine - 1) / kLine * kLine;
+      return static_cast<T*>(::operator new(bytes, std::align_val_t{kLine}));
+    }
+    void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{kLine}); }
+    bool operator==(CacheLineAllocator const&) const { return true; }
+    bool operator!=(CacheLineAllocator const&) const { return false; }
+  };
+  template <class T>
+  using Lines = std::vector<T, CacheLineAllocator<T>>;
+  // One calling thread's sums.
+  struct Accumulator {
+    Lines<CallTotals> modules;
+    Lines<WaitTotals> waits;
+    Lines<Clock::duration> laneIdle;
+    CallTotals source;
+    CallTotals outputs;
+    std::uint64_t timedCalls = 0;
+    std::uint64_t timedWaits = 0;
+  };
+  Accumulator& local();
+  Accumulator& firstUse();
 
   std::vector<bool> isOutput_;  // by module index
   unsigned lanes_ = 0;
-  tbb::enumerable_thread_specific<Totals> perThread_;
+  // Names this statistics' current job for the threads' caches (a new one per
+  // jobStarted(), as the accumulators are then cleared).
+  std::uint64_t generation_ = 0;
+  tbb::enumerable_thread_specific<Accumulator> perThread_;
 };
 
 }  // namespace lanes

@@ -19,6 +19,7 @@ namespace lanes {
 // not overlap with those calls: call it after jobFinished().
 class PathStatistics : public ProcessingObserver {
  public:
+  unsigned hooks() const override { return kEvents; }
   void jobStarted(JobInfo const& info) override;
   void pathFinished(unsigned lane, unsigned path, PathStatus status, unsigned step) override;
 

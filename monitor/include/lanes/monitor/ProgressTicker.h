@@ -33,8 +33,9 @@ class ProgressTicker : public ProcessingObserver {
   ProgressTicker(ProgressTicker const&) = delete;
   ProgressTicker& operator=(ProgressTicker const&) = delete;
 
+  unsigned hooks() const override { return kEvents; }
   void jobStarted(JobInfo const& info) override;
-  void eventFinished(unsigned lane, EventId const& id, EventStatus status) override;
+  void eventFinished(unsigned lane, EventId const& id, EventStatus status, Clock::time_point when) override;
   void jobFinished() override;
 
  private:

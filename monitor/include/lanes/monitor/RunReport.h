@@ -9,7 +9,9 @@
 // total_s, stall_s, external_s}], source_s, outputs_s, thread_time {total_s,
 // modules_s, source_s, outputs_s, overhead_s, idle_s}, stall_s, lane_idle_s
 // [by lane], path_report {paths, outputs [{label, events}]}, event_times,
-// memory, failed, error, stop_requested, versions {lanes, tbb, compiler},
+// memory, monitor {timed_calls, timed_waits, timed_events, ns_per_call,
+// ns_per_wait, estimated_s, thread_time_share} (MonitorCost), failed, error,
+// stop_requested, versions {lanes, tbb, compiler},
 // source (Source::details(), when the source has any: skipped_files
 // [{file, error}]), and any of `sections` (see there).
 
@@ -23,6 +25,7 @@
 
 #include "lanes/core/EventProcessor.h"
 #include "lanes/monitor/ModuleStatistics.h"
+#include "lanes/monitor/MonitorCost.h"
 #include "lanes/monitor/ResourceUsage.h"
 
 namespace lanes {
@@ -87,6 +90,7 @@ struct RunReport {
   nlohmann::json paths;
   nlohmann::json eventTimes;
   nlohmann::json memory;
+  MonitorCost monitor;  // what timing the job cost, estimated
   bool failed = false;
   std::string error;
   bool stopRequested = false;

@@ -21,12 +21,14 @@ class RunStatistics final : public ProcessingObserver {
   }
   void callFinished(CallRecord const& record) override { modules.callFinished(record); }
   void waitFinished(WaitRecord const& record) override { modules.waitFinished(record); }
-  void eventStarted(unsigned lane, EventId const& id) override { events.eventStarted(lane, id); }
+  void eventStarted(unsigned lane, EventId const& id, Clock::time_point when) override {
+    events.eventStarted(lane, id, when);
+  }
   void pathFinished(unsigned lane, unsigned path, PathStatus status, unsigned step) override {
     paths.pathFinished(lane, path, status, step);
   }
-  void eventFinished(unsigned lane, EventId const& id, EventStatus status) override {
-    events.eventFinished(lane, id, status);
+  void eventFinished(unsigned lane, EventId const& id, EventStatus status, Clock::time_point when) override {
+    events.eventFinished(lane, id, status, when);
   }
 
   // The path report and the event times, into a report built from `modules`.

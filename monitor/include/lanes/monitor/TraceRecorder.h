@@ -50,6 +50,7 @@ class TraceRecorder : public ProcessingObserver {
   TraceRecorder(TraceRecorder const&) = delete;
   TraceRecorder& operator=(TraceRecorder const&) = delete;
 
+  unsigned hooks() const override { return kCalls | kWaits; }
   // Creates the temporary file (a failure is kept for close()).
   void jobStarted(JobInfo const& info) override;
   void callFinished(CallRecord const& record) override;

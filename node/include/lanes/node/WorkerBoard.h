@@ -71,7 +71,8 @@ class WorkerPresence : public ProcessingObserver {
   WorkerPresence(WorkerPresence const&) = delete;
   WorkerPresence& operator=(WorkerPresence const&) = delete;
 
-  void eventFinished(unsigned lane, EventId const& id, EventStatus status) override;
+  unsigned hooks() const override { return kEvents; }
+  void eventFinished(unsigned lane, EventId const& id, EventStatus status, Clock::time_point when) override;
 
  private:
   WorkerBoard& board_;

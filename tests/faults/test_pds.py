@@ -3,15 +3,14 @@ header, a truncated file, flipped bytes inside a record (each compression, and w
 catches them). Each gives one line naming the file (and the record, for a damaged record) and a non-zero exit, no
 crash. And the pds output under a full disk (at the start, while the job runs, at the close) and a Ctrl-C."""
 
-import signal
 import struct
 import sys
 from pathlib import Path
 
 import pytest
 
-from faults import (NANO_FILE, assert_clean_failure, assert_nothing_under, assert_one_line_error, background_lanes,
-                    result_of, run_limited, wait_for)
+from faults import (NANO_FILE, assert_clean_failure, assert_nothing_under, assert_one_line_error, interrupted_job,
+                    run_limited)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "root"))
 from pdsfile import pds_events, read_pds  # noqa: E402
@@ -136,18 +135,8 @@ def test_full_disk_while_merging_parts(tmp_path):
 def test_ctrl_c_closes_pds_valid(tmp_path):
     """Ctrl-C in the middle of a job: the events in flight finish, the last partial record is written, and the
     file reads back (check-products) with exactly the events the report counts."""
-    marker = tmp_path / "marker"
     path = tmp_path / "events.pds"
-    args = ["-n", 0, "--endless", "-t", 2, "--source", "test-products", "--module", "analyzer:time=0.001,work=sleep",
-            "--module", f"fault:at=200,action=sleep,seconds=0,once={marker}",
-            "--output", f"pds:file={path},compression=zstd,compress=both,batch=7"]
-    with background_lanes(*args, cwd=tmp_path) as process:
-        wait_for(marker.exists, 60, "event 200")
-        process.send_signal(signal.SIGINT)
-        result = result_of(process, tmp_path, 60, "the stopped job")
-    assert result.returncode == 130, result.stderr
-    written = result.report["events"]
-    assert written >= 200
+    written = interrupted_job(tmp_path, f"pds:file={path},compression=zstd,compress=both,batch=7")
     assert len(pds_events(path)) == written
     read = read_back(tmp_path, path)
     assert read.returncode == 0, read.stderr

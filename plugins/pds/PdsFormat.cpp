@@ -20,6 +20,8 @@ namespace {
 
 constexpr std::size_t kMagicSize = 8;
 constexpr std::size_t kPrefix = kMagicSize + 4 + 4;  // magic, version, H
+// The sizes repeat from event to event (as root-events' sizes branch, which ROOT compresses with lz4).
+constexpr codec::Compression kSizesCompression{codec::Algorithm::Lz4, 0};
 
 template <typename T>
 void put(std::vector<char>& out, T value) {
@@ -105,7 +107,12 @@ void encodeRecord(rootio::BlobBatch const& batch, std::vector<char>& out) {
     put(out, static_cast<std::uint64_t>(batch.event[i]));
   }
   putAll(out, batch.events);
-  putAll(out, batch.sizes);
+  thread_local std::vector<char> sizes;
+  sizes.clear();
+  codec::compress(kSizesCompression, reinterpret_cast<char const*>(batch.sizes.data()),
+                  batch.sizes.size() * sizeof(UInt_t), sizes);
+  put(out, static_cast<std::uint64_t>(sizes.size()));
+  putAll(out, sizes);
   putAll(out, batch.blob);
   std::uint64_t const length = out.size() - start - 8;
   std::memcpy(out.data() + start, &length, 8);
@@ -225,9 +232,21 @@ rootio::BlobBatch PdsFile::readRecord(std::uint64_t index, RecordPlace const& pl
     batch.luminosityBlock[i] = luminosityBlock;
     batch.event[i] = event;
   }
-  ok = ok && cursor.getAll(batch.events, events + std::size_t{1}) && cursor.getAll(batch.sizes, events * products);
+  std::uint64_t frame = 0;
+  ok = ok && cursor.getAll(batch.events, events + std::size_t{1}) && cursor.get(frame) && frame <= cursor.left();
   if (!ok) fail(record + " is malformed (shorter than its ids, offsets and sizes)");
-  batch.blob.assign(cursor.at(), cursor.at() + cursor.left());
+  thread_local std::vector<char> sizes;
+  try {
+    codec::decompress(cursor.at(), static_cast<std::size_t>(frame), sizes);
+  } catch (Exception const& error) {
+    fail(record + ": its sizes: " + error.message());
+  }
+  if (sizes.size() != std::size_t{events} * products * sizeof(UInt_t)) {
+    fail(record + " is malformed (its sizes are not " + std::to_string(products) + " per event)");
+  }
+  batch.sizes.resize(std::size_t{events} * products);
+  if (!sizes.empty()) std::memcpy(batch.sizes.data(), sizes.data(), sizes.size());
+  batch.blob.assign(cursor.at() + frame, cursor.at() + cursor.left());
   return batch;
 }
 

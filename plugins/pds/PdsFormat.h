@@ -2,7 +2,8 @@
 // The `pds` (packed data stream) file format, shared by its output, its
 // source and the merge of a multi-process job's parts. All integers are
 // little-endian (lanes builds only where the host is); a string is a u32
-// length and its bytes; checksums are XXH3-64 (codec::checksum).
+// length and its bytes; checksums are XXH3-64 (codec::checksum); a codec
+// frame is codec/Codec.h's.
 //
 //   header   8 bytes magic "LANESPDS", u32 version (1), u32 H, then H bytes:
 //              string serialization (root|unrolled), string compression
@@ -12,8 +13,9 @@
 //   record   u64 L, then L bytes (the body):
 //              u32 N events; N x (u32 run, u32 luminosityBlock, u64 event);
 //              (N + 1) x u64 where each event begins and ends in the batch's
-//              bytes; N x P x u32 each product's size in its event's bytes;
-//              the blob: the rest of the body
+//              bytes; u64 S, then S bytes: a codec frame (lz4, whatever
+//              compression= says) of N x P x u32, each product's size in its
+//              event's bytes; the blob: the rest of the body
 //            then u64 checksum of those L bytes
 // Records follow the header to the end of the file; the blob and offsets
 // mean what they mean in root-events (root/EventBlobs.h, root/BlobBatch.h).

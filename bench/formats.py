@@ -109,8 +109,14 @@ def paired(rounds, events, directory):
         entry["write pds / root-events"] = entry["write pds"] / entry["write root-events"]
         for name, spec in PAIRED_READS.items():
             for threads in ("1", "2"):
-                entry[f"read {name} t{threads}"] = run(["-t", threads, "-n", "0", "--source", spec.format(path=pds),
-                                                        "--output", "dummy"], directory)["events_per_s"]
+                read = run(["-t", threads, "-n", "0", "--source", spec.format(path=pds), "--output", "dummy"],
+                           directory)
+                # The CPU an event costs, and the share of it in the serial source queue: what bounds the 2-thread
+                # rate on idle cores, whatever the load did to this run's wall clock.
+                cpu = read["cpu_user_s"] + read["cpu_sys_s"]
+                entry[f"read {name} t{threads}"] = read["events_per_s"]
+                entry[f"read {name} t{threads} cpu us/event"] = cpu / read["events"] * 1e6
+                entry[f"read {name} t{threads} source share"] = read["source_s"] / cpu
             entry[f"read {name} t2/t1"] = entry[f"read {name} t2"] / entry[f"read {name} t1"]
         results.append(entry)
         print(json.dumps(entry), flush=True)

@@ -201,7 +201,10 @@ std::vector<RecordPlace> PdsFile::scan() {
     if (place.length > size_ - offset - 8 || size_ - offset - 8 - place.length < 8) {
       fail(record + " is truncated (its length reaches past the end of the file)");
     }
-    if (place.events == 0) fail(record + " is damaged (it holds no event)");
+    // Each event takes at least its 16 bytes of ids.
+    if (place.events == 0 || place.events > place.length / 16) {
+      fail(record + " is damaged (its event count " + std::to_string(place.events) + " does not fit its length)");
+    }
     places.push_back(place);
     first += place.events;
     offset += 8 + place.length + 8;
@@ -220,7 +223,8 @@ rootio::BlobBatch PdsFile::readRecord(std::uint64_t index, RecordPlace const& pl
   rootio::BlobBatch batch;
   Cursor cursor(body.data(), place.length);
   std::uint32_t events = 0;
-  bool ok = cursor.get(events) && events == place.events;
+  if (!cursor.get(events) || events != place.events) fail(record + " is malformed (its event count changed)");
+  bool ok = true;
   batch.run.resize(events);
   batch.luminosityBlock.resize(events);
   batch.event.resize(events);

@@ -96,6 +96,15 @@ def test_flipped_byte_in_the_events_of_a_record(tmp_path):
     assert_clean_failure(read_back(tmp_path, path), str(path), "record 1: checksum mismatch", codes=(1,))
 
 
+def test_event_count_beyond_the_record(tmp_path):
+    """A record whose event count cannot fit its length (its ids would reach past it): named before the job,
+    without allocating for a billion events."""
+    path = write_pds(tmp_path)
+    record = read_pds(path)[1][1]
+    rewrite(path, lambda data: struct.pack_into("<I", data, record.body, 1 << 30))
+    assert_one_line_error(read_back(tmp_path, path), str(path), "record 1 is damaged", code=2)
+
+
 JOB = ["run", "-n", "400", "-t", "2", "--source", f"root:file={NANO_FILE},repeat=5"]
 
 

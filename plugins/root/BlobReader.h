@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "lanes/core/EventId.h"
 #include "lanes/core/Product.h"
 #include "root/BlobBatch.h"
 #include "root/EventBlobs.h"
-#include "root/OutputSupport.h"
+#include "root/RootSupport.h"
 #include "root/Serialization.h"
 
 namespace lanes::rootio {

@@ -29,11 +29,9 @@ StoredProduct storedProduct(std::string const& path, std::string const& label, s
 
 std::unique_ptr<StoredEvent> storedEvent(std::shared_ptr<StoredBatch> batch, std::size_t index, std::size_t products) {
   auto event = std::make_unique<StoredEvent>();
-  auto const* sizes = batch->batch.sizes.data() + index * products;
-  event->offsets.resize(products + 1);
-  for (std::size_t p = 0; p < products; ++p) event->offsets[p + 1] = event->offsets[p] + sizes[p];
   event->batch = std::move(batch);
   event->index = index;
+  event->products = products;
   return event;
 }
 
@@ -56,8 +54,13 @@ void readStoredProduct(StoredEvent& event, FrameLevel level, std::size_t product
   if (first > last || last > bytesOfBatch.size()) throw Exception("event bytes beyond the batch's (corrupt offsets)");
   char const* bytes = bytesOfBatch.data() + first;
   std::size_t size = last - first;
+  std::call_once(event.opened, [&] {
+    auto const* sizes = stored.batch.sizes.data() + event.index * event.products;
+    event.offsets.resize(event.products + 1);
+    for (std::size_t p = 0; p < event.products; ++p) event.offsets[p + 1] = event.offsets[p] + sizes[p];
+    if (level == FrameLevel::Event) codec::decompress(bytes, size, event.payload);
+  });
   if (level == FrameLevel::Event) {
-    std::call_once(event.opened, [&] { codec::decompress(bytes, size, event.payload); });
     bytes = event.payload.data();
     size = event.payload.size();
   }

@@ -44,13 +44,15 @@ struct StoredBatch {
   bool framed = false;
 };
 
-// One event of a batch, as a lane holds it: lane-confined but for its
-// frame, opened once (compress=event) by whichever read comes first.
+// One event of a batch, as a lane holds it. Opened once, by whichever read
+// of it comes first (so in a lane, not in a shared source's serial queue):
+// where its products lie, and with compress=event its frame.
 struct StoredEvent {
   std::shared_ptr<StoredBatch> batch;
   std::size_t index = 0;
-  std::vector<std::uint64_t> offsets;  // P + 1: where each product begins and ends in the event's bytes
+  std::size_t products = 0;
   std::once_flag opened;
+  std::vector<std::uint64_t> offsets;  // P + 1: where each product begins and ends in the event's bytes
   std::vector<char> payload;
 };
 

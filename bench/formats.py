@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/formats.py [--events 4000] [--repeats 2] [--serialization-passes 30] [--threads 1,2]
                                       [--formats root-events,...] [--out bench-results]
+    .venv/bin/python bench/formats.py --paired 5 [--events 4000] [--out bench-results]
 
 Runs the `lanes` binary (LANES_BINARY, default build/bin/lanes) on the NanoAOD test file cached in memory
 (repeat=200) and, for every format x compression (none, lz4, zstd level 1, zstd level 5) x serialisation
@@ -12,6 +13,11 @@ products with build/bin/bench_serialization (root and unrolled, both ways, the b
 passes over every product of the file in memory). It writes formats.json and formats.png (write rate vs
 bytes/event, read rate vs bytes/event, serialisation time per event) to --out and prints the table, the
 unrolled/root ratios of the write and read rates, and the serialisation speed-up.
+
+With --paired ROUNDS it measures instead, in ROUNDS alternating rounds (a shared machine's load drifts; a pair
+taken back to back shares it): the pds reader at 2 threads against 1 thread, with one shared handle and with
+handles=lane, and the pds writer against root-events at equal settings (formats_paired.json). Each round
+records the load average before it.
 
 A format is one entry of FORMATS: how to write it (an output SPEC with {path}, {serialization}, {compression})
 and how to read it back (a source SPEC with {path}); add a format there. Every figure is the best of
@@ -38,7 +44,18 @@ FORMATS = {
         "write": "root-events:file={path},serialization={serialization},{compression},compress=batch,batch=10",
         "read": "root-events:file={path}",
     },
+    "pds": {
+        "write": "pds:file={path},serialization={serialization},{compression},compress=event",
+        "read": "pds:file={path}",
+    },
+    "pds batch=10": {
+        "write": "pds:file={path},serialization={serialization},{compression},compress=batch,batch=10",
+        "read": "pds:file={path}",
+    },
 }
+# --paired: the settings both writers share, and the pds reads compared.
+PAIRED_WRITE = "serialization=root,compression=zstd,level=1,compress=batch,batch=10"
+PAIRED_READS = {"pds shared": "pds:file={path}", "pds lane": "pds:file={path},handles=lane"}
 COMPRESSIONS = {"none": "compression=none", "lz4": "compression=lz4", "zstd-1": "compression=zstd,level=1",
                 "zstd-5": "compression=zstd,level=5"}
 SERIALIZATIONS = ("root", "unrolled")
@@ -61,8 +78,7 @@ def measure(fmt, serialization, compression, threads, events, repeats, directory
     best = None
     for _ in range(repeats):
         path.unlink(missing_ok=True)
-        written = run(["-t", threads, "-n", events, "--source", f"root:file={NANOAOD},repeat=200",
-                       "--output", write_spec], directory)
+        written = run(write_job(write_spec, threads, events), directory)
         size = path.stat().st_size
         read = run(["-t", threads, "-n", "0", "--source", spec["read"].format(path=path), "--output", "dummy"],
                    directory)
@@ -73,6 +89,38 @@ def measure(fmt, serialization, compression, threads, events, repeats, directory
         if best is None or point["write_events_per_s"] > best["write_events_per_s"]:
             best = {**point, "read_events_per_s": max(point["read_events_per_s"], (best or point)["read_events_per_s"])}
     return best
+
+
+def write_job(spec, threads, events):
+    return ["-t", threads, "-n", events, "--source", f"root:file={NANOAOD},repeat=200", "--output", spec]
+
+
+def paired(rounds, events, directory):
+    """Alternating rounds: per pds read, its rate at 1 and 2 threads back to back; the pds and root-events writers
+    at equal settings back to back (1 thread). Returns the rounds and prints each."""
+    pds, events_file = Path(directory) / "paired.pds", Path(directory) / "paired.root"
+    results = []
+    for number in range(rounds):
+        entry = {"round": number, "load_average": os.getloadavg()[0]}
+        for name, fmt, path in (("pds", "pds", pds), ("root-events", "root-events", events_file)):
+            path.unlink(missing_ok=True)
+            entry[f"write {name}"] = run(write_job(f"{fmt}:file={path},{PAIRED_WRITE}", "1", events),
+                                         directory)["events_per_s"]
+        entry["write pds / root-events"] = entry["write pds"] / entry["write root-events"]
+        for name, spec in PAIRED_READS.items():
+            for threads in ("1", "2"):
+                read = run(["-t", threads, "-n", "0", "--source", spec.format(path=pds), "--output", "dummy"],
+                           directory)
+                # The CPU an event costs, and the share of it in the serial source queue: what bounds the 2-thread
+                # rate on idle cores, whatever the load did to this run's wall clock.
+                cpu = read["cpu_user_s"] + read["cpu_sys_s"]
+                entry[f"read {name} t{threads}"] = read["events_per_s"]
+                entry[f"read {name} t{threads} cpu us/event"] = cpu / read["events"] * 1e6
+                entry[f"read {name} t{threads} source share"] = read["source_s"] / cpu
+            entry[f"read {name} t2/t1"] = entry[f"read {name} t2"] / entry[f"read {name} t1"]
+        results.append(entry)
+        print(json.dumps(entry), flush=True)
+    return results
 
 
 def serialization_times(passes):
@@ -121,8 +169,15 @@ def main():
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--formats", default=",".join(FORMATS))
     parser.add_argument("--out", type=Path, default=REPO / "bench-results")
+    parser.add_argument("--paired", type=int, default=0, metavar="ROUNDS")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.paired:
+        with tempfile.TemporaryDirectory() as directory:
+            rounds = paired(args.paired, args.events, directory)
+        (args.out / "formats_paired.json").write_text(json.dumps({"events": int(args.events), "write": PAIRED_WRITE,
+                                                                  "rounds": rounds}, indent=1))
+        return
     points = []
     with tempfile.TemporaryDirectory() as directory:
         times = serialization_times(args.serialization_passes)

@@ -171,4 +171,6 @@ void decompress(char const* frame, std::size_t size, std::vector<char>& out) {
   throw FrameError("unknown compression algorithm " + std::to_string(static_cast<int>(frame[0])));
 }
 
+std::uint64_t checksum(char const* bytes, std::size_t size) { return XXH3_64bits(bytes, size); }
+
 }  // namespace lanes::codec

@@ -1,7 +1,7 @@
 #pragma once
 // Framework-side compression of byte buffers (Debian's liblz4 and libzstd,
 // not ROOT's copies) in self-describing, checksummed frames, for the formats
-// that store serialised products as blobs (root-events; pds later). ROOT-free.
+// that store serialised products as blobs (root-events, pds). ROOT-free.
 //
 // A frame: 1 byte algorithm (0 none, 1 lz4, 2 zstd), 8 bytes the raw size,
 // 8 bytes the XXH3-64 checksum of the payload, then the payload (all
@@ -49,5 +49,8 @@ std::uint64_t rawSizeOf(char const* frame, std::size_t size);
 // (exactly one frame); throws FrameError on a bad checksum, an unknown
 // algorithm or a payload that does not decompress to the raw size. Thread-safe.
 void decompress(char const* frame, std::size_t size, std::vector<char>& out);
+
+// The XXH3-64 checksum of `size` bytes (what frames carry; pds records too).
+std::uint64_t checksum(char const* bytes, std::size_t size);
 
 }  // namespace lanes::codec

@@ -10,12 +10,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "codec/Codec.h"
 #include "lanes/core/Options.h"
 #include "lanes/core/PluginOptions.h"
 #include "lanes/core/Source.h"
-#include "root/EventBlobs.h"
-#include "root/Serialization.h"
+#include "root/BlobReader.h"
 
 class TBranch;
 class TFile;
@@ -41,15 +39,13 @@ class EventsSource : public Source {
   std::string origin() const override { return path_; }
 
  private:
-  struct Batch;
-  struct Record;
   EventsSource(Options const& options, PluginOptions const& checked);
 
   void open();
   void readProducts();
   // Moves to the next entry's ids; false past the last entry.
   bool nextEntry();
-  std::shared_ptr<Batch> loadBlob();
+  std::shared_ptr<StoredBatch> loadBlob();
   [[noreturn]] void fail(std::uint64_t entry, std::string const& what) const;
 
   // The vectors the tree's branches read into (ROOT holds their addresses).
@@ -71,15 +67,14 @@ class EventsSource : public Source {
   std::vector<TBranch*> idBranches_;
   TBranch* blobBranch_ = nullptr;
   FrameLevel level_ = FrameLevel::Event;
-  std::vector<std::string> labels_;
-  std::vector<std::unique_ptr<ProductSerializer>> serializers_;
+  std::vector<StoredProduct> products_;
 
   // The cursor: the current entry's ids, and the next event in it.
   std::int64_t entry_ = -1;
-  std::unique_ptr<Batch> ids_;
+  std::unique_ptr<StoredBatch> ids_;
   std::size_t index_ = 0;
-  std::shared_ptr<Batch> loaded_;  // the current entry's bytes, once an event of it is used
-  std::unordered_map<Record const*, std::unique_ptr<Record>> records_;
+  std::shared_ptr<StoredBatch> loaded_;  // the current entry's bytes, once an event of it is used
+  std::unordered_map<StoredEvent const*, std::unique_ptr<StoredEvent>> records_;
 };
 
 }  // namespace lanes::rootio

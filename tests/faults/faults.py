@@ -61,3 +61,18 @@ def assert_nothing_under(path):
 def event_count(path, name="Events"):
     """Entries of the TTree or RNTuple `name` in `path`, read by uproot."""
     return len(read_events(path, name, ids_only=True))
+
+
+def interrupted_job(directory, output_spec, at=200):
+    """A job of test-products into `output_spec`, with events in flight (a sleeping analyzer), stopped by Ctrl-C
+    once event `at` passed: asserts it ended with 130 having processed at least `at` events; returns how many."""
+    marker = Path(directory) / "marker"
+    args = ["-n", 0, "--endless", "-t", 2, "--source", "test-products", "--module", "analyzer:time=0.001,work=sleep",
+            "--module", f"fault:at={at},action=sleep,seconds=0,once={marker}", "--output", output_spec]
+    with background_lanes(*args, cwd=directory) as process:
+        wait_for(marker.exists, 60, f"event {at}")
+        process.send_signal(signal.SIGINT)
+        result = result_of(process, directory, 60, "the stopped job")
+    assert result.returncode == 130, result.stderr
+    assert result.report["events"] >= at
+    return result.report["events"]

@@ -4,15 +4,14 @@ corrupt sizes. Each gives one line naming the file (and the entry, for a damaged
 crash. And the root-events output under a full disk and a Ctrl-C, and what unrolled serialisation refuses."""
 
 import shutil
-import signal
 import subprocess
 import sys
 
 import pytest
 import uproot
 
-from faults import (DATA, NANO_FILE, assert_clean_failure, assert_nothing_under, assert_one_line_error, background_lanes,
-                    result_of, run_limited, wait_for)
+from faults import (DATA, NANO_FILE, assert_clean_failure, assert_nothing_under, assert_one_line_error, interrupted_job,
+                    run_limited)
 
 HZZ_FILE = DATA / "uproot-HZZ-objects.root"
 
@@ -121,18 +120,8 @@ def test_corrupt_sizes_are_named(tmp_path):
 def test_ctrl_c_closes_root_events_valid(tmp_path):
     """Ctrl-C in the middle of a job: the events in flight finish, the last partial batch is written, and the
     file reads back (check-products) with exactly the events the report counts."""
-    marker = tmp_path / "marker"
     path = tmp_path / "events.root"
-    args = ["-n", 0, "--endless", "-t", 2, "--source", "test-products", "--module", "analyzer:time=0.001,work=sleep",
-            "--module", f"fault:at=200,action=sleep,seconds=0,once={marker}",
-            "--output", f"root-events:file={path},compression=zstd,compress=both,batch=7"]
-    with background_lanes(*args, cwd=tmp_path) as process:
-        wait_for(marker.exists, 60, "event 200")
-        process.send_signal(signal.SIGINT)
-        result = result_of(process, tmp_path, 60, "the stopped job")
-    assert result.returncode == 130, result.stderr
-    written = result.report["events"]
-    assert written >= 200
+    written = interrupted_job(tmp_path, f"root-events:file={path},compression=zstd,compress=both,batch=7")
     read = read_back(tmp_path, path)
     assert read.returncode == 0, read.stderr
     assert read.report["events"] == written

@@ -1,0 +1,116 @@
+#pragma once
+// The `pds` (packed data stream) file format, shared by its output, its
+// source and the merge of a multi-process job's parts. All integers are
+// little-endian (lanes builds only where the host is); a string is a u32
+// length and its bytes; checksums are XXH3-64 (codec::checksum); a codec
+// frame is codec/Codec.h's.
+//
+//   header   8 bytes magic "LANESPDS", u32 version (1), u32 H, then H bytes:
+//              string serialization (root|unrolled), string compression
+//              (none|lz4|zstd), string compress (product|event|batch|both),
+//              u32 P, P x (string label, string type)
+//            then u64 checksum of those H bytes
+//   record   u64 L, then L bytes (the body):
+//              u32 N events; N x (u32 run, u32 luminosityBlock, u64 event);
+//              (N + 1) x u64 where each event begins and ends in the batch's
+//              bytes; u64 S, then S bytes: a codec frame (lz4, whatever
+//              compression= says) of N x P x u32, each product's size in its
+//              event's bytes; the blob: the rest of the body
+//            then u64 checksum of those L bytes
+// Records follow the header to the end of the file; the blob and offsets
+// mean what they mean in root-events (root/EventBlobs.h, root/BlobBatch.h).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "root/BlobBatch.h"
+#include "root/OutputSupport.h"
+
+namespace lanes::pds {
+
+constexpr char kMagic[] = "LANESPDS";  // 8 bytes, without the terminating zero
+constexpr std::uint32_t kVersion = 1;
+
+// Immutable value type.
+struct Header {
+  std::string serialization, compression, compress;
+  std::vector<std::pair<std::string, std::string>> products;  // label, type
+};
+
+// Where a record lies in a file, and which events it holds.
+struct RecordPlace {
+  std::uint64_t offset;  // of its length field
+  std::uint64_t length;  // of its body
+  std::uint64_t first;   // the ordinal of its first event in the file
+  std::uint32_t events;
+};
+
+// The bytes of `header`, checksum included.
+std::vector<char> encodeHeader(Header const& header);
+// Appends the record of `batch` to `out`.
+void encodeRecord(rootio::BlobBatch const& batch, std::vector<char>& out);
+
+// A pds file open for reading. Lane-confined (one per source copy);
+// every failure throws lanes::Exception "cannot read 'PATH': WHY" (WHY
+// names the record where there is one).
+class PdsFile {
+ public:
+  explicit PdsFile(std::string path);
+  PdsFile(PdsFile const&) = delete;
+  PdsFile& operator=(PdsFile const&) = delete;
+  ~PdsFile();
+
+  std::string const& path() const { return path_; }
+  // The header, checked (magic, version, checksum).
+  Header readHeader();
+  // The header's bytes as they are (after readHeader()).
+  std::vector<char> headerBytes();
+  // Every record's place, after readHeader(); checks that each record lies
+  // whole in the file (not its checksum).
+  std::vector<RecordPlace> scan();
+  // The batch record `index` at `place` holds, its checksum checked, its
+  // events of `products` products each.
+  rootio::BlobBatch readRecord(std::uint64_t index, RecordPlace const& place, std::size_t products);
+
+  // Reads `size` bytes at `offset` (`what` they are, for the error).
+  void readAt(std::uint64_t offset, void* to, std::size_t size, std::string const& what);
+  [[noreturn]] void fail(std::string const& why) const;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+  std::uint64_t dataStart_ = 0;  // where the first record begins
+};
+
+// The events a pds file holds, or nullopt if it does not read as one (an EntryCounter).
+std::optional<std::uint64_t> eventsIn(std::string const& path);
+
+// Appends bytes to an output's temporary file; every write is checked, and a
+// failed one fails the OutputFile (removing it, naming the cause). Externally
+// synchronised: one writer at a time.
+class PdsWriter {
+ public:
+  explicit PdsWriter(rootio::OutputFile& file);
+  PdsWriter(PdsWriter const&) = delete;
+  PdsWriter& operator=(PdsWriter const&) = delete;
+  ~PdsWriter();
+
+  void write(char const* bytes, std::size_t size);
+  void write(std::vector<char> const& bytes) { write(bytes.data(), bytes.size()); }
+  // Closes; fails the file if the system reports a lost write.
+  void close();
+
+ private:
+  rootio::OutputFile& file_;
+  int fd_ = -1;
+};
+
+// Writes the records of the pds `parts` under one header into `file`'s
+// temporary (the parts of one job: their headers must agree).
+void mergeFiles(std::vector<std::string> const& parts, rootio::OutputFile& file);
+
+}  // namespace lanes::pds

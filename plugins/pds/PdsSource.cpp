@@ -1,0 +1,125 @@
+#include "pds/PdsSource.h"
+
+#include <algorithm>
+
+#include "lanes/core/Exception.h"
+#include "lanes/core/PluginRegistry.h"
+
+namespace lanes::pds {
+
+// What every copy of the source shares: the file's products and records.
+struct PdsSource::Layout {
+  std::string path;
+  rootio::FrameLevel level = rootio::FrameLevel::Event;
+  std::vector<rootio::StoredProduct> products;
+  std::vector<RecordPlace> records;
+  std::uint64_t events = 0;
+  std::uint64_t chunk = 1;
+  bool perLane = false;
+};
+
+PdsSource::PdsSource(Options const& options) : PdsSource(options, PluginOptions(options, "pds")) {}
+
+PdsSource::PdsSource(Options const&, PluginOptions const& checked) {
+  rootio::initialiseRoot();
+  auto layout = std::make_shared<Layout>();
+  layout->path = checked.required("file");
+  layout->perLane = checked.choice("handles", "shared", {"shared", "lane"}) == "lane";
+  checked.forOption("file", [&] {
+    file_ = std::make_unique<PdsFile>(layout->path);
+    auto const header = file_->readHeader();
+    rootio::SerializationKind kind{};
+    try {
+      kind = rootio::parseSerialization(header.serialization);
+      layout->level = rootio::parseFrameLevel(header.compress);
+    } catch (Exception const& error) {
+      file_->fail("its header is malformed: " + error.message());
+    }
+    for (auto const& [label, type] : header.products) {
+      layout->products.push_back(rootio::storedProduct(layout->path, label, type, kind));
+    }
+    layout->records = file_->scan();
+    for (auto const& record : layout->records) layout->events += record.events;
+  });
+  layout->chunk = checked.positive("chunk", layout->records.empty() ? 1 : layout->records.front().events);
+  layout_ = std::move(layout);
+  declareProducts();
+}
+
+PdsSource::PdsSource(std::shared_ptr<Layout const> layout)
+    : layout_(std::move(layout)), file_(std::make_unique<PdsFile>(layout_->path)) {
+  declareProducts();
+}
+
+PdsSource::~PdsSource() = default;
+
+void PdsSource::declareProducts() {
+  for (auto const& product : layout_->products) declare(product.description);
+}
+
+std::unique_ptr<Source> PdsSource::replicate() const {
+  if (!layout_->perLane) return nullptr;
+  return std::unique_ptr<Source>(new PdsSource(layout_));
+}
+
+std::uint64_t PdsSource::replicaChunk() const { return layout_->chunk; }
+
+std::optional<std::uint64_t> PdsSource::eventCount() const { return layout_->events; }
+
+std::string PdsSource::origin() const { return layout_->path; }
+
+bool PdsSource::next(SourceEvent& event) { return position(next_++, event); }
+
+bool PdsSource::skip(std::uint64_t count) {
+  bool const reached = count <= layout_->events - next_;
+  next_ = reached ? next_ + count : layout_->events;
+  return reached;
+}
+
+bool PdsSource::at(std::uint64_t ordinal, SourceEvent& event) { return position(ordinal, event); }
+
+bool PdsSource::position(std::uint64_t ordinal, SourceEvent& event) {
+  // The lane that held the event of `event.entry` has finished it.
+  if (auto const* previous = reinterpret_cast<rootio::StoredEvent const*>(event.entry)) events_.erase(previous);
+  event.entry = 0;
+  if (ordinal >= layout_->events) return false;
+  auto const& records = layout_->records;
+  auto const found = std::upper_bound(records.begin(), records.end(), ordinal,
+                                      [](std::uint64_t o, RecordPlace const& place) { return o < place.first; });
+  auto const record = static_cast<std::size_t>(found - records.begin()) - 1;
+  auto stored = rootio::storedEvent(load(record), ordinal - records[record].first, layout_->products.size());
+  event.id = rootio::idOf(*stored);
+  event.entry = reinterpret_cast<std::uint64_t>(stored.get());
+  events_.emplace(stored.get(), std::move(stored));
+  return true;
+}
+
+std::shared_ptr<rootio::StoredBatch> PdsSource::load(std::size_t record) {
+  if (loaded_ && loaded_->index == record) return loaded_;
+  auto stored = std::make_shared<rootio::StoredBatch>();
+  stored->index = record;
+  stored->batch = file_->readRecord(record, layout_->records[record], layout_->products.size());
+  loaded_ = std::move(stored);
+  return loaded_;
+}
+
+void PdsSource::read(SourceEvent const& event, std::size_t product, ProductSlot& slot) {
+  auto& stored = *reinterpret_cast<rootio::StoredEvent*>(event.entry);
+  auto const& products = layout_->products;
+  try {
+    rootio::readStoredProduct(stored, layout_->level, product, *products[product].serializer, slot);
+  } catch (Exception const& error) {
+    file_->fail("record " + std::to_string(stored.batch->index) + ": product '" + products[product].description.label +
+                "' of event " + event.id.str() + ": " + error.message());
+  }
+}
+
+namespace {
+RegisterSource<PdsSource> const registration(
+    "pds",
+    "reads a pds file: one shared handle reads each record (or one per lane, handles=lane), the lanes open "
+    "frames and deserialise products concurrently: file=PATH, handles=shared|lane, chunk=EVENTS",
+    {{"file", FileAccess::Read}});
+}
+
+}  // namespace lanes::pds

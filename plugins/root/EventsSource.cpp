@@ -13,9 +13,17 @@
 
 namespace lanes::rootio {
 
+// How the bytes of one file are opened and deserialised (its EventProducts).
+struct EventsSource::Format {
+  FrameLevel level = FrameLevel::Event;
+  std::vector<std::unique_ptr<ProductSerializer>> serializers;
+};
+
 // One entry: its ids and sizes, and its bytes once read and opened.
 struct EventsSource::Batch {
+  std::size_t file = 0;
   std::uint64_t entry = 0;
+  std::shared_ptr<Format const> format;
   std::vector<UInt_t> run, luminosityBlock;
   std::vector<ULong64_t> event, events;
   std::vector<UInt_t> sizes;
@@ -37,65 +45,91 @@ struct EventsSource::Record {
   std::vector<char> payload;
 };
 
+// One input file, open, with the vectors its tree's branches read into
+// (ROOT holds their addresses).
+struct EventsSource::OpenFile {
+  struct Bound {
+    std::vector<unsigned int>*run = nullptr, *luminosityBlock = nullptr, *sizes = nullptr;
+    std::vector<unsigned long long>*event = nullptr, *events = nullptr;
+    std::vector<char>* blob = nullptr;
+    ~Bound() {
+      delete run;
+      delete luminosityBlock;
+      delete event;
+      delete events;
+      delete sizes;
+      delete blob;
+    }
+  };
+
+  std::string path;
+  Bound bound;  // declared before file: outlives the tree that points at its vectors
+  std::unique_ptr<TFile> file;
+  TTree* tree = nullptr;  // owned by file
+  std::uint64_t entries = 0;
+  std::vector<TBranch*> idBranches;
+  TBranch* blobBranch = nullptr;
+  std::shared_ptr<Format> format = std::make_shared<Format>();
+
+  [[noreturn]] void notRootEvents(std::string const& why) const {
+    throw Exception("'" + path + "' is not a root-events file (" + why + ")");
+  }
+
+  // Points branch `name` at `address` (a new vector); throws if the branch is not a vector of T.
+  template <typename T>
+  TBranch* bind(char const* name, std::vector<T>*& address) {
+    address = new std::vector<T>;
+    if (tree->SetBranchAddress(name, &address) < 0) {
+      notRootEvents(std::string("branch '") + name + "' is not a vector of " +
+                    TClass::GetClass(typeid(std::vector<T>))->GetName());
+    }
+    return tree->GetBranch(name);
+  }
+};
+
 EventsSource::EventsSource(Options const& options) : EventsSource(options, PluginOptions(options, "root-events")) {}
 
-EventsSource::EventsSource(Options const& options, PluginOptions const& checked) : path_(checked.required("file")) {
+EventsSource::EventsSource(Options const& options, PluginOptions const& checked) : files_(inputFiles(checked)) {
   initialiseRoot();
+  bool const skipBad = options.getBool("skip-bad-files", false);
   checked.forOption("file", [&] {
-    open();
-    readProducts();
+    // As the root source: the others are opened when reached (or now, to skip the bad ones).
+    if (!skipBad) {
+      for (std::size_t index = 1; index < files_.size(); ++index) requireReadable(files_[index]);
+    }
+    fileIndex_ = openFirstReadable(files_, skipBad ? &skipped_ : nullptr,
+                                   [&](std::size_t index) { file_ = open(index); });
+    if (skipBad) {
+      counts_ = std::make_unique<EntryCounts>(files_.size());
+      countOrSkip(files_, fileIndex_ + 1, *counts_, skipped_, [&](std::size_t index) { return open(index)->entries; });
+    }
   });
 }
 
 EventsSource::~EventsSource() = default;
 
-void EventsSource::open() {
+std::unique_ptr<EventsSource::OpenFile> EventsSource::open(std::size_t index) {
+  auto file = std::make_unique<OpenFile>();
+  file->path = files_[index];
+  file->file = openInputFile(file->path);
   ThrowOnRootFatal guard;
-  takeRootMessage();
-  file_.reset(TFile::Open(path_.c_str(), "READ"));
-  if (!file_ || file_->IsZombie()) {
-    throw Exception("cannot open '" + path_ + "' as a ROOT file: " + takeRootMessage());
-  }
-  if (file_->TestBit(TFile::kRecovered)) throw Exception("'" + path_ + "' is truncated (ROOT had to recover it)");
-  tree_ = file_->Get<TTree>(kBlobTree);
-  if (!tree_ || !file_->Get<TTree>(kProductTree)) {
-    throw Exception("'" + path_ + "' is not a root-events file (no " + kBlobTree + " and " + kProductTree +
-                    " trees)");
+  file->tree = file->file->Get<TTree>(kBlobTree);
+  auto* products = file->file->Get<TTree>(kProductTree);
+  if (!file->tree || !products) {
+    file->notRootEvents(std::string("no ") + kBlobTree + " and " + kProductTree + " trees");
   }
   for (auto const* branch : {"run", "luminosityBlock", "event", "events", "sizes", "blob"}) {
-    if (!tree_->GetBranch(branch)) {
-      throw Exception("'" + path_ + "' is not a root-events file (tree " + kBlobTree + " has no branch '" + branch +
-                      "')");
+    if (!file->tree->GetBranch(branch)) {
+      file->notRootEvents(std::string("tree ") + kBlobTree + " has no branch '" + branch + "'");
     }
   }
-  entries_ = static_cast<std::uint64_t>(tree_->GetEntries());
-  bound_ = std::make_unique<Bound>();
-  idBranches_ = {bind("run", bound_->run), bind("luminosityBlock", bound_->luminosityBlock),
-                 bind("event", bound_->event), bind("events", bound_->events), bind("sizes", bound_->sizes)};
-  blobBranch_ = bind("blob", bound_->blob);
-}
+  file->entries = static_cast<std::uint64_t>(file->tree->GetEntries());
+  auto& bound = file->bound;
+  file->idBranches = {file->bind("run", bound.run), file->bind("luminosityBlock", bound.luminosityBlock),
+                      file->bind("event", bound.event), file->bind("events", bound.events),
+                      file->bind("sizes", bound.sizes)};
+  file->blobBranch = file->bind("blob", bound.blob);
 
-template <typename T>
-TBranch* EventsSource::bind(char const* name, std::vector<T>*& address) {
-  address = new std::vector<T>;
-  if (tree_->SetBranchAddress(name, &address) < 0) {
-    throw Exception("'" + path_ + "' is not a root-events file (branch '" + name + "' is not a vector of " +
-                    TClass::GetClass(typeid(std::vector<T>))->GetName() + ")");
-  }
-  return tree_->GetBranch(name);
-}
-
-EventsSource::Bound::~Bound() {
-  delete run;
-  delete luminosityBlock;
-  delete event;
-  delete events;
-  delete sizes;
-  delete blob;
-}
-
-void EventsSource::readProducts() {
-  auto* products = file_->Get<TTree>(kProductTree);
   std::vector<std::string>* labels = nullptr;
   std::vector<std::string>* types = nullptr;
   std::string *serialization = nullptr, *compress = nullptr;
@@ -108,50 +142,70 @@ void EventsSource::readProducts() {
   std::unique_ptr<std::vector<std::string>> ownLabels(labels), ownTypes(types);
   std::unique_ptr<std::string> ownSerialization(serialization), ownCompress(compress);
   products->ResetBranchAddresses();
-  if (!read) throw Exception("cannot read the product list of '" + path_ + "' (tree " + kProductTree + ")");
+  if (!read) throw Exception("cannot read the product list of '" + file->path + "' (tree " + kProductTree + ")");
+  bool const first = declaredBy_.empty();
+  if (!first && (*labels != labels_ || *types != types_)) {
+    throw Exception("'" + file->path + "' holds other products than the first input file '" + declaredBy_ + "' (" +
+                    std::to_string(labels->size()) + " products, not " + std::to_string(labels_.size()) +
+                    ", or of other names or types)");
+  }
   auto const kind = parseSerialization(*serialization);
-  level_ = parseFrameLevel(*compress);
+  file->format->level = parseFrameLevel(*compress);
   for (std::size_t i = 0; i < labels->size(); ++i) {
     auto const& label = (*labels)[i];
     auto const& typeName = (*types)[i];
     RootType type;
     if ((type.fundamental = fundamentalByRootName(typeName))) {
       type.name = type.fundamental->ntupleName;
-      declare({label, type.fundamental->scalar, {}});
+      if (first) declare({label, type.fundamental->scalar, {}});
     } else {
       type.cls = TClass::GetClass(typeName.c_str());
       if (!type.cls || !type.cls->HasDictionary() || !type.cls->GetTypeInfo()) {
-        throw Exception("product '" + label + "' of '" + path_ + "' is of class '" + typeName +
+        throw Exception("product '" + label + "' of '" + file->path + "' is of class '" + typeName +
                         "', which has no dictionary here");
       }
       type.name = type.cls->GetName();
-      declare({label, *type.cls->GetTypeInfo(), type.name});
+      if (first) declare({label, *type.cls->GetTypeInfo(), type.name});
     }
-    labels_.push_back(label);
-    serializers_.push_back(makeSerializer(kind, type, label));
+    file->format->serializers.push_back(makeSerializer(kind, type, label));
   }
+  if (first) {
+    labels_ = *labels;
+    types_ = *types;
+    declaredBy_ = file->path;
+  }
+  return file;
 }
 
 bool EventsSource::nextEntry() {
-  if (static_cast<std::uint64_t>(entry_ + 1) >= entries_) return false;
+  while (static_cast<std::uint64_t>(entry_ + 1) >= file_->entries) {
+    if (fileIndex_ + 1 >= files_.size()) return false;
+    ++fileIndex_;
+    if (counts_ && counts_->known(fileIndex_) == 0) continue;  // skipped, or empty
+    file_ = open(fileIndex_);  // the batches in flight hold their bytes: the last file may close
+    entry_ = -1;
+  }
   ++entry_;
   ThrowOnRootFatal guard;
   takeRootMessage();
   bool ok = true;
-  for (auto* branch : idBranches_) ok = ok && branch->GetEntry(entry_) > 0;
-  if (!ok) fail(entry_, "its ids and sizes cannot be read: " + takeRootMessage());
+  for (auto* branch : file_->idBranches) ok = ok && branch->GetEntry(entry_) > 0;
+  if (!ok) fail(fileIndex_, entry_, "its ids and sizes cannot be read: " + takeRootMessage());
   auto ids = std::make_unique<Batch>();
+  ids->file = fileIndex_;
   ids->entry = static_cast<std::uint64_t>(entry_);
-  // The branches keep reading into the source's vectors; the batch takes their contents.
-  ids->run.swap(*bound_->run);
-  ids->luminosityBlock.swap(*bound_->luminosityBlock);
-  ids->event.swap(*bound_->event);
-  ids->events.swap(*bound_->events);
-  ids->sizes.swap(*bound_->sizes);
+  ids->format = file_->format;
+  // The branches keep reading into the file's vectors; the batch takes their contents.
+  auto& bound = file_->bound;
+  ids->run.swap(*bound.run);
+  ids->luminosityBlock.swap(*bound.luminosityBlock);
+  ids->event.swap(*bound.event);
+  ids->events.swap(*bound.events);
+  ids->sizes.swap(*bound.sizes);
   auto const n = ids->event.size();
   if (n == 0 || ids->run.size() != n || ids->luminosityBlock.size() != n || ids->events.size() != n + 1 ||
       ids->sizes.size() != n * labels_.size()) {
-    fail(entry_, "its ids and sizes do not match (corrupt entry)");
+    fail(fileIndex_, entry_, "its ids and sizes do not match (corrupt entry)");
   }
   ids_ = std::move(ids);
   index_ = 0;
@@ -163,8 +217,10 @@ std::shared_ptr<EventsSource::Batch> EventsSource::loadBlob() {
   if (loaded_) return loaded_;
   ThrowOnRootFatal guard;
   takeRootMessage();
-  if (blobBranch_->GetEntry(entry_) <= 0) fail(entry_, "its blob cannot be read: " + takeRootMessage());
-  ids_->blob.swap(*bound_->blob);
+  if (file_->blobBranch->GetEntry(entry_) <= 0) {
+    fail(fileIndex_, entry_, "its blob cannot be read: " + takeRootMessage());
+  }
+  ids_->blob.swap(*file_->bound.blob);
   loaded_ = std::shared_ptr<Batch>(std::move(ids_));
   return loaded_;
 }
@@ -208,9 +264,10 @@ bool EventsSource::skip(std::uint64_t count) {
 void EventsSource::read(SourceEvent const& event, std::size_t product, ProductSlot& slot) {
   auto& record = *reinterpret_cast<Record*>(event.entry);
   auto& batch = *record.batch;
+  auto const& format = *batch.format;
   try {
     std::call_once(batch.opened, [&] {
-      if (!framesBatches(level_)) return;
+      if (!framesBatches(format.level)) return;
       codec::decompress(batch.blob.data(), batch.blob.size(), batch.payload);
       batch.framed = true;
     });
@@ -219,7 +276,7 @@ void EventsSource::read(SourceEvent const& event, std::size_t product, ProductSl
     if (first > last || last > batch.size()) throw Exception("event bytes beyond the batch's (corrupt offsets)");
     char const* bytes = batch.data() + first;
     std::size_t size = last - first;
-    if (level_ == FrameLevel::Event) {
+    if (format.level == FrameLevel::Event) {
       std::call_once(record.opened, [&] { codec::decompress(bytes, size, record.payload); });
       bytes = record.payload.data();
       size = record.payload.size();
@@ -228,28 +285,28 @@ void EventsSource::read(SourceEvent const& event, std::size_t product, ProductSl
     if (end > size) throw Exception("product bytes beyond the event's (corrupt sizes)");
     bytes += offset;
     size = end - offset;
-    if (framesProducts(level_)) {
+    if (framesProducts(format.level)) {
       thread_local std::vector<char> raw;
       codec::decompress(bytes, size, raw);
-      serializers_[product]->read(raw.data(), raw.size(), slot);
+      format.serializers[product]->read(raw.data(), raw.size(), slot);
     } else {
-      serializers_[product]->read(bytes, size, slot);
+      format.serializers[product]->read(bytes, size, slot);
     }
   } catch (Exception const& error) {
-    fail(batch.entry, "product '" + labels_[product] + "' of event " + event.id.str() + ": " + error.message());
+    fail(batch.file, batch.entry, "product '" + labels_[product] + "' of event " + event.id.str() + ": " + error.message());
   }
 }
 
-void EventsSource::fail(std::uint64_t entry, std::string const& what) const {
-  throw Exception("cannot read '" + path_ + "' entry " + std::to_string(entry) + ": " + what);
+void EventsSource::fail(std::size_t file, std::uint64_t entry, std::string const& what) const {
+  throw Exception("cannot read '" + files_[file] + "' entry " + std::to_string(entry) + ": " + what);
 }
 
 namespace {
 RegisterSource<EventsSource> const registration(
     "root-events",
-    "reads a root-events file: one shared handle reads each entry, the lanes open frames and deserialise "
-    "products concurrently: file=PATH",
-    {{"file", FileAccess::Read}});
+    "reads root-events files, one after another: one shared handle reads each entry, the lanes open frames and "
+    "deserialise products concurrently: file=PATH (repeatable) or files=LIST, skip-bad-files=true|false (go on past "
+    "a listed file that cannot be read or holds other products, naming it)");
 }
 
 }  // namespace lanes::rootio

@@ -157,8 +157,8 @@ def split_root_events(tmp_path):
     """test-products events 1..23 written as two root-events files, first.root (1..12) and second.root (13..23):
     through hdf5 files that h5py splits, since test-products always begins at event 1."""
     whole = tmp_path / "whole.h5"
-    written = run_lanes("run", "-n", "0", "--source", f"test-products:events={TEST_EVENTS}", "--output",
-                        f"hdf5:file={whole},layout=blobs", cwd=tmp_path)
+    written = run_lanes("run", "-n", "0", "-t", "1", "-l", "1", "--source", f"test-products:events={TEST_EVENTS}",
+                        "--output", f"hdf5:file={whole},layout=blobs", cwd=tmp_path)  # one lane: in order
     assert written.returncode == 0, written.stderr
     parts = []
     for name, (start, stop), settings in zip(("first", "second"), [(0, 12), (12, TEST_EVENTS)], SPLIT_SETTINGS):

@@ -213,7 +213,9 @@ def split_test_products(directory, options, at=12):
     second.h5 (the rest)."""
     directory.mkdir(exist_ok=True)
     whole = directory / "whole.h5"
-    result = write_test_products(whole, f"{options},batch=4")  # compress=batch: the split falls at a batch's end
+    # One lane writes the events in order; batches of 4: a compress=batch split falls at a batch's end.
+    result = run_lanes("run", "-n", "0", "-t", "1", "-l", "1", "--source", f"test-products:events={TEST_EVENTS}",
+                       "--output", f"hdf5:file={whole},{options},batch=4", cwd=directory)
     assert result.returncode == 0, result.stderr
     parts = [directory / "first.h5", directory / "second.h5"]
     for part, (start, stop) in zip(parts, [(0, at), (at, TEST_EVENTS)]):

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "lanes/core/Exception.h"
 
@@ -11,21 +12,12 @@ namespace {
 
 constexpr std::uint64_t kBlockBytes = 16 << 20;  // copied at a time
 
-// How a part's values of a dataset count from the merged file's start.
-enum class Shift {
-  None,
-  ByLength,   // by the length of dataset `base` before the part (frame ends, batch ends)
-  ByLastEnd,  // by the last value appended before it (offsets: for compress=batch blobs
-              // they count bytes once opened, beyond the values' length)
-};
-
 // One dataset of the merged file and where it is in a part.
 struct Merged {
   std::string path;  // within the file
   std::size_t index;
-  Shift shift = Shift::None;
-  std::size_t base = 0;
-  std::uint64_t lastEnd = 0;  // ByLastEnd: the last value appended so far
+  bool ends = false;     // ends in dataset `base` (offsets, frame ends, batch ends): shifted by
+  std::size_t base = 0;  // what the merged file held of it before the part
 };
 
 bool hasLink(hid_t parent, std::string const& name) {
@@ -46,7 +38,7 @@ std::vector<Merged> layOut(Hdf5Writer& to, hid_t from, std::string const& part) 
   std::vector<Merged> merged{{kEventIds, to.addDataset(to.root(), kEventIds, eventIdType().get(), events)}};
   if (hasLink(from, kBatchEnds)) {
     auto const ends = to.addDataset(to.root(), kBatchEnds, H5T_NATIVE_UINT64, 1);
-    merged.push_back({kBatchEnds, ends, Shift::ByLength, merged.front().index});
+    merged.push_back({kBatchEnds, ends, true, merged.front().index});
   }
   Id products(check(H5Gopen2(from, kProducts, H5P_DEFAULT), "part '" + part + "' has no products"), &H5Gclose);
   for (auto const& label : childrenOf(products.get(), "cannot list the products of part '" + part + "'")) {
@@ -62,18 +54,18 @@ std::vector<Merged> layOut(Hdf5Writer& to, hid_t from, std::string const& part) 
     auto const valuesIndex =
         to.addDataset(target, kValues, memoryType.get(), lengthOf(values.get(), "cannot read product '" + label + "'"));
     merged.push_back({base + kValues, valuesIndex});
-    if (kind != kScalar) {
-      merged.push_back({base + kOffsets, to.addDataset(target, kOffsets, H5T_NATIVE_UINT64, events), Shift::ByLastEnd});
-    }
-    if (hasLink(group.get(), kFrames)) {
-      merged.push_back({base + kFrames, to.addDataset(target, kFrames, H5T_NATIVE_UINT64, 1), Shift::ByLength, valuesIndex});
+    // An event's end per event, or (compress=batch blobs, which have no offsets) a frame's per batch.
+    for (auto const& [ends, count] : {std::pair{kOffsets, events}, std::pair{kFrames, std::uint64_t{1}}}) {
+      if (hasLink(group.get(), ends)) {
+        merged.push_back({base + ends, to.addDataset(target, ends, H5T_NATIVE_UINT64, count), true, valuesIndex});
+      }
     }
   }
   return merged;
 }
 
 // Appends the part's `dataset`, its values shifted by `shift`.
-void append(Hdf5Writer& to, Merged& dataset, std::uint64_t shift, hid_t from, std::string const& part) {
+void append(Hdf5Writer& to, Merged const& dataset, std::uint64_t shift, hid_t from, std::string const& part) {
   auto const source = openDataset(from, dataset.path, part);
   std::string const what = "cannot read '" + dataset.path + "' of part '" + part + "'";
   auto const length = lengthOf(source.get(), what);
@@ -84,10 +76,9 @@ void append(Hdf5Writer& to, Merged& dataset, std::uint64_t shift, hid_t from, st
   for (std::uint64_t first = 0; first < length; first += block) {
     auto const count = std::min(block, length - first);
     readRange(source.get(), type, first, count, buffer.data(), what);
-    if (dataset.shift != Shift::None) {
+    if (dataset.ends) {
       auto* const ends = reinterpret_cast<std::uint64_t*>(buffer.data());
       for (std::uint64_t i = 0; i < count; ++i) ends[i] += shift;
-      dataset.lastEnd = ends[count - 1];
     }
     to.append(dataset.index, buffer.data(), count);
   }
@@ -103,7 +94,7 @@ void mergeFiles(std::vector<std::string> const& parts, std::string const& path, 
   auto const encoding = blobEncodingOf(first.get());
   Hdf5Writer to(path, layout, settings);
   writeBlobEncoding(to.root(), encoding);
-  auto merged = layOut(to, first.get(), parts.front());
+  auto const merged = layOut(to, first.get(), parts.front());
   first.reset();
   for (auto const& part : parts) {
     auto const from = openFile(part);
@@ -115,12 +106,7 @@ void mergeFiles(std::vector<std::string> const& parts, std::string const& path, 
     }
     // Ends count from the start of the merged file's values (or events), as it was before this part.
     std::vector<std::uint64_t> shifts;
-    for (auto const& dataset : merged) {
-      auto const shift = dataset.shift == Shift::ByLength ? to.length(dataset.base)
-                         : dataset.shift == Shift::ByLastEnd ? dataset.lastEnd
-                                                             : 0;
-      shifts.push_back(shift);
-    }
+    for (auto const& dataset : merged) shifts.push_back(dataset.ends ? to.length(dataset.base) : 0);
     for (std::size_t i = 0; i < merged.size(); ++i) append(to, merged[i], shifts[i], from.get(), part);
   }
   to.close();

@@ -1,6 +1,7 @@
 #include "hdf5/Hdf5Output.h"
 
 #include <cstring>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 #include <tbb/parallel_for.h>
@@ -26,7 +27,8 @@ struct Hdf5Output::Product {
   std::vector<unsigned char> pendingValues;
   std::vector<std::uint64_t> pendingOffsets;
   std::uint64_t total = 0;  // values so far, the pending ones included (compress=batch: before compression)
-  std::size_t frames = 0;   // compress=batch: the writer's dataset of frame ends
+  bool framed = false;      // a blob, compress=batch: a frame per batch, which holds the blobs' sizes
+  std::size_t frames = 0;   // then the writer's dataset of frame ends
   std::uint64_t framesEnd = 0;
 };
 
@@ -88,6 +90,7 @@ void Hdf5Output::beginJob(JobContext const& context) {
       product.kind = kVector;
     }
     if (product.kind == kBlob) product.serializer = rootio::makeSerializer(serialization_, product.column.type, product.column.label);
+    product.framed = product.kind == kBlob && encoding().framesBatches();
     products_.push_back(std::move(product));
   }
   file_.begin(context.part);
@@ -110,16 +113,16 @@ void Hdf5Output::beginJob(JobContext const& context) {
 
 void Hdf5Output::makeDatasets() {
   idsDataset_ = writer_->addDataset(writer_->root(), kEventIds, eventIdType().get(), ids_.size());
-  bool const batches = encoding().framesBatches();
-  if (batches) batchEndsDataset_ = writer_->addDataset(writer_->root(), kBatchEnds, H5T_NATIVE_UINT64, 1);
+  if (encoding().framesBatches()) batchEndsDataset_ = writer_->addDataset(writer_->root(), kBatchEnds, H5T_NATIVE_UINT64, 1);
   for (auto& product : products_) {
     auto const type = product.kind == kBlob ? H5T_NATIVE_UINT8 : numberOf(*product.number).memoryType;
     auto const element = product.kind == kBlob ? 1 : product.number->size;
     product.values = writer_->addDataset(product.group, kValues, type, product.pendingValues.size() / element);
-    if (product.kind != kScalar) {
+    if (product.framed) {
+      product.frames = writer_->addDataset(product.group, kFrames, H5T_NATIVE_UINT64, 1);
+    } else if (product.kind != kScalar) {
       product.offsets = writer_->addDataset(product.group, kOffsets, H5T_NATIVE_UINT64, ids_.size());
     }
-    if (batches && product.kind == kBlob) product.frames = writer_->addDataset(product.group, kFrames, H5T_NATIVE_UINT64, 1);
   }
 }
 
@@ -184,17 +187,36 @@ void Hdf5Output::add(Event const& event, Product& product, Staged& staged) {
   product.pendingOffsets.push_back(product.total);
 }
 
+namespace {
+
+// The bytes a compress=batch frame holds: each blob's size (uint32,
+// little-endian; `ends` are the blobs' ends from `base` on), then the blobs.
+void batchBytes(std::vector<std::uint64_t> const& ends, std::uint64_t base, std::vector<unsigned char> const& blobs,
+                std::string const& label, std::vector<char>& raw) {
+  raw.resize(4 * ends.size());
+  for (std::size_t i = 0; i < ends.size(); ++i) {
+    auto const size = ends[i] - (i == 0 ? base : ends[i - 1]);
+    if (size > std::numeric_limits<std::uint32_t>::max()) throw Exception("hdf5: a blob of product '" + label + "' takes more than 4 GiB");
+    for (int b = 0; b < 4; ++b) raw[4 * i + b] = static_cast<char>((size >> (8 * b)) & 0xff);
+  }
+  raw.insert(raw.end(), blobs.begin(), blobs.end());
+}
+
+}  // namespace
+
 void Hdf5Output::compressBatch() {
   // Isolated: this thread, waiting for the products, takes no other event's work (which could write here).
   tbb::this_task_arena::isolate([&] {
     tbb::parallel_for(std::size_t{0}, products_.size(), [&](std::size_t i) {
       auto& product = products_[i];
-      if (product.kind != kBlob) return;
-      thread_local std::vector<char> frame;
-      frame.clear();
+      if (!product.framed) return;
+      thread_local std::vector<char> raw, frame;
       auto& values = product.pendingValues;
-      codec::compress(compression_, reinterpret_cast<char const*>(values.data()), values.size(), frame);
+      batchBytes(product.pendingOffsets, product.total - values.size(), values, product.column.label, raw);
+      frame.clear();
+      codec::compress(compression_, raw.data(), raw.size(), frame);
       values.assign(frame.begin(), frame.end());
+      product.pendingOffsets.clear();  // the frame holds them
       product.framesEnd += frame.size();
     });
   });
@@ -214,10 +236,11 @@ void Hdf5Output::flush() {
     for (auto& product : products_) {
       auto const element = product.kind == kBlob ? 1 : product.number->size;
       writer_->append(product.values, product.pendingValues.data(), product.pendingValues.size() / element);
-      if (product.kind != kScalar) {
+      if (product.framed) {
+        if (batches) writer_->append(product.frames, &product.framesEnd, 1);
+      } else if (product.kind != kScalar) {
         writer_->append(product.offsets, product.pendingOffsets.data(), product.pendingOffsets.size());
       }
-      if (batches && product.kind == kBlob) writer_->append(product.frames, &product.framesEnd, 1);
       product.pendingValues.clear();
       product.pendingOffsets.clear();
     }

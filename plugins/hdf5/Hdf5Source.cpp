@@ -20,8 +20,8 @@ struct Hdf5Source::Product {
   std::size_t element = 1;
   std::unique_ptr<rootio::ProductSerializer> serializer;  // a blob's
   Id values, offsets;
-  std::uint64_t length = 0;  // of values (compress=batch: of the blobs once opened)
-  std::vector<std::uint64_t> frameEnds;  // compress=batch: each frame's end in values
+  std::uint64_t length = 0;  // of values
+  std::vector<std::uint64_t> frameEnds;  // a blob, compress=batch: each frame's end in values
   // The window: events [first, last), the values from offset `base` on, and
   // each event's end offset.
   std::uint64_t first = 0, last = 0, base = 0;
@@ -172,25 +172,18 @@ void Hdf5Source::OpenFile::openProduct(hid_t parent, std::string const& label) {
   };
   product.values = dataset(kValues);
   product.length = lengthOf(product.values.get(), "cannot read product '" + label + "'");
-  if (product.kind == kScalar) {
-    if (product.length != events) problem("has " + std::to_string(product.length) + " values for " + std::to_string(events) + " events");
-  } else {
-    product.offsets = dataset(kOffsets);
-    auto const offsets = lengthOf(product.offsets.get(), "cannot read product '" + label + "'");
-    if (offsets != events) problem("has " + std::to_string(offsets) + " offsets for " + std::to_string(events) + " events");
-  }
-  if (framedBatches && product.kind == kBlob) {
+  if (framedBatches && product.kind == kBlob) {  // its frames hold its blobs' sizes
     product.frameEnds = readEnds(group.get(), kFrames, product.length, "product '" + label + "'");
     if (product.frameEnds.size() != batchEnds.size()) {
       problem("has " + std::to_string(product.frameEnds.size()) + " frames for " + std::to_string(batchEnds.size()) +
               " batches");
     }
-    // Its offsets count the blobs' bytes once opened: the last is their length.
-    product.length = 0;
-    if (events > 0) {
-      readRange(product.offsets.get(), H5T_NATIVE_UINT64, events - 1, 1, &product.length,
-                "cannot read '" + path + "': product '" + label + "'");
-    }
+  } else if (product.kind == kScalar) {
+    if (product.length != events) problem("has " + std::to_string(product.length) + " values for " + std::to_string(events) + " events");
+  } else {
+    product.offsets = dataset(kOffsets);
+    auto const offsets = lengthOf(product.offsets.get(), "cannot read product '" + label + "'");
+    if (offsets != events) problem("has " + std::to_string(offsets) + " offsets for " + std::to_string(events) + " events");
   }
   if (product.kind == kVector) {
     descriptions.push_back({label, product.number->array, {}});
@@ -294,21 +287,32 @@ void Hdf5Source::loadFrame(OpenFile const& file, Product& product, std::uint64_t
   thread_local std::vector<char> frame, raw;
   {
     auto const lock = lockLibrary();
-    loadOffsets(file, product, first, last);
     frame.resize(to - from);
     readRange(product.values.get(), H5T_NATIVE_UINT8, from, frame.size(), frame.data(),
               "cannot read '" + file.path + "': product '" + product.label + "'");
   }
+  auto const where = "product '" + product.label + "' batch " + std::to_string(f);
   try {
     codec::decompress(frame.data(), frame.size(), raw);
   } catch (Exception const& error) {
-    file.fail("product '" + product.label + "' batch " + std::to_string(f) + ": " + error.message());
+    file.fail(where + ": " + error.message());
   }
-  if (raw.size() != product.ends.back() - product.base) {
-    file.fail("product '" + product.label + "' batch " + std::to_string(f) + " holds " + std::to_string(raw.size()) +
-              " bytes, its offsets " + std::to_string(product.ends.back() - product.base));
+  // The frame: each blob's size (uint32, little-endian), then the blobs.
+  auto const events = last - first;
+  if (raw.size() < 4 * events) file.fail(where + " is too short for the sizes of its " + std::to_string(events) + " events");
+  product.base = 0;
+  product.ends.resize(events);
+  std::uint64_t end = 0;
+  for (std::uint64_t i = 0; i < events; ++i) {
+    std::uint64_t size = 0;
+    for (int b = 0; b < 4; ++b) size |= std::uint64_t{static_cast<unsigned char>(raw[4 * i + b])} << (8 * b);
+    product.ends[i] = end += size;
   }
-  product.window.assign(raw.begin(), raw.end());
+  if (end != raw.size() - 4 * events) {
+    file.fail(where + " holds " + std::to_string(raw.size() - 4 * events) + " bytes of blobs, its sizes say " +
+              std::to_string(end));
+  }
+  product.window.assign(raw.begin() + static_cast<std::ptrdiff_t>(4 * events), raw.end());
   product.first = first;
   product.last = last;
 }

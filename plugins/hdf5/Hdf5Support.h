@@ -87,10 +87,11 @@ inline constexpr char kBlob[] = "blob";
 // Serialization.h), `lanes_compression` (none, lz4, zstd) and, if
 // compressed, `lanes_compress`: kCompressProduct (each event's blob of a
 // product is one codec/Codec.h frame) or kCompressBatch (each written batch
-// of a product's blobs is one frame; the dataset kBatchEnds holds the event
-// count at the end of each batch, a blob product's kFrames the end of each
-// frame in its values, and its offsets count the bytes once opened). A file
-// without them holds TBufferFile bytes, uncompressed.
+// of a product's blobs is one frame, which holds their sizes (uint32,
+// little-endian) and then them; the dataset kBatchEnds holds the event count
+// at the end of each batch, a blob product's kFrames the end of each frame
+// in its values, in place of kOffsets). A file without them holds
+// TBufferFile bytes, uncompressed.
 inline constexpr char kCompressProduct[] = "product";
 inline constexpr char kCompressBatch[] = "batch";
 inline constexpr char kBatchEnds[] = "batch_ends";

@@ -347,7 +347,7 @@ def keep_hdf5_events(path, start, stop):
                 ends = group["offsets"][...]
                 begin = 0 if start == 0 else int(ends[start - 1])
                 replace(f"products/{label}/offsets", ends[start:stop] - np.uint64(begin))
-            if "frames" in group:  # the values are the batches' frames; the offsets count their bytes opened
+            if "frames" in group:  # the values are the batches' frames, which hold the blobs' sizes too
                 frames = [0, *(int(end) for end in group["frames"][...])]
                 first, last = frames[batches.start], frames[batches.stop]
                 replace(f"products/{label}/values", values[first:last])

@@ -89,7 +89,9 @@ void Hdf5Output::beginJob(JobContext const& context) {
     } else if (layout_ == kColumns && (product.number = rootio::fundamentalByArray(type))) {
       product.kind = kVector;
     }
-    if (product.kind == kBlob) product.serializer = rootio::makeSerializer(serialization_, product.column.type, product.column.label);
+    if (product.kind == kBlob) {
+      product.serializer = rootio::makeSerializer(serialization_, product.column.type, product.column.label);
+    }
     product.framed = product.kind == kBlob && encoding().framesBatches();
     products_.push_back(std::move(product));
   }
@@ -113,7 +115,9 @@ void Hdf5Output::beginJob(JobContext const& context) {
 
 void Hdf5Output::makeDatasets() {
   idsDataset_ = writer_->addDataset(writer_->root(), kEventIds, eventIdType().get(), ids_.size());
-  if (encoding().framesBatches()) batchEndsDataset_ = writer_->addDataset(writer_->root(), kBatchEnds, H5T_NATIVE_UINT64, 1);
+  if (encoding().framesBatches()) {
+    batchEndsDataset_ = writer_->addDataset(writer_->root(), kBatchEnds, H5T_NATIVE_UINT64, 1);
+  }
   for (auto& product : products_) {
     auto const type = product.kind == kBlob ? H5T_NATIVE_UINT8 : numberOf(*product.number).memoryType;
     auto const element = product.kind == kBlob ? 1 : product.number->size;
@@ -196,7 +200,9 @@ void batchBytes(std::vector<std::uint64_t> const& ends, std::uint64_t base, std:
   raw.resize(4 * ends.size());
   for (std::size_t i = 0; i < ends.size(); ++i) {
     auto const size = ends[i] - (i == 0 ? base : ends[i - 1]);
-    if (size > std::numeric_limits<std::uint32_t>::max()) throw Exception("hdf5: a blob of product '" + label + "' takes more than 4 GiB");
+    if (size > std::numeric_limits<std::uint32_t>::max()) {
+      throw Exception("hdf5: a blob of product '" + label + "' takes more than 4 GiB");
+    }
     for (int b = 0; b < 4; ++b) raw[4 * i + b] = static_cast<char>((size >> (8 * b)) & 0xff);
   }
   raw.insert(raw.end(), blobs.begin(), blobs.end());

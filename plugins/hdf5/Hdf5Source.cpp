@@ -281,7 +281,8 @@ void Hdf5Source::load(OpenFile const& file, Product& product, std::uint64_t entr
 
 void Hdf5Source::loadFrame(OpenFile const& file, Product& product, std::uint64_t entry) const {
   auto const& batchEnds = file.batchEnds;
-  auto const f = static_cast<std::size_t>(std::upper_bound(batchEnds.begin(), batchEnds.end(), entry) - batchEnds.begin());
+  auto const f =
+      static_cast<std::size_t>(std::upper_bound(batchEnds.begin(), batchEnds.end(), entry) - batchEnds.begin());
   auto const first = f == 0 ? 0 : batchEnds[f - 1], last = batchEnds[f];
   auto const from = f == 0 ? 0 : product.frameEnds[f - 1], to = product.frameEnds[f];
   thread_local std::vector<char> frame, raw;
@@ -299,7 +300,9 @@ void Hdf5Source::loadFrame(OpenFile const& file, Product& product, std::uint64_t
   }
   // The frame: each blob's size (uint32, little-endian), then the blobs.
   auto const events = last - first;
-  if (raw.size() < 4 * events) file.fail(where + " is too short for the sizes of its " + std::to_string(events) + " events");
+  if (raw.size() < 4 * events) {
+    file.fail(where + " is too short for the sizes of its " + std::to_string(events) + " events");
+  }
   product.base = 0;
   product.ends.resize(events);
   std::uint64_t end = 0;

@@ -293,7 +293,8 @@ void EventsSource::read(SourceEvent const& event, std::size_t product, ProductSl
       format.serializers[product]->read(bytes, size, slot);
     }
   } catch (Exception const& error) {
-    fail(batch.file, batch.entry, "product '" + labels_[product] + "' of event " + event.id.str() + ": " + error.message());
+    fail(batch.file, batch.entry,
+         "product '" + labels_[product] + "' of event " + event.id.str() + ": " + error.message());
   }
 }
 

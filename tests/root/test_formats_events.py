@@ -150,7 +150,8 @@ def test_textdump_parts_of_a_multi_process_job_are_concatenated(tmp_path):
 
 
 # The two files of a split job: events 1..12 and 13..23, each written with other settings.
-SPLIT_SETTINGS = ("compression=lz4,compress=event,batch=4", "serialization=unrolled,compression=zstd,compress=batch,batch=3")
+SPLIT_SETTINGS = ("compression=lz4,compress=event,batch=4",
+                  "serialization=unrolled,compression=zstd,compress=batch,batch=3")
 
 
 def split_root_events(tmp_path):

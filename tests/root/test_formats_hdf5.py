@@ -106,14 +106,18 @@ def test_blobs_hold_bytes_with_offsets(written):
             assert len(offsets) == NANO.events and np.all(np.diff(offsets) >= 0) and offsets[-1] == len(group["values"])
 
 
-def test_hdf5_source_and_output_in_one_job(written, tmp_path):
-    """A job reading one HDF5 file and writing another, many events in flight, the blobs serialised concurrently:
-    one lock for every HDF5 call. The copy (columns to blobs) reads back the same."""
+@pytest.mark.parametrize("options", ["", ",compression=zstd,batch=13",
+                                     ",serialization=unrolled,compression=lz4,compress=product"])
+def test_hdf5_source_and_output_in_one_job(written, tmp_path, options):
+    """A job reading one HDF5 file and writing another, many events in flight, the blobs serialised (and compressed
+    per blob) concurrently, or each batch's compressed by parallel tasks: one lock for every HDF5 call. The copy
+    (columns to blobs) reads back the same."""
     result, path = written("columns")
     assert result.returncode == 0, result.stderr
     copy = tmp_path / "copy.h5"
-    result = run_lanes("run", "--source", f"hdf5:file={path},batch=13", "--output", f"hdf5:file={copy},layout=blobs",
-                       "-n", "0", "-t", "4", "-l", "8", cwd=tmp_path, timeout=300)
+    result = run_lanes("run", "--source", f"hdf5:file={path},batch=13", "--output",
+                       f"hdf5:file={copy},layout=blobs{options}", "-n", "0", "-t", "4", "-l", "8", cwd=tmp_path,
+                       timeout=300)
     assert result.returncode == 0, result.stderr
     assert output_details(result.report, "hdf5")["events_written"] == NANO.events
     assert_same_events(read_back(copy), read_input(NANO))

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "lanes/core/Exception.h"
 
@@ -15,9 +16,15 @@ constexpr std::uint64_t kBlockBytes = 16 << 20;  // copied at a time
 struct Merged {
   std::string path;  // within the file
   std::size_t index;
-  bool offsets;        // shifted by what the merged file held of its values before the part
-  std::size_t values;  // offsets: the dataset of their values
+  bool ends = false;     // ends in dataset `base` (offsets, frame ends, batch ends): shifted by
+  std::size_t base = 0;  // what the merged file held of it before the part
 };
+
+bool hasLink(hid_t parent, std::string const& name) {
+  auto const exists = H5Lexists(parent, name.c_str(), H5P_DEFAULT);
+  if (exists < 0) H5Eclear2(H5E_DEFAULT);
+  return exists > 0;
+}
 
 Id openDataset(hid_t file, std::string const& path, std::string const& part) {
   return Id(check(H5Dopen2(file, path.c_str(), H5P_DEFAULT), "part '" + part + "' has no dataset '" + path + "'"),
@@ -28,7 +35,11 @@ Id openDataset(hid_t file, std::string const& path, std::string const& part) {
 std::vector<Merged> layOut(Hdf5Writer& to, hid_t from, std::string const& part) {
   auto const ids = openDataset(from, kEventIds, part);
   auto const events = lengthOf(ids.get(), "cannot read part '" + part + "'");
-  std::vector<Merged> merged{{kEventIds, to.addDataset(to.root(), kEventIds, eventIdType().get(), events), false, 0}};
+  std::vector<Merged> merged{{kEventIds, to.addDataset(to.root(), kEventIds, eventIdType().get(), events)}};
+  if (hasLink(from, kBatchEnds)) {
+    auto const ends = to.addDataset(to.root(), kBatchEnds, H5T_NATIVE_UINT64, 1);
+    merged.push_back({kBatchEnds, ends, true, merged.front().index});
+  }
   Id products(check(H5Gopen2(from, kProducts, H5P_DEFAULT), "part '" + part + "' has no products"), &H5Gclose);
   for (auto const& label : childrenOf(products.get(), "cannot list the products of part '" + part + "'")) {
     Id group(check(H5Gopen2(products.get(), label.c_str(), H5P_DEFAULT), "cannot open product '" + label + "'"),
@@ -42,15 +53,18 @@ std::vector<Merged> layOut(Hdf5Writer& to, hid_t from, std::string const& part) 
                   &H5Tclose);
     auto const valuesIndex =
         to.addDataset(target, kValues, memoryType.get(), lengthOf(values.get(), "cannot read product '" + label + "'"));
-    merged.push_back({base + kValues, valuesIndex, false, 0});
-    if (kind != kScalar) {
-      merged.push_back({base + kOffsets, to.addDataset(target, kOffsets, H5T_NATIVE_UINT64, events), true, valuesIndex});
+    merged.push_back({base + kValues, valuesIndex});
+    // An event's end per event, or (compress=batch blobs, which have no offsets) a frame's per batch.
+    for (auto const& [ends, count] : {std::pair{kOffsets, events}, std::pair{kFrames, std::uint64_t{1}}}) {
+      if (hasLink(group.get(), ends)) {
+        merged.push_back({base + ends, to.addDataset(target, ends, H5T_NATIVE_UINT64, count), true, valuesIndex});
+      }
     }
   }
   return merged;
 }
 
-// Appends the part's `dataset`; offsets are shifted by `shift`.
+// Appends the part's `dataset`, its values shifted by `shift`.
 void append(Hdf5Writer& to, Merged const& dataset, std::uint64_t shift, hid_t from, std::string const& part) {
   auto const source = openDataset(from, dataset.path, part);
   std::string const what = "cannot read '" + dataset.path + "' of part '" + part + "'";
@@ -62,9 +76,9 @@ void append(Hdf5Writer& to, Merged const& dataset, std::uint64_t shift, hid_t fr
   for (std::uint64_t first = 0; first < length; first += block) {
     auto const count = std::min(block, length - first);
     readRange(source.get(), type, first, count, buffer.data(), what);
-    if (dataset.offsets) {
-      auto* const offsets = reinterpret_cast<std::uint64_t*>(buffer.data());
-      for (std::uint64_t i = 0; i < count; ++i) offsets[i] += shift;
+    if (dataset.ends) {
+      auto* const ends = reinterpret_cast<std::uint64_t*>(buffer.data());
+      for (std::uint64_t i = 0; i < count; ++i) ends[i] += shift;
     }
     to.append(dataset.index, buffer.data(), count);
   }
@@ -77,7 +91,9 @@ void mergeFiles(std::vector<std::string> const& parts, std::string const& path, 
   if (parts.empty()) return;
   auto first = openFile(parts.front());
   auto const layout = stringAttribute(first.get(), "lanes_layout");
+  auto const encoding = blobEncodingOf(first.get());
   Hdf5Writer to(path, layout, settings);
+  writeBlobEncoding(to.root(), encoding);
   auto const merged = layOut(to, first.get(), parts.front());
   first.reset();
   for (auto const& part : parts) {
@@ -85,9 +101,12 @@ void mergeFiles(std::vector<std::string> const& parts, std::string const& path, 
     if (stringAttribute(from.get(), "lanes_layout") != layout) {
       throw Exception("part '" + part + "' has another layout than '" + parts.front() + "'");
     }
-    // Offsets count from the start of the merged file's values, as it was before this part.
+    if (!(blobEncodingOf(from.get()) == encoding)) {
+      throw Exception("part '" + part + "' has another serialization or compression than '" + parts.front() + "'");
+    }
+    // Ends count from the start of the merged file's values (or events), as it was before this part.
     std::vector<std::uint64_t> shifts;
-    for (auto const& dataset : merged) shifts.push_back(dataset.offsets ? to.length(dataset.values) : 0);
+    for (auto const& dataset : merged) shifts.push_back(dataset.ends ? to.length(dataset.base) : 0);
     for (std::size_t i = 0; i < merged.size(); ++i) append(to, merged[i], shifts[i], from.get(), part);
   }
   to.close();

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include "codec/Codec.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
 #include "root/ProductStreaming.h"
 #include "root/RootSupport.h"
+#include "root/Serialization.h"
 
 namespace lanes::hdf5 {
 
@@ -16,8 +18,10 @@ struct Hdf5Source::Product {
   rootio::Fundamental const* number = nullptr;  // a scalar's or a vector's element
   hid_t memoryType = -1;
   std::size_t element = 1;
+  std::unique_ptr<rootio::ProductSerializer> serializer;  // a blob's
   Id values, offsets;
   std::uint64_t length = 0;  // of values
+  std::vector<std::uint64_t> frameEnds;  // a blob, compress=batch: each frame's end in values
   // The window: events [first, last), the values from offset `base` on, and
   // each event's end offset.
   std::uint64_t first = 0, last = 0, base = 0;
@@ -25,50 +29,130 @@ struct Hdf5Source::Product {
   std::vector<std::uint64_t> ends;
 };
 
+// One input file, open. Its products are in the order of the source's.
+struct Hdf5Source::OpenFile {
+  std::string path;
+  std::string layout;
+  rootio::SerializationKind serialization = rootio::SerializationKind::Root;
+  bool framedBlobs = false;              // compress=product: each blob is a codec frame
+  bool framedBatches = false;            // compress=batch: each batch of a product's blobs is
+  std::vector<std::uint64_t> batchEnds;  // and these are the batches' ends (events)
+  Id file, ids;
+  std::uint64_t events = 0;
+  std::vector<Product> products;
+  std::vector<ProductDescription> descriptions;
+
+  [[noreturn]] void fail(std::string const& problem) const {
+    throw Exception("cannot read '" + path + "': " + problem);
+  }
+  // Opens product `label`, a group of `parent`, and appends it.
+  void openProduct(hid_t parent, std::string const& label);
+  // Reads the whole 1-D dataset `name` of `group`, ends (uint64), checking
+  // that they are in order and the last is `last` (`what` has them, for errors).
+  std::vector<std::uint64_t> readEnds(hid_t group, char const* name, std::uint64_t last, std::string const& what) const;
+
+  ~OpenFile() {
+    auto const lock = lockLibrary();
+    products.clear();
+    ids.reset();
+    file.reset();
+  }
+};
+
 Hdf5Source::Hdf5Source(Options const& options) : Hdf5Source(options, PluginOptions(options, "hdf5")) {}
 
-Hdf5Source::Hdf5Source(Options const&, PluginOptions const& checked)
-    : path_(checked.required("file")), batch_(checked.positive("batch", 1000)) {
+Hdf5Source::Hdf5Source(Options const& options, PluginOptions const& checked)
+    : batch_(checked.positive("batch", 1000)), sequence_(rootio::inputFiles(checked)) {
   rootio::initialiseRoot();
-  checked.forOption("file", [&] { open(); });
+  auto const& files = sequence_.files();
+  bool const skipBad = options.getBool("skip-bad-files", false);
+  rootio::EntryCounts counts(files.size());
+  auto const count = [&](std::size_t index) { return open(index)->events; };
+  checked.forOption("file", [&] {
+    auto const first = rootio::openFirstReadable(files, skipBad ? &skipped_ : nullptr,
+                                                 [&](std::size_t index) { counts.learn(index, count(index)); });
+    for (std::size_t index = 0; index < first; ++index) counts.learn(index, 0);
+    if (skipBad) {
+      rootio::countOrSkip(files, first + 1, counts, skipped_, count);
+    } else {
+      for (auto index = first + 1; index < files.size(); ++index) counts.learn(index, count(index));
+    }
+  });
+  for (std::size_t index = 0; index < files.size(); ++index) sequence_.addEntries(*counts.known(index));
 }
 
-Hdf5Source::~Hdf5Source() {
-  auto const lock = lockLibrary();
-  products_.clear();
-  ids_.reset();
-  file_.reset();
-}
+Hdf5Source::~Hdf5Source() = default;
 
-void Hdf5Source::fail(std::string const& problem) const { throw Exception("cannot read '" + path_ + "': " + problem); }
-
-void Hdf5Source::open() {
-  auto const lock = lockLibrary();
-  file_ = openFile(path_);
-  layout_ = stringAttribute(file_.get(), "lanes_layout");
-  if (layout_ != kColumns && layout_ != kBlobs) {
-    fail(layout_.empty() ? "it has no lanes_layout attribute (not written by the hdf5 output)"
-                         : "unknown layout '" + layout_ + "' (known: columns, blobs)");
+std::unique_ptr<Hdf5Source::OpenFile> Hdf5Source::open(std::size_t index) {
+  auto file = openPath(sequence_.files()[index]);
+  if (!declared_) {
+    for (auto const& description : file->descriptions) declare(description);
+    declared_ = true;
+    return file;
   }
-  ids_ = Id(H5Dopen2(file_.get(), kEventIds, H5P_DEFAULT), &H5Dclose);
-  if (ids_.get() < 0) fail(std::string("it has no dataset '") + kEventIds + "': " + takeError());
-  events_ = lengthOf(ids_.get(), "cannot read '" + path_ + "'");
-  Id products(H5Gopen2(file_.get(), kProducts, H5P_DEFAULT), &H5Gclose);
-  if (products.get() < 0) fail(std::string("it has no group '") + kProducts + "': " + takeError());
-  for (auto const& label : childrenOf(products.get(), "cannot read '" + path_ + "'")) openProduct(products.get(), label);
+  auto const& declared = products();
+  auto const& found = file->descriptions;
+  auto const name = [](std::vector<ProductDescription> const& list, std::size_t i) {
+    if (i >= list.size()) return std::string("none");
+    return "'" + list[i].label + "'" + (list[i].typeName.empty() ? "" : " (" + list[i].typeName + ")");
+  };
+  for (std::size_t p = 0; p < std::max(declared.size(), found.size()); ++p) {
+    if (p >= declared.size() || p >= found.size() || declared[p].label != found[p].label ||
+        declared[p].type != found[p].type) {
+      file->fail("it holds other products than the first input file: its product " + std::to_string(p) + " is " +
+                 name(found, p) + ", not " + name(declared, p));
+    }
+  }
+  return file;
 }
 
-void Hdf5Source::openProduct(hid_t products, std::string const& label) {
+std::unique_ptr<Hdf5Source::OpenFile> Hdf5Source::openPath(std::string const& path) const {
+  auto file = std::make_unique<OpenFile>();
+  file->path = path;
+  auto const lock = lockLibrary();
+  file->file = openFile(path);
+  file->layout = stringAttribute(file->file.get(), "lanes_layout");
+  if (file->layout != kColumns && file->layout != kBlobs) {
+    file->fail(file->layout.empty() ? "it has no lanes_layout attribute (not written by the hdf5 output)"
+                                    : "unknown layout '" + file->layout + "' (known: columns, blobs)");
+  }
+  auto const encoding = blobEncodingOf(file->file.get());
+  try {
+    file->serialization = rootio::parseSerialization(encoding.serialization);
+    if (encoding.compression != "none") codec::parseCompression(encoding.compression, 0, false);
+  } catch (Exception const& error) {
+    file->fail(error.message());
+  }
+  if (encoding.compression != "none" && encoding.compress != kCompressProduct && encoding.compress != kCompressBatch) {
+    file->fail("unknown lanes_compress '" + encoding.compress + "' (known: product, batch)");
+  }
+  file->framedBlobs = encoding.compression != "none" && encoding.compress == kCompressProduct;
+  file->framedBatches = encoding.framesBatches();
+  file->ids = Id(H5Dopen2(file->file.get(), kEventIds, H5P_DEFAULT), &H5Dclose);
+  if (file->ids.get() < 0) file->fail(std::string("it has no dataset '") + kEventIds + "': " + takeError());
+  file->events = lengthOf(file->ids.get(), "cannot read '" + path + "'");
+  if (file->framedBatches) {
+    file->batchEnds = file->readEnds(file->file.get(), kBatchEnds, file->events, "it");
+  }
+  Id products(H5Gopen2(file->file.get(), kProducts, H5P_DEFAULT), &H5Gclose);
+  if (products.get() < 0) file->fail(std::string("it has no group '") + kProducts + "': " + takeError());
+  for (auto const& label : childrenOf(products.get(), "cannot read '" + path + "'")) {
+    file->openProduct(products.get(), label);
+  }
+  return file;
+}
+
+void Hdf5Source::OpenFile::openProduct(hid_t parent, std::string const& label) {
   auto const problem = [&](std::string const& what) { fail("product '" + label + "' " + what); };
-  Id group(H5Gopen2(products, label.c_str(), H5P_DEFAULT), &H5Gclose);
+  Id group(H5Gopen2(parent, label.c_str(), H5P_DEFAULT), &H5Gclose);
   if (group.get() < 0) problem("is not a group: " + takeError());
   Product product;
   product.label = label;
   product.kind = stringAttribute(group.get(), "kind");
   auto const typeName = stringAttribute(group.get(), "type");
   bool const numeric = product.kind == kScalar || product.kind == kVector;
-  if (!(numeric && layout_ == kColumns) && product.kind != kBlob) {
-    problem("has kind '" + product.kind + "', which a " + layout_ + " file does not hold");
+  if (!(numeric && layout == kColumns) && product.kind != kBlob) {
+    problem("has kind '" + product.kind + "', which a " + layout + " file does not hold");
   }
   product.type = rootio::rootTypeNamed(label, typeName);
   product.number = product.kind == kVector ? rootio::fundamentalByArray(rootio::productTypeOf(product.type))
@@ -79,6 +163,7 @@ void Hdf5Source::openProduct(hid_t products, std::string const& label) {
     product.element = product.number->size;
   } else {
     product.memoryType = H5T_NATIVE_UINT8;
+    product.serializer = rootio::makeSerializer(serialization, product.type, label);
   }
   auto const dataset = [&](char const* name) {
     Id id(H5Dopen2(group.get(), name, H5P_DEFAULT), &H5Dclose);
@@ -87,28 +172,54 @@ void Hdf5Source::openProduct(hid_t products, std::string const& label) {
   };
   product.values = dataset(kValues);
   product.length = lengthOf(product.values.get(), "cannot read product '" + label + "'");
-  if (product.kind == kScalar) {
-    if (product.length != events_) problem("has " + std::to_string(product.length) + " values for " + std::to_string(events_) + " events");
+  if (framedBatches && product.kind == kBlob) {  // its frames hold its blobs' sizes
+    product.frameEnds = readEnds(group.get(), kFrames, product.length, "product '" + label + "'");
+    if (product.frameEnds.size() != batchEnds.size()) {
+      problem("has " + std::to_string(product.frameEnds.size()) + " frames for " + std::to_string(batchEnds.size()) +
+              " batches");
+    }
+  } else if (product.kind == kScalar) {
+    if (product.length != events) problem("has " + std::to_string(product.length) + " values for " + std::to_string(events) + " events");
   } else {
     product.offsets = dataset(kOffsets);
     auto const offsets = lengthOf(product.offsets.get(), "cannot read product '" + label + "'");
-    if (offsets != events_) problem("has " + std::to_string(offsets) + " offsets for " + std::to_string(events_) + " events");
+    if (offsets != events) problem("has " + std::to_string(offsets) + " offsets for " + std::to_string(events) + " events");
   }
   if (product.kind == kVector) {
-    declare({label, product.number->array, {}});
+    descriptions.push_back({label, product.number->array, {}});
   } else {
-    declare({label, rootio::productTypeOf(product.type), product.type.name});
+    descriptions.push_back({label, rootio::productTypeOf(product.type), product.type.name});
   }
-  products_.push_back(std::move(product));
+  products.push_back(std::move(product));
+}
+
+std::vector<std::uint64_t> Hdf5Source::OpenFile::readEnds(hid_t group, char const* name, std::uint64_t last,
+                                                          std::string const& what) const {
+  Id dataset(H5Dopen2(group, name, H5P_DEFAULT), &H5Dclose);
+  if (dataset.get() < 0) fail(what + " has no dataset '" + name + "': " + takeError());
+  std::string const reading = "cannot read '" + path + "': " + what;
+  std::vector<std::uint64_t> ends(lengthOf(dataset.get(), reading));
+  readRange(dataset.get(), H5T_NATIVE_UINT64, 0, ends.size(), ends.data(), reading);
+  if (!std::is_sorted(ends.begin(), ends.end()) || (ends.empty() ? 0 : ends.back()) != last) {
+    fail(what + " has '" + name + "' out of order or not ending at " + std::to_string(last));
+  }
+  return ends;
+}
+
+Hdf5Source::OpenFile& Hdf5Source::fileAt(std::size_t index) {
+  originFile_ = index;
+  return open_.get(index, [this](std::size_t i) { return open(i); });
 }
 
 bool Hdf5Source::next(SourceEvent& event) {
-  if (next_ >= events_) return false;
+  if (next_ >= sequence_.entries()) return false;
   if (next_ < idFirst_ || next_ >= idFirst_ + idWindow_.size()) {
-    auto const count = std::min(batch_, events_ - next_);
+    auto const [index, local] = sequence_.locate(next_);
+    auto& file = fileAt(index);
+    auto const count = std::min(batch_, file.events - local);
     idWindow_.resize(count);
     auto const lock = lockLibrary();
-    readRange(ids_.get(), eventIdType().get(), next_, count, idWindow_.data(), "cannot read '" + path_ + "'");
+    readRange(file.ids.get(), eventIdType().get(), local, count, idWindow_.data(), "cannot read '" + file.path + "'");
     idFirst_ = next_;
   }
   auto const& id = idWindow_[next_ - idFirst_];
@@ -117,16 +228,14 @@ bool Hdf5Source::next(SourceEvent& event) {
   return true;
 }
 
-bool Hdf5Source::skip(std::uint64_t count) {
-  bool const enough = events_ - next_ >= count;
-  next_ = enough ? next_ + count : events_;
-  return enough;
-}
+bool Hdf5Source::skip(std::uint64_t count) { return sequence_.skip(next_, count); }
 
 void Hdf5Source::read(SourceEvent const& event, std::size_t index, ProductSlot& slot) {
-  auto& product = products_[index];
-  if (event.entry < product.first || event.entry >= product.last) load(product, event.entry);
-  auto const k = event.entry - product.first;
+  auto const [fileIndex, entry] = sequence_.locate(event.entry);
+  auto& file = fileAt(fileIndex);
+  auto& product = file.products[index];
+  if (entry < product.first || entry >= product.last) load(file, product, entry);
+  auto const k = entry - product.first;
   if (product.kind == kScalar) {
     product.number->putScalar(product.window.data() + k * product.element, slot, product.element);
     return;
@@ -140,19 +249,27 @@ void Hdf5Source::read(SourceEvent const& event, std::size_t index, ProductSlot& 
     return;
   }
   try {
-    rootio::unstreamProduct(reinterpret_cast<char const*>(at), count, product.type, slot);
+    auto const* const bytes = reinterpret_cast<char const*>(at);
+    if (!file.framedBlobs) {
+      product.serializer->read(bytes, count, slot);
+      return;
+    }
+    thread_local std::vector<char> raw;
+    codec::decompress(bytes, count, raw);
+    product.serializer->read(raw.data(), raw.size(), slot);
   } catch (Exception const& error) {
-    fail("product '" + product.label + "' of event " + std::to_string(event.entry) + ": " + error.message());
+    file.fail("product '" + product.label + "' of event " + std::to_string(entry) + ": " + error.message());
   }
 }
 
-void Hdf5Source::load(Product& product, std::uint64_t entry) {
+void Hdf5Source::load(OpenFile const& file, Product& product, std::uint64_t entry) const {
+  if (file.framedBatches && product.kind == kBlob) return loadFrame(file, product, entry);
   auto const lock = lockLibrary();
-  auto const last = std::min(events_, entry + batch_);
-  std::string const what = "cannot read '" + path_ + "': product '" + product.label + "'";
+  auto const last = std::min(file.events, entry + batch_);
+  std::string const what = "cannot read '" + file.path + "': product '" + product.label + "'";
   std::uint64_t from = entry, to = last;
   if (product.kind != kScalar) {
-    loadOffsets(product, entry, last);
+    loadOffsets(file, product, entry, last);
     from = product.base;
     to = product.ends.back();
   }
@@ -162,8 +279,49 @@ void Hdf5Source::load(Product& product, std::uint64_t entry) {
   product.last = last;
 }
 
-void Hdf5Source::loadOffsets(Product& product, std::uint64_t first, std::uint64_t last) {
-  std::string const what = "cannot read '" + path_ + "': product '" + product.label + "'";
+void Hdf5Source::loadFrame(OpenFile const& file, Product& product, std::uint64_t entry) const {
+  auto const& batchEnds = file.batchEnds;
+  auto const f =
+      static_cast<std::size_t>(std::upper_bound(batchEnds.begin(), batchEnds.end(), entry) - batchEnds.begin());
+  auto const first = f == 0 ? 0 : batchEnds[f - 1], last = batchEnds[f];
+  auto const from = f == 0 ? 0 : product.frameEnds[f - 1], to = product.frameEnds[f];
+  thread_local std::vector<char> frame, raw;
+  {
+    auto const lock = lockLibrary();
+    frame.resize(to - from);
+    readRange(product.values.get(), H5T_NATIVE_UINT8, from, frame.size(), frame.data(),
+              "cannot read '" + file.path + "': product '" + product.label + "'");
+  }
+  auto const where = "product '" + product.label + "' batch " + std::to_string(f);
+  try {
+    codec::decompress(frame.data(), frame.size(), raw);
+  } catch (Exception const& error) {
+    file.fail(where + ": " + error.message());
+  }
+  // The frame: each blob's size (uint32, little-endian), then the blobs.
+  auto const events = last - first;
+  if (raw.size() < 4 * events) {
+    file.fail(where + " is too short for the sizes of its " + std::to_string(events) + " events");
+  }
+  product.base = 0;
+  product.ends.resize(events);
+  std::uint64_t end = 0;
+  for (std::uint64_t i = 0; i < events; ++i) {
+    std::uint64_t size = 0;
+    for (int b = 0; b < 4; ++b) size |= std::uint64_t{static_cast<unsigned char>(raw[4 * i + b])} << (8 * b);
+    product.ends[i] = end += size;
+  }
+  if (end != raw.size() - 4 * events) {
+    file.fail(where + " holds " + std::to_string(raw.size() - 4 * events) + " bytes of blobs, its sizes say " +
+              std::to_string(end));
+  }
+  product.window.assign(raw.begin() + static_cast<std::ptrdiff_t>(4 * events), raw.end());
+  product.first = first;
+  product.last = last;
+}
+
+void Hdf5Source::loadOffsets(OpenFile const& file, Product& product, std::uint64_t first, std::uint64_t last) const {
+  std::string const what = "cannot read '" + file.path + "': product '" + product.label + "'";
   // The end of the event before the window is where the window's values begin.
   auto const from = first == 0 ? 0 : first - 1;
   std::vector<std::uint64_t> ends(last - from);
@@ -173,8 +331,8 @@ void Hdf5Source::loadOffsets(Product& product, std::uint64_t first, std::uint64_
   auto previous = product.base;
   for (auto const end : ends) {
     if (end < previous || end > product.length) {
-      fail("product '" + product.label + "' has offsets out of order or beyond its " + std::to_string(product.length) +
-           " values");
+      file.fail("product '" + product.label + "' has offsets out of order or beyond its " +
+                std::to_string(product.length) + " values");
     }
     previous = end;
   }
@@ -183,7 +341,10 @@ void Hdf5Source::loadOffsets(Product& product, std::uint64_t first, std::uint64_
 
 namespace {
 RegisterSource<Hdf5Source> const registration(
-    "hdf5", "reads the events of a file the hdf5 output wrote (either layout) as the products it held: file=PATH, batch=N");
+    "hdf5",
+    "reads the events of files the hdf5 output wrote (either layout, any serialization and compression), one after "
+    "another: file=PATH (repeatable) or files=LIST, batch=N, skip-bad-files=true|false (go on past a listed file "
+    "that cannot be read or holds other products, naming it)");
 }
 
 }  // namespace lanes::hdf5

@@ -1,9 +1,11 @@
 #pragma once
-// The `hdf5` source: the events of a file the `hdf5` output wrote, either
-// layout, every product of it read back as the type the original had (the
-// `type` attribute of its group), each only when consumed.
+// The `hdf5` source: the events of one or more files the `hdf5` output
+// wrote, either layout, one file after another, every product of it read
+// back as the type the original had (the `type` attribute of its group),
+// each only when consumed.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,46 +14,61 @@
 #include "lanes/core/Options.h"
 #include "lanes/core/PluginOptions.h"
 #include "lanes/core/Source.h"
+#include "root/InputFiles.h"
 
 namespace lanes::hdf5 {
 
 // Shared use only: externally synchronised by the scheduler's serial source
 // queue. HDF5 calls hold lockLibrary(). Each product is read `batch` events
-// at a time into a window of its own.
+// at a time into a window of its own. Every file is opened at start-up (an
+// HDF5 file opens in well under a millisecond), so that one that cannot be
+// read, or holds other products than the first, is named before the job
+// runs; the few most recently read stay open, since events in flight may
+// still read from a file the source has moved past.
 class Hdf5Source : public Source {
  public:
-  // Options: file=PATH (required), batch=N (events read at a time, default 1000).
+  // Options: file=PATH (repeatable) or files=LIST (root/InputFiles.h),
+  // batch=N (events read at a time, default 1000), skip-bad-files=true|false
+  // (leave out, naming them, the files that cannot be read or hold other
+  // products than the first good one).
   explicit Hdf5Source(Options const& options);
   ~Hdf5Source() override;
 
   bool next(SourceEvent& event) override;
   bool skip(std::uint64_t count) override;
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
-  std::optional<std::uint64_t> eventCount() const override { return events_; }
-  std::string origin() const override { return path_; }
+  std::optional<std::uint64_t> eventCount() const override { return sequence_.entries(); }
+  std::string origin() const override { return sequence_.files()[originFile_]; }
+  std::string details() const override { return skipped_.details(); }
 
  private:
   struct Product;
+  struct OpenFile;
   Hdf5Source(Options const& options, PluginOptions const& checked);
 
-  void open();
-  void openProduct(hid_t products, std::string const& label);
-  // Reads `product`'s window of events from `entry` on.
-  void load(Product& product, std::uint64_t entry);
+  // Opens file `index` and checks that it holds the products this source
+  // declared (the first file declares them).
+  std::unique_ptr<OpenFile> open(std::size_t index);
+  // Opens the file at `path` (layout, products, encoding), checked alone.
+  std::unique_ptr<OpenFile> openPath(std::string const& path) const;
+  OpenFile& fileAt(std::size_t index);
+  // Reads `product`'s window of the events of `file` from `entry` on.
+  void load(OpenFile const& file, Product& product, std::uint64_t entry) const;
+  // compress=batch blobs: opens the frame of the batch holding `entry` into the window.
+  void loadFrame(OpenFile const& file, Product& product, std::uint64_t entry) const;
   // Reads the end offsets of events [first, last) of `product` and checks them.
-  void loadOffsets(Product& product, std::uint64_t first, std::uint64_t last);
-  [[noreturn]] void fail(std::string const& problem) const;
+  void loadOffsets(OpenFile const& file, Product& product, std::uint64_t first, std::uint64_t last) const;
 
-  std::string path_;
   std::uint64_t batch_;
-  std::string layout_;
-  Id file_;
-  Id ids_;
-  std::uint64_t events_ = 0;
+  bool declared_ = false;  // the first file's products
+  rootio::FileSequence sequence_{{}};
+  rootio::SkippedFiles skipped_;
+  rootio::RecentlyOpened<OpenFile> open_;
+  std::size_t originFile_ = 0;
   std::uint64_t next_ = 0;
+  // The ids of events [idFirst_, idFirst_ + idWindow_.size()), all of one file.
   std::vector<EventIdRecord> idWindow_;
   std::uint64_t idFirst_ = 0;
-  std::vector<Product> products_;
 };
 
 }  // namespace lanes::hdf5

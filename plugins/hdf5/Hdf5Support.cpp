@@ -1,5 +1,6 @@
 #include "hdf5/Hdf5Support.h"
 
+#include <filesystem>
 #include <type_traits>
 #include <typeinfo>
 
@@ -151,7 +152,27 @@ void writeStringAttribute(hid_t object, char const* name, std::string const& val
   check(H5Awrite(attribute.get(), type.get(), value.c_str()), what);
 }
 
+BlobEncoding blobEncodingOf(hid_t file) {
+  BlobEncoding encoding;
+  if (auto serialization = stringAttribute(file, "lanes_serialization"); !serialization.empty()) {
+    encoding.serialization = std::move(serialization);
+  }
+  if (auto compression = stringAttribute(file, "lanes_compression"); !compression.empty()) {
+    encoding.compression = std::move(compression);
+  }
+  encoding.compress = stringAttribute(file, "lanes_compress");
+  return encoding;
+}
+
+void writeBlobEncoding(hid_t file, BlobEncoding const& encoding) {
+  writeStringAttribute(file, "lanes_serialization", encoding.serialization);
+  writeStringAttribute(file, "lanes_compression", encoding.compression);
+  if (!encoding.compress.empty()) writeStringAttribute(file, "lanes_compress", encoding.compress);
+}
+
 Id openFile(std::string const& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) throw Exception("file '" + path + "' does not exist");
   auto const is = H5Fis_hdf5(path.c_str());
   if (is == 0) throw Exception("'" + path + "' is not an HDF5 file");
   if (is < 0) throwError("cannot open '" + path + "'");

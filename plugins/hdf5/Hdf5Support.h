@@ -82,6 +82,32 @@ inline constexpr char kScalar[] = "scalar";
 inline constexpr char kVector[] = "vector";
 inline constexpr char kBlob[] = "blob";
 
+// How the blobs of a file were made (README.md "hdf5"): the root group's
+// attributes `lanes_serialization` (root, unrolled: plugins/root's
+// Serialization.h), `lanes_compression` (none, lz4, zstd) and, if
+// compressed, `lanes_compress`: kCompressProduct (each event's blob of a
+// product is one codec/Codec.h frame) or kCompressBatch (each written batch
+// of a product's blobs is one frame, which holds their sizes (uint32,
+// little-endian) and then them; the dataset kBatchEnds holds the event count
+// at the end of each batch, a blob product's kFrames the end of each frame
+// in its values, in place of kOffsets). A file without them holds
+// TBufferFile bytes, uncompressed.
+inline constexpr char kCompressProduct[] = "product";
+inline constexpr char kCompressBatch[] = "batch";
+inline constexpr char kBatchEnds[] = "batch_ends";
+inline constexpr char kFrames[] = "frames";
+struct BlobEncoding {
+  std::string serialization = "root";
+  std::string compression = "none";
+  std::string compress = "";  // "" when compression is none
+  bool operator==(BlobEncoding const& other) const {
+    return serialization == other.serialization && compression == other.compression && compress == other.compress;
+  }
+  bool framesBatches() const { return compression != "none" && compress == kCompressBatch; }
+};
+BlobEncoding blobEncodingOf(hid_t file);
+void writeBlobEncoding(hid_t file, BlobEncoding const& encoding);
+
 // One event id as kEventIds stores it.
 struct EventIdRecord {
   std::uint32_t run;

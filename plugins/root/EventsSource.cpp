@@ -11,65 +11,105 @@
 
 namespace lanes::rootio {
 
+// How the products of one file are stored: each file records its own
+// serialisation and compression (its EventProducts).
+struct EventsSource::Format {
+  FrameLevel level = FrameLevel::Event;
+  std::vector<StoredProduct> products;
+};
+
+// One event, as a lane holds it, with its file's format.
+struct EventsSource::Record {
+  std::unique_ptr<StoredEvent> event;
+  std::shared_ptr<Format const> format;
+  std::size_t file = 0;
+};
+
+// One input file, open, with the vectors its tree's branches read into
+// (ROOT holds their addresses).
+struct EventsSource::OpenFile {
+  struct Bound {
+    std::vector<unsigned int>*run = nullptr, *luminosityBlock = nullptr, *sizes = nullptr;
+    std::vector<unsigned long long>*event = nullptr, *events = nullptr;
+    std::vector<char>* blob = nullptr;
+    ~Bound() {
+      delete run;
+      delete luminosityBlock;
+      delete event;
+      delete events;
+      delete sizes;
+      delete blob;
+    }
+  };
+
+  std::string path;
+  Bound bound;  // declared before file: outlives the tree that points at its vectors
+  std::unique_ptr<TFile> file;
+  TTree* tree = nullptr;  // owned by file
+  std::uint64_t entries = 0;
+  std::vector<TBranch*> idBranches;
+  TBranch* blobBranch = nullptr;
+  std::shared_ptr<Format> format = std::make_shared<Format>();
+
+  [[noreturn]] void notRootEvents(std::string const& why) const {
+    throw Exception("'" + path + "' is not a root-events file (" + why + ")");
+  }
+
+  // Points branch `name` at `address` (a new vector); throws if the branch is not a vector of T.
+  template <typename T>
+  TBranch* bind(char const* name, std::vector<T>*& address) {
+    address = new std::vector<T>;
+    if (tree->SetBranchAddress(name, &address) < 0) {
+      notRootEvents(std::string("branch '") + name + "' is not a vector of " +
+                    TClass::GetClass(typeid(std::vector<T>))->GetName());
+    }
+    return tree->GetBranch(name);
+  }
+};
+
 EventsSource::EventsSource(Options const& options) : EventsSource(options, PluginOptions(options, "root-events")) {}
 
-EventsSource::EventsSource(Options const& options, PluginOptions const& checked) : path_(checked.required("file")) {
+EventsSource::EventsSource(Options const& options, PluginOptions const& checked) : files_(inputFiles(checked)) {
   initialiseRoot();
+  bool const skipBad = options.getBool("skip-bad-files", false);
   checked.forOption("file", [&] {
-    open();
-    readProducts();
+    // As the root source: the others are opened when reached (or now, to skip the bad ones).
+    if (!skipBad) {
+      for (std::size_t index = 1; index < files_.size(); ++index) requireReadable(files_[index]);
+    }
+    fileIndex_ = openFirstReadable(files_, skipBad ? &skipped_ : nullptr,
+                                   [&](std::size_t index) { file_ = open(index); });
+    if (skipBad) {
+      counts_ = std::make_unique<EntryCounts>(files_.size());
+      countOrSkip(files_, fileIndex_ + 1, *counts_, skipped_, [&](std::size_t index) { return open(index)->entries; });
+    }
   });
 }
 
 EventsSource::~EventsSource() = default;
 
-void EventsSource::open() {
+std::unique_ptr<EventsSource::OpenFile> EventsSource::open(std::size_t index) {
+  auto file = std::make_unique<OpenFile>();
+  file->path = files_[index];
+  file->file = openInputFile(file->path);
   ThrowOnRootFatal guard;
-  takeRootMessage();
-  file_.reset(TFile::Open(path_.c_str(), "READ"));
-  if (!file_ || file_->IsZombie()) {
-    throw Exception("cannot open '" + path_ + "' as a ROOT file: " + takeRootMessage());
-  }
-  if (file_->TestBit(TFile::kRecovered)) throw Exception("'" + path_ + "' is truncated (ROOT had to recover it)");
-  tree_ = file_->Get<TTree>(kBlobTree);
-  if (!tree_ || !file_->Get<TTree>(kProductTree)) {
-    throw Exception("'" + path_ + "' is not a root-events file (no " + kBlobTree + " and " + kProductTree +
-                    " trees)");
+  file->tree = file->file->Get<TTree>(kBlobTree);
+  auto* products = file->file->Get<TTree>(kProductTree);
+  if (!file->tree || !products) {
+    file->notRootEvents(std::string("no ") + kBlobTree + " and " + kProductTree + " trees");
   }
   for (auto const* branch : {"run", "luminosityBlock", "event", "events", "sizes", "blob"}) {
-    if (!tree_->GetBranch(branch)) {
-      throw Exception("'" + path_ + "' is not a root-events file (tree " + kBlobTree + " has no branch '" + branch +
-                      "')");
+    if (!file->tree->GetBranch(branch)) {
+      file->notRootEvents(std::string("tree ") + kBlobTree + " has no branch '" + branch + "'");
     }
   }
-  entries_ = static_cast<std::uint64_t>(tree_->GetEntries());
-  bound_ = std::make_unique<Bound>();
-  idBranches_ = {bind("run", bound_->run), bind("luminosityBlock", bound_->luminosityBlock),
-                 bind("event", bound_->event), bind("events", bound_->events), bind("sizes", bound_->sizes)};
-  blobBranch_ = bind("blob", bound_->blob);
-}
+  file->entries = static_cast<std::uint64_t>(file->tree->GetEntries());
+  auto& bound = file->bound;
+  file->idBranches = {file->bind("run", bound.run), file->bind("luminosityBlock", bound.luminosityBlock),
+                      file->bind("event", bound.event), file->bind("events", bound.events),
+                      file->bind("sizes", bound.sizes)};
+  file->blobBranch = file->bind("blob", bound.blob);
 
-template <typename T>
-TBranch* EventsSource::bind(char const* name, std::vector<T>*& address) {
-  address = new std::vector<T>;
-  if (tree_->SetBranchAddress(name, &address) < 0) {
-    throw Exception("'" + path_ + "' is not a root-events file (branch '" + name + "' is not a vector of " +
-                    TClass::GetClass(typeid(std::vector<T>))->GetName() + ")");
-  }
-  return tree_->GetBranch(name);
-}
-
-EventsSource::Bound::~Bound() {
-  delete run;
-  delete luminosityBlock;
-  delete event;
-  delete events;
-  delete sizes;
-  delete blob;
-}
-
-void EventsSource::readProducts() {
-  auto* products = file_->Get<TTree>(kProductTree);
   std::vector<std::string>* labels = nullptr;
   std::vector<std::string>* types = nullptr;
   std::string *serialization = nullptr, *compress = nullptr;
@@ -82,33 +122,52 @@ void EventsSource::readProducts() {
   std::unique_ptr<std::vector<std::string>> ownLabels(labels), ownTypes(types);
   std::unique_ptr<std::string> ownSerialization(serialization), ownCompress(compress);
   products->ResetBranchAddresses();
-  if (!read) throw Exception("cannot read the product list of '" + path_ + "' (tree " + kProductTree + ")");
-  auto const kind = parseSerialization(*serialization);
-  level_ = parseFrameLevel(*compress);
-  for (std::size_t i = 0; i < labels->size(); ++i) {
-    products_.push_back(storedProduct(path_, (*labels)[i], (*types)[i], kind));
-    declare(products_.back().description);
+  if (!read) throw Exception("cannot read the product list of '" + file->path + "' (tree " + kProductTree + ")");
+  bool const first = declaredBy_.empty();
+  if (!first && (*labels != labels_ || *types != types_)) {
+    throw Exception("'" + file->path + "' holds other products than the first input file '" + declaredBy_ + "' (" +
+                    std::to_string(labels->size()) + " products, not " + std::to_string(labels_.size()) +
+                    ", or of other names or types)");
   }
+  auto const kind = parseSerialization(*serialization);
+  file->format->level = parseFrameLevel(*compress);
+  for (std::size_t i = 0; i < labels->size(); ++i) {
+    file->format->products.push_back(storedProduct(file->path, (*labels)[i], (*types)[i], kind));
+    if (first) declare(file->format->products.back().description);
+  }
+  if (first) {
+    labels_ = *labels;
+    types_ = *types;
+    declaredBy_ = file->path;
+  }
+  return file;
 }
 
 bool EventsSource::nextEntry() {
-  if (static_cast<std::uint64_t>(entry_ + 1) >= entries_) return false;
+  while (static_cast<std::uint64_t>(entry_ + 1) >= file_->entries) {
+    if (fileIndex_ + 1 >= files_.size()) return false;
+    ++fileIndex_;
+    if (counts_ && counts_->known(fileIndex_) == 0) continue;  // skipped, or empty
+    file_ = open(fileIndex_);  // the batches in flight hold their bytes: the last file may close
+    entry_ = -1;
+  }
   ++entry_;
   ThrowOnRootFatal guard;
   takeRootMessage();
   bool ok = true;
-  for (auto* branch : idBranches_) ok = ok && branch->GetEntry(entry_) > 0;
-  if (!ok) fail(entry_, "its ids and sizes cannot be read: " + takeRootMessage());
+  for (auto* branch : file_->idBranches) ok = ok && branch->GetEntry(entry_) > 0;
+  if (!ok) fail(fileIndex_, entry_, "its ids and sizes cannot be read: " + takeRootMessage());
   auto ids = std::make_unique<StoredBatch>();
   ids->index = static_cast<std::uint64_t>(entry_);
-  // The branches keep reading into the source's vectors; the batch takes their contents.
+  // The branches keep reading into the file's vectors; the batch takes their contents.
+  auto& bound = file_->bound;
   auto& batch = ids->batch;
-  batch.run.swap(*bound_->run);
-  batch.luminosityBlock.swap(*bound_->luminosityBlock);
-  batch.event.swap(*bound_->event);
-  batch.events.swap(*bound_->events);
-  batch.sizes.swap(*bound_->sizes);
-  if (!batch.consistent(products_.size())) fail(entry_, "its ids and sizes do not match (corrupt entry)");
+  batch.run.swap(*bound.run);
+  batch.luminosityBlock.swap(*bound.luminosityBlock);
+  batch.event.swap(*bound.event);
+  batch.events.swap(*bound.events);
+  batch.sizes.swap(*bound.sizes);
+  if (!batch.consistent(labels_.size())) fail(fileIndex_, entry_, "its ids and sizes do not match (corrupt entry)");
   ids_ = std::move(ids);
   index_ = 0;
   loaded_.reset();
@@ -119,22 +178,27 @@ std::shared_ptr<StoredBatch> EventsSource::loadBlob() {
   if (loaded_) return loaded_;
   ThrowOnRootFatal guard;
   takeRootMessage();
-  if (blobBranch_->GetEntry(entry_) <= 0) fail(entry_, "its blob cannot be read: " + takeRootMessage());
-  ids_->batch.blob.swap(*bound_->blob);
+  if (file_->blobBranch->GetEntry(entry_) <= 0) {
+    fail(fileIndex_, entry_, "its blob cannot be read: " + takeRootMessage());
+  }
+  ids_->batch.blob.swap(*file_->bound.blob);
   loaded_ = std::shared_ptr<StoredBatch>(std::move(ids_));
   return loaded_;
 }
 
 bool EventsSource::next(SourceEvent& event) {
   // The lane that held the event of `event.entry` has finished it.
-  if (auto const* previous = reinterpret_cast<StoredEvent const*>(event.entry)) records_.erase(previous);
+  if (auto const* previous = reinterpret_cast<Record const*>(event.entry)) records_.erase(previous);
   event.entry = 0;
   StoredBatch const* ids = loaded_ ? loaded_.get() : ids_.get();
   if (!ids || index_ >= ids->batch.size()) {
     if (!nextEntry()) return false;
   }
-  auto record = storedEvent(loadBlob(), index_++, products_.size());
-  event.id = idOf(*record);
+  auto record = std::make_unique<Record>();
+  record->event = storedEvent(loadBlob(), index_++, labels_.size());
+  record->format = file_->format;
+  record->file = fileIndex_;
+  event.id = idOf(*record->event);
   event.entry = reinterpret_cast<std::uint64_t>(record.get());
   records_.emplace(record.get(), std::move(record));
   return true;
@@ -156,25 +220,26 @@ bool EventsSource::skip(std::uint64_t count) {
 }
 
 void EventsSource::read(SourceEvent const& event, std::size_t product, ProductSlot& slot) {
-  auto& record = *reinterpret_cast<StoredEvent*>(event.entry);
+  auto& record = *reinterpret_cast<Record*>(event.entry);
+  auto const& format = *record.format;
   try {
-    readStoredProduct(record, level_, product, *products_[product].serializer, slot);
+    readStoredProduct(*record.event, format.level, product, *format.products[product].serializer, slot);
   } catch (Exception const& error) {
-    fail(record.batch->index, "product '" + products_[product].description.label + "' of event " + event.id.str() +
-                                  ": " + error.message());
+    fail(record.file, record.event->batch->index,
+         "product '" + labels_[product] + "' of event " + event.id.str() + ": " + error.message());
   }
 }
 
-void EventsSource::fail(std::uint64_t entry, std::string const& what) const {
-  throw Exception("cannot read '" + path_ + "' entry " + std::to_string(entry) + ": " + what);
+void EventsSource::fail(std::size_t file, std::uint64_t entry, std::string const& what) const {
+  throw Exception("cannot read '" + files_[file] + "' entry " + std::to_string(entry) + ": " + what);
 }
 
 namespace {
 RegisterSource<EventsSource> const registration(
     "root-events",
-    "reads a root-events file: one shared handle reads each entry, the lanes open frames and deserialise "
-    "products concurrently: file=PATH",
-    {{"file", FileAccess::Read}});
+    "reads root-events files, one after another: one shared handle reads each entry, the lanes open frames and "
+    "deserialise products concurrently: file=PATH (repeatable) or files=LIST, skip-bad-files=true|false (go on past "
+    "a listed file that cannot be read or holds other products, naming it)");
 }
 
 }  // namespace lanes::rootio

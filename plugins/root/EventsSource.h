@@ -1,8 +1,9 @@
 #pragma once
-// The `root-events` source: reads a file the `root-events` output wrote.
-// One shared file handle reads each entry's bytes (serialised, as every
-// shared source); opening the batch, event and product frames and
-// deserialising each product run concurrently, in the lanes that read them.
+// The `root-events` source: reads one or more files the `root-events`
+// output wrote, one after another. One shared file handle reads each
+// entry's bytes (serialised, as every shared source); opening the batch,
+// event and product frames and deserialising each product run
+// concurrently, in the lanes that read them.
 
 #include <cstdint>
 #include <memory>
@@ -10,14 +11,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "codec/Codec.h"
 #include "lanes/core/Options.h"
 #include "lanes/core/PluginOptions.h"
 #include "lanes/core/Source.h"
 #include "root/BlobReader.h"
-
-class TBranch;
-class TFile;
-class TTree;
+#include "root/InputFiles.h"
 
 namespace lanes::rootio {
 
@@ -26,9 +25,15 @@ namespace lanes::rootio {
 // next() (concurrentReads()): it touches only its event's record, which
 // next() made and frees only when the lane that held it asks for its next
 // event, and the record's batch, whose frame is opened once (std::call_once).
+// A batch holds its bytes and its file's Format, so the source closes a
+// file as soon as it moves to the next.
 class EventsSource : public Source {
  public:
-  // Options: file=PATH (required).
+  // Options: file=PATH (repeatable) or files=LIST (InputFiles.h), and
+  // skip-bad-files=true|false (countOrSkip: every file is opened now, and
+  // those that cannot be read or hold other products are left out). The
+  // first file declares the products; the others must hold the same (their
+  // serialisation and compression may differ: each file records its own).
   explicit EventsSource(Options const& options);
   ~EventsSource() override;
 
@@ -36,45 +41,39 @@ class EventsSource : public Source {
   bool skip(std::uint64_t count) override;
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
   bool concurrentReads() const override { return true; }
-  std::string origin() const override { return path_; }
+  std::string origin() const override { return files_[fileIndex_]; }
+  std::string details() const override { return skipped_.details(); }
 
  private:
+  struct Record;
+  struct Format;
+  struct OpenFile;
   EventsSource(Options const& options, PluginOptions const& checked);
 
-  void open();
-  void readProducts();
-  // Moves to the next entry's ids; false past the last entry.
+  // Opens file `index`; the first declares the products, a later one must
+  // hold the same. Throws lanes::Exception naming the file.
+  std::unique_ptr<OpenFile> open(std::size_t index);
+  // Moves to the next entry's ids, in this file or a later one; false past the last.
   bool nextEntry();
   std::shared_ptr<StoredBatch> loadBlob();
-  [[noreturn]] void fail(std::uint64_t entry, std::string const& what) const;
+  // Throws "cannot read 'FILE' entry N: what" for entry `entry` of file `file`.
+  [[noreturn]] void fail(std::size_t file, std::uint64_t entry, std::string const& what) const;
 
-  // The vectors the tree's branches read into (ROOT holds their addresses).
-  struct Bound {
-    std::vector<unsigned int>*run = nullptr, *luminosityBlock = nullptr, *sizes = nullptr;
-    std::vector<unsigned long long>*event = nullptr, *events = nullptr;
-    std::vector<char>* blob = nullptr;
-    ~Bound();
-  };
-  // Points branch `name` at `address` (a new vector); throws if the branch is not a vector of T.
-  template <typename T>
-  TBranch* bind(char const* name, std::vector<T>*& address);
-
-  std::string path_;
-  std::unique_ptr<Bound> bound_;  // declared before file_: outlives the tree that points at its vectors
-  std::unique_ptr<TFile> file_;
-  TTree* tree_ = nullptr;  // owned by file_
-  std::uint64_t entries_ = 0;
-  std::vector<TBranch*> idBranches_;
-  TBranch* blobBranch_ = nullptr;
-  FrameLevel level_ = FrameLevel::Event;
-  std::vector<StoredProduct> products_;
+  std::vector<std::string> files_;
+  SkippedFiles skipped_;
+  std::unique_ptr<EntryCounts> counts_;  // skip-bad-files=true: 0 for a skipped file
+  std::vector<std::string> labels_;
+  std::vector<std::string> types_;  // the first file's, which later files must match
+  std::string declaredBy_;  // that first file
+  std::size_t fileIndex_ = 0;
+  std::unique_ptr<OpenFile> file_;  // the file of the cursor
 
   // The cursor: the current entry's ids, and the next event in it.
   std::int64_t entry_ = -1;
   std::unique_ptr<StoredBatch> ids_;
   std::size_t index_ = 0;
   std::shared_ptr<StoredBatch> loaded_;  // the current entry's bytes, once an event of it is used
-  std::unordered_map<StoredEvent const*, std::unique_ptr<StoredEvent>> records_;
+  std::unordered_map<Record const*, std::unique_ptr<Record>> records_;
 };
 
 }  // namespace lanes::rootio

@@ -1,7 +1,9 @@
 """Bad input for the hdf5 source and a full disk under the hdf5 output: truncated files, files of another format,
 files with a wrong layout or a dataset missing, offsets that point outside their values, blobs that do not hold
-their product. Each fails in one line naming the file (and the product where it applies), with the right exit
-status, no crash and no hang, and no output left behind."""
+their product, flipped bytes in a compressed blob, and in a list of files one that is missing, truncated, of
+another format or holding other products (refused, or left out with skip-bad-files=true). Each fails in one line
+naming the file (and the product where it applies), with the right exit status, no crash and no hang, and no
+output left behind."""
 
 import shutil
 
@@ -16,12 +18,13 @@ KEEP = "keep=nMuon,keep=Muon_pt,keep=Muon_charge,keep=MET_pt"
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory):
-    """written(layout): a small hdf5 file (a few NanoAOD products), written once per layout; copy before changing."""
+    """written(layout): a small hdf5 file (a few NanoAOD products), written once per layout (options may follow
+    the layout: "blobs,compression=lz4"); copy before changing."""
     files = {}
 
     def write(layout):
         if layout not in files:
-            directory = tmp_path_factory.mktemp(layout)
+            directory = tmp_path_factory.mktemp(layout.replace(",", "-").replace("=", "-"))
             path = directory / "good.h5"
             result = run_limited("run", "--source", f"root:file={NANO_FILE}", "-n", "0", "--output",
                                  f"hdf5:file={path},layout={layout},{KEEP}", cwd=directory)
@@ -38,9 +41,10 @@ def copy(source, tmp_path, name="bad.h5"):
     return path
 
 
-def read(path, tmp_path):
-    """A job reading `path` with the hdf5 source into a root file; the Result."""
-    return run_limited("run", "--source", f"hdf5:file={path}", "-n", "0", "-t", "2",
+def read(path, tmp_path, *more, options=""):
+    """A job reading `path` (and the files `more`) with the hdf5 source into a root file; the Result."""
+    files = ",".join(f"file={p}" for p in (path, *more))
+    return run_limited("run", "--source", f"hdf5:{files}{options}", "-n", "0", "-t", "2",
                        "--output", f"root:file={tmp_path / 'out.root'}", cwd=tmp_path, timeout=60)
 
 
@@ -134,3 +138,73 @@ def test_full_disk_under_the_output(tmp_path, layout):
                          f"hdf5:file={out},layout={layout},batch=20", cwd=tmp_path, file_size_limit=300_000)
     assert_one_line_error(result, "out.h5", "File too large", code=1)
     assert_nothing_under(out)
+
+
+@pytest.mark.parametrize("compression,compress", [("lz4", "product"), ("zstd", "batch")])
+def test_flipped_bytes_in_a_compressed_blob(written, tmp_path, compression, compress):
+    """A compressed blob (or batch of blobs) is a frame whose checksum catches the flip (an uncompressed blob has no
+    frame: see the blob that does not hold its product, above)."""
+    path = copy(written(f"blobs,compression={compression},compress={compress},batch=40"), tmp_path)
+    with h5py.File(path, "r+") as file:
+        values = file["products/Muon_pt/values"]
+        frame_ends = file["products/Muon_pt/" + ("frames" if compress == "batch" else "offsets")][...]
+        ends = np.concatenate(([0], frame_ends)).astype(np.int64)
+        event = int(np.argmax(np.diff(ends)))  # the largest frame
+        at = (ends[event] + 17 + ends[event + 1]) // 2  # in its payload, past the 17-byte header
+        values[at] = values[at] ^ 0xFF
+    result = read(path, tmp_path)
+    assert_one_line_error(result, "bad.h5", "product 'Muon_pt'", "checksum mismatch", code=1)
+    assert_nothing_under(tmp_path / "out.root")
+
+
+@pytest.mark.parametrize("problem", ["missing", "truncated", "root", "other-products"])
+def test_bad_second_file(written, tmp_path, problem):
+    """A list of files whose second cannot be read, or holds other products than the first: refused before the
+    job runs, naming it."""
+    good = written("blobs,compression=lz4,compress=product")
+    second = tmp_path / "second.h5"
+    fragment = {"missing": "does not exist", "truncated": "truncated file", "root": "not an HDF5 file",
+                "other-products": "holds other products than the first input file"}[problem]
+    if problem == "truncated":
+        second.write_bytes(good.read_bytes()[:5000])
+    elif problem == "root":
+        shutil.copyfile(NANO_FILE, second)
+    elif problem == "other-products":
+        written_second = run_limited("run", "--source", f"root:file={NANO_FILE}", "-n", "0", "--output",
+                                     f"hdf5:file={second},layout=blobs,keep=MET_pt", cwd=tmp_path)
+        assert written_second.returncode == 0, written_second.stderr
+    result = read(good, tmp_path, second)
+    assert_one_line_error(result, str(second), fragment, code=2)
+    assert_nothing_under(tmp_path / "out.root")
+
+
+def test_skip_bad_files_leaves_out_the_bad_ones(written, tmp_path):
+    """skip-bad-files=true: the missing and the truncated file are named in a warning and in the report, and the
+    job reads every event of the two good files."""
+    good = written("blobs,compression=zstd")
+    truncated = tmp_path / "truncated.h5"
+    truncated.write_bytes(good.read_bytes()[:3000])
+    missing = tmp_path / "missing.h5"
+    result = read(missing, tmp_path, good, truncated, good, options=",skip-bad-files=true")
+    assert result.returncode == 0, result.stderr
+    warnings = result.stderr.strip().splitlines()
+    assert len(warnings) == 2 and all(line.startswith("lanes: warning: skipped '") for line in warnings), warnings
+    skipped = result.report["source"]["skipped_files"]
+    assert [entry["file"] for entry in skipped] == [str(missing), str(truncated)]
+    with h5py.File(good, "r") as file:
+        events = len(file["event_id"])
+    assert result.report["events"] == 2 * events
+
+
+def test_skip_bad_files_with_no_good_file(tmp_path):
+    result = read(tmp_path / "a.h5", tmp_path, tmp_path / "b.h5", options=",skip-bad-files=true")
+    assert_one_line_error(result, "none of the 2 input files can be read", code=2)
+
+
+@pytest.mark.parametrize("dataset", ["batch_ends", "products/Muon_pt/frames"])
+def test_batch_compressed_file_missing_its_frames(written, tmp_path, dataset):
+    path = copy(written("blobs,compression=zstd"), tmp_path)
+    with h5py.File(path, "r+") as file:
+        del file[dataset]
+    assert_one_line_error(read(path, tmp_path), "bad.h5", f"no dataset '{dataset.split('/')[-1]}'", code=2)
+    assert_nothing_under(tmp_path / "out.root")

@@ -321,3 +321,39 @@ def result_of(process, cwd, seconds, what):
     completed = subprocess.CompletedProcess(process.args, process.returncode, "",
                                             (Path(cwd) / "stderr.txt").read_text())
     return Result(completed, Path(cwd) / "report.json")
+
+
+def keep_hdf5_events(path, start, stop):
+    """Rewrites the hdf5 output's file at `path` (either layout) with h5py to hold only its events [start, stop):
+    a file of its own, as if a job had written only those, to split one file's events among several. A file of
+    compress=batch frames is split only at the end of a batch."""
+    import h5py
+    import numpy as np
+
+    with h5py.File(path, "r+") as file:
+        def replace(name, data):
+            del file[name]
+            file[name] = data
+
+        replace("event_id", file["event_id"][start:stop])
+        if "batch_ends" in file:
+            bounds = [0, *(int(end) for end in file["batch_ends"][...])]
+            assert start in bounds and stop in bounds, (start, stop, bounds)
+            batches = slice(bounds.index(start), bounds.index(stop))
+            replace("batch_ends", np.array(bounds[batches.start + 1:batches.stop + 1], dtype=np.uint64) - start)
+        for label, group in file["products"].items():
+            values = group["values"][...]
+            if "offsets" in group:
+                ends = group["offsets"][...]
+                begin = 0 if start == 0 else int(ends[start - 1])
+                replace(f"products/{label}/offsets", ends[start:stop] - np.uint64(begin))
+            if "frames" in group:  # the values are the batches' frames, which hold the blobs' sizes too
+                frames = [0, *(int(end) for end in group["frames"][...])]
+                first, last = frames[batches.start], frames[batches.stop]
+                replace(f"products/{label}/values", values[first:last])
+                replace(f"products/{label}/frames",
+                        np.array(frames[batches.start + 1:batches.stop + 1], dtype=np.uint64) - first)
+            elif "offsets" in group:
+                replace(f"products/{label}/values", values[begin:int(ends[stop - 1])])
+            else:
+                replace(f"products/{label}/values", values[start:stop])

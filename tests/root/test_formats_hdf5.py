@@ -1,8 +1,11 @@
 """The hdf5 output and source, and rntuple-parallel flush=framework. NanoAOD written to HDF5 in either layout and
 read back by lanes equals the original event by event (matched by id, read by uproot); h5py reads the columns
-layout directly and finds uproot's arrays of the original; multi-process parts merge into one file holding every
-event once; an interrupted job commits a valid file, a killed one leaves none."""
+layout directly and finds uproot's arrays of the original; test-products written as blobs with each serialisation
+and framework compression read back into check-products; several files read as one job, each event once, also by
+two processes; multi-process parts merge into one file holding every event once; an interrupted job commits a
+valid file, a killed one leaves none."""
 
+import shutil
 import signal
 
 import awkward as ak
@@ -12,10 +15,15 @@ import pytest
 
 from conftest import run_lanes
 from rootio import (NANO, Events, assert_clean_failure, assert_distinct_ids, assert_same_events, background_lanes,
-                    normalise, output_details, poll_until, read_events, read_input, result_of, source_spec,
-                    type_signature, wait_for_partial)
+                    keep_hdf5_events, normalise, output_details, poll_until, read_events, read_input, result_of,
+                    source_spec, type_signature, wait_for_partial)
 
 LAYOUTS = ["columns", "blobs"]
+# compression x compress= (a frame per blob, or per product per written batch)
+COMPRESSIONS = ["none", "lz4,compress=product", "lz4,compress=batch", "zstd,compress=product", "zstd,compress=batch",
+                "lz4,level=4,compress=batch", "zstd,level=5,compress=product"]
+FRAME_ALGORITHM = {"lz4": 1, "zstd": 2}  # a codec frame's first byte
+TEST_EVENTS = 23
 
 
 def write_hdf5(directory, layout, *args, options=""):
@@ -98,14 +106,18 @@ def test_blobs_hold_bytes_with_offsets(written):
             assert len(offsets) == NANO.events and np.all(np.diff(offsets) >= 0) and offsets[-1] == len(group["values"])
 
 
-def test_hdf5_source_and_output_in_one_job(written, tmp_path):
-    """A job reading one HDF5 file and writing another, many events in flight, the blobs serialised concurrently:
-    one lock for every HDF5 call. The copy (columns to blobs) reads back the same."""
+@pytest.mark.parametrize("options", ["", ",compression=zstd,batch=13",
+                                     ",serialization=unrolled,compression=lz4,compress=product"])
+def test_hdf5_source_and_output_in_one_job(written, tmp_path, options):
+    """A job reading one HDF5 file and writing another, many events in flight, the blobs serialised (and compressed
+    per blob) concurrently, or each batch's compressed by parallel tasks: one lock for every HDF5 call. The copy
+    (columns to blobs) reads back the same."""
     result, path = written("columns")
     assert result.returncode == 0, result.stderr
     copy = tmp_path / "copy.h5"
-    result = run_lanes("run", "--source", f"hdf5:file={path},batch=13", "--output", f"hdf5:file={copy},layout=blobs",
-                       "-n", "0", "-t", "4", "-l", "8", cwd=tmp_path, timeout=300)
+    result = run_lanes("run", "--source", f"hdf5:file={path},batch=13", "--output",
+                       f"hdf5:file={copy},layout=blobs{options}", "-n", "0", "-t", "4", "-l", "8", cwd=tmp_path,
+                       timeout=300)
     assert result.returncode == 0, result.stderr
     assert output_details(result.report, "hdf5")["events_written"] == NANO.events
     assert_same_events(read_back(copy), read_input(NANO))
@@ -133,10 +145,132 @@ def test_multiprocess_parts_merge_every_event_once(tmp_path, layout):
     assert_same_events(read_back(path), read_input(NANO))
 
 
-@pytest.mark.parametrize("options", ["layout=rows", "deflate=10", "batch=0", "chunk=0"])
+def write_test_products(path, options, *args):
+    """test-products (TEST_EVENTS events) written to the hdf5 file `path` with `options`; the Result."""
+    return run_lanes("run", "-n", "0", "-t", "2", "--source", f"test-products:events={TEST_EVENTS}",
+                     "--output", f"hdf5:file={path},{options}", *args, cwd=path.parent, timeout=300)
+
+
+def check_products(source, *args, cwd):
+    """A job reading `source` into check-products (and whatever outputs `args` add); the Result."""
+    return run_lanes("run", "-n", "0", "-t", "2", "--source", source, "--output", "check-products", *args, cwd=cwd,
+                     timeout=300)
+
+
+def event_numbers(path):
+    """The event numbers of an hdf5 file, read by h5py, sorted."""
+    with h5py.File(path, "r") as file:
+        return sorted(int(event) for event in file["event_id"]["event"])
+
+
+@pytest.mark.parametrize("compression", COMPRESSIONS)
+@pytest.mark.parametrize("serialization", ["root", "unrolled"])
+def test_test_products_round_trip_through_blobs(tmp_path, serialization, compression):
+    path = tmp_path / "blobs.h5"
+    algorithm = compression.split(",")[0]
+    compress = compression.split("compress=")[-1] if algorithm != "none" else ""
+    written = write_test_products(path, f"layout=blobs,serialization={serialization},compression={compression},batch=4")
+    assert written.returncode == 0, written.stderr
+    details = output_details(written.report, "hdf5")
+    assert (details["events_written"], details["serialization"], details["compression"], details["compress"]) == (
+        TEST_EVENTS, serialization, algorithm, compress)
+    with h5py.File(path, "r") as file:  # the file records what was used; each blob or batch is a frame, or none
+        assert (file.attrs["lanes_serialization"], file.attrs["lanes_compression"]) == (
+            serialization.encode(), algorithm.encode())
+        assert file.attrs.get("lanes_compress", b"") == compress.encode()
+        if compress == "batch":
+            assert list(file["batch_ends"][...]) == [4, 8, 12, 16, 20, 23]
+        for label, group in file["products"].items():
+            ends = group["frames" if compress == "batch" else "offsets"][...]
+            starts = np.concatenate(([0], ends[:-1])).astype(np.int64)
+            if algorithm != "none":
+                assert set(group["values"][...][starts]) == {FRAME_ALGORITHM[algorithm]}, label
+    read = check_products(f"hdf5:file={path}", cwd=tmp_path)
+    assert read.returncode == 0, read.stderr
+    assert output_details(read.report, "check-products") == {"events_checked": TEST_EVENTS, "products_checked": 10}
+
+
+def test_nanoaod_round_trip_through_compressed_blobs(tmp_path):
+    result, path = write_hdf5(tmp_path, "blobs", options=",serialization=unrolled,compression=lz4,batch=50")
+    assert result.returncode == 0, result.stderr
+    assert_same_events(read_back(path), read_input(NANO))
+
+
+def test_multiprocess_parts_of_compressed_blobs_merge(tmp_path):
+    path = tmp_path / "out.h5"
+    result = write_test_products(path, "layout=blobs,compression=zstd,batch=3", "--processes", "2", "--chunk", "4")
+    assert result.returncode == 0, result.stderr
+    assert event_numbers(path) == list(range(1, TEST_EVENTS + 1))
+    with h5py.File(path, "r") as file:  # the parts' batches and frames, appended
+        assert (file.attrs["lanes_compression"], file.attrs["lanes_compress"]) == (b"zstd", b"batch")
+        ends = file["batch_ends"][...]
+        assert list(ends) == sorted(ends) and ends[-1] == TEST_EVENTS
+        frames = file["products/floats/frames"][...]
+        assert len(frames) == len(ends) and frames[-1] == len(file["products/floats/values"])
+    read = check_products(f"hdf5:file={path}", cwd=tmp_path)
+    assert read.returncode == 0, read.stderr
+    assert output_details(read.report, "check-products")["events_checked"] == TEST_EVENTS
+
+
+def split_test_products(directory, options, at=12):
+    """test-products written with `options` in `directory` (made), then split into first.h5 (events 1..at) and
+    second.h5 (the rest)."""
+    directory.mkdir(exist_ok=True)
+    whole = directory / "whole.h5"
+    # One lane writes the events in order; batches of 4: a compress=batch split falls at a batch's end.
+    result = run_lanes("run", "-n", "0", "-t", "1", "-l", "1", "--source", f"test-products:events={TEST_EVENTS}",
+                       "--output", f"hdf5:file={whole},{options},batch=4", cwd=directory)
+    assert result.returncode == 0, result.stderr
+    parts = [directory / "first.h5", directory / "second.h5"]
+    for part, (start, stop) in zip(parts, [(0, at), (at, TEST_EVENTS)]):
+        shutil.copyfile(whole, part)
+        keep_hdf5_events(part, start, stop)
+    whole.unlink()
+    return parts
+
+
+@pytest.mark.parametrize("first_options,second_options", [
+    ("layout=blobs,compression=zstd", "layout=blobs,compression=zstd"),
+    ("layout=columns", "layout=columns"),
+    ("layout=blobs,serialization=unrolled,compression=lz4", "layout=columns"),  # each file records its own
+])
+def test_two_files_are_read_as_one(tmp_path, first_options, second_options):
+    """Every event of both files once, with its own id: check-products recomputes each from its number, and the
+    copy written on the way holds 1..23 (h5py)."""
+    first = split_test_products(tmp_path / "a", first_options)[0]
+    second = split_test_products(tmp_path / "b", second_options)[1]
+    assert event_numbers(first) == list(range(1, 13)) and event_numbers(second) == list(range(13, TEST_EVENTS + 1))
+    copy = tmp_path / "copy.h5"
+    result = check_products(f"hdf5:file={first},file={second},batch=5", "--output", f"hdf5:file={copy},layout=blobs",
+                            cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.report["events"] == TEST_EVENTS
+    assert output_details(result.report, "check-products")["events_checked"] == TEST_EVENTS
+    assert event_numbers(copy) == list(range(1, TEST_EVENTS + 1))
+
+
+@pytest.mark.parametrize("distribution", ["queue", "round-robin"])
+def test_an_event_range_spanning_two_files_with_two_processes(tmp_path, distribution):
+    """files=LIST read by two processes whose chunks of 5 straddle the files' boundary (event 12): each event once."""
+    first, second = split_test_products(tmp_path, "layout=blobs,compression=lz4")
+    listing = tmp_path / "inputs.txt"
+    listing.write_text(f"{first.name}\n# the rest\n{second.name}\n")
+    copy = tmp_path / "copy.h5"
+    result = check_products(f"hdf5:files={listing},batch=4", "--output", f"hdf5:file={copy},layout=blobs",
+                            "--processes", "2", "--distribution", distribution, "--chunk", "5", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.report["events"] == TEST_EVENTS
+    assert event_numbers(copy) == list(range(1, TEST_EVENTS + 1))
+
+
+@pytest.mark.parametrize("options", ["layout=rows", "deflate=10", "batch=0", "chunk=0", "serialization=java",
+                                     "compression=lzma", "layout=blobs,compression=zstd,level=99", "compress=batch",
+                                     "layout=columns,compression=lz4", "layout=columns,level=3",
+                                     "layout=blobs,compression=zstd,deflate=1", "layout=blobs,level=3",
+                                     "layout=blobs,compression=lz4,compress=event"])
 def test_bad_options_are_refused(lanes, tmp_path, options):
     result = lanes("run", "--source", NANO.spec(), "--output", f"hdf5:file={tmp_path / 'out.h5'},{options}")
-    assert_clean_failure(result, options.split("=")[0], codes=(2,), output=tmp_path / "out.h5")
+    assert_clean_failure(result, options.split(",")[-1].split("=")[0], codes=(2,), output=tmp_path / "out.h5")
 
 
 def test_shared_writer_is_refused(lanes, tmp_path):

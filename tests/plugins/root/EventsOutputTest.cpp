@@ -1,7 +1,8 @@
 // The root-events output and source under contention: 1, 2 and 4 threads with
 // four lanes each write test products (products serialised concurrently,
 // batches compressed by tasks) and read them back; every event arrives once
-// and check-products finds every value.
+// and check-products finds every value; two files read as one, events of
+// the first still in flight when the source moves to the second.
 
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include <TTree.h>
 
 #include <memory>
+#include <utility>
 
 #include "plugins/PluginTesting.h"
 #include "plugins/root/RootTesting.h"
@@ -36,6 +38,24 @@ TEST_P(EventsOutputTest, EveryEventIsWrittenOnceAndReadsBackExactly) {
     ASSERT_FALSE(read.failed) << read.error;
     EXPECT_EQ(read.eventsProcessed, 301u);
   }
+}
+
+// Two files read as one: the source closes the first as soon as it moves to
+// the second, while lanes still open and deserialise events of its batches.
+TEST_P(EventsOutputTest, SeveralFilesReadAsOneWhileEventsOfTheFirstAreInFlight) {
+  auto const threads = GetParam();
+  ScratchDirectory scratch;
+  auto const first = scratch.path("first.root"), second = scratch.path("second.root");
+  for (auto const& [path, settings] : {std::pair{first, ",compression=zstd,compress=batch,batch=5"},
+                                       std::pair{second, ",serialization=unrolled,compression=lz4,compress=product"}}) {
+    auto const written = mimicry::test::runJob(
+        rootJob("test-products:events=97", {"root-events:file=" + path + settings}, threads, 4 * threads));
+    ASSERT_FALSE(written.failed) << written.error;
+  }
+  auto const read = mimicry::test::runJob(
+      rootJob("root-events:file=" + first + ",file=" + second, {"check-products"}, threads, 4 * threads));
+  ASSERT_FALSE(read.failed) << read.error;
+  EXPECT_EQ(read.eventsProcessed, 2 * 97u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, EventsOutputTest, ::testing::Values(1u, 2u, 4u),

@@ -52,6 +52,10 @@ FORMATS = {
         "write": "pds:file={path},serialization={serialization},{compression},compress=batch,batch=10",
         "read": "pds:file={path}",
     },
+    "hdf5 blobs": {
+        "write": "hdf5:file={path},layout=blobs,serialization={serialization},{compression}",
+        "read": "hdf5:file={path}",
+    },
 }
 # --paired: the settings both writers share, and the pds reads compared.
 PAIRED_WRITE = "serialization=root,compression=zstd,level=1,compress=batch,batch=10"

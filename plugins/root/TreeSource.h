@@ -59,6 +59,9 @@ class TreeSource : public Source {
   std::unique_ptr<Source> replicate() const override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
   std::uint64_t replicaChunk() const override;
+  std::vector<std::string> fileList() const override;
+  std::uint64_t fileEntries(std::size_t file) override;
+  void learnFileEntries(std::size_t file, std::uint64_t entries) override;
   std::string origin() const override;
   std::string details() const override;
 

@@ -67,7 +67,8 @@ TEST(TraceMerge, MovesAPartOfAnotherClockByItsOffsetAndNamesTheParentsTrack) {
   mergeTraces(out, input);
   std::map<int, std::string> names;
   std::map<int, double> calls;
-  for (auto const& event : merged(out).at("traceEvents")) {
+  auto const trace = merged(out);
+  for (auto const& event : trace.at("traceEvents")) {
     if (event.at("ph") == "M" && event.at("name") == "process_name") {
       EXPECT_TRUE(names.emplace(event.at("pid").get<int>(), event.at("args").at("name")).second) << event;
     }

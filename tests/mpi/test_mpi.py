@@ -151,6 +151,22 @@ def test_chunk_file_hands_each_rank_whole_files(tmp_path, distribution):
     assert "a file at a time" in result.stdout
 
 
+def test_chunk_file_hands_out_rntuple_files_too(tmp_path):
+    muons = DATA / "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root"
+    copies = [tmp_path / f"muons{index}.root" for index in range(4)]
+    for copy in copies:
+        shutil.copy(muons, copy)
+    source = "rntuple:fields=nMuon," + ",".join(f"file={copy}" for copy in copies)
+    result = mpi_lanes(tmp_path, "-t", 1, "--source", source, "-n", 0, "--distribution", "round-robin",
+                       "--chunk", "file")
+    assert result.returncode == 0, result.stderr
+    report = result.report
+    assert report["events"] == 4000
+    assert [row["files"] for row in report["workers"]] == [[str(copies[0]), str(copies[3])], [str(copies[1])],
+                                                           [str(copies[2])]]
+    assert [row["events"] for row in report["workers"]] == [2000, 1000, 1000]
+
+
 def test_chunk_file_needs_a_source_of_several_files(tmp_path):
     result = mpi_lanes(tmp_path, "-t", 1, "--source", SOURCE, "--output", "root:file=out.root", "--chunk", "file")
     assert result.returncode == 2

@@ -330,6 +330,9 @@ node::MultiProcessOptions multiProcessOptions(RunArguments const& arguments) {
   node::MultiProcessOptions options;
   options.processes = arguments.processes;
   options.distribution = node::parseDistribution(arguments.distribution.empty() ? "queue" : arguments.distribution);
+  if (arguments.chunkByFile) {
+    throw Exception("--chunk file hands whole input files to MPI ranks; --processes takes chunks of events: give --chunk N");
+  }
   options.chunk = chunkOf(arguments);
   options.eventsBeforeFork = arguments.eventsBeforeFork;
   options.fork = !arguments.noFork;
@@ -404,15 +407,16 @@ void refuseUnderMpi(RunArguments const& arguments) {
     throw Exception("--processes cannot be combined with MPI ranks (forking after MPI_Init is unsafe with some "
                     "transports): start more ranks instead");
   }
-  if (!arguments.trace.empty()) throw Exception("--trace is not gathered across MPI ranks: leave it out under MPI");
 }
 
 node::MpiOptions mpiOptions(RunArguments const& arguments, JobConfig const& job) {
   node::MpiOptions options;
   options.distribution = node::parseMpiDistribution(arguments.distribution.empty() ? "mpi-queue" : arguments.distribution);
   options.chunk = chunkOf(arguments);
+  options.byFile = arguments.chunkByFile;
   options.events = job.maxEvents;
   options.outputMode = outputModeOf(arguments);
+  options.trace = arguments.trace;
   node::validate(options);
   return options;
 }
@@ -434,6 +438,7 @@ int runMpiRank(RunArguments const& arguments) {
     processor.emplace(std::move(job));
     node::validate(options, *processor);
     processor->beginJob();
+    if (options.byFile) node::countRankFiles(processor->source(), options, session.rank(), session.size());
   } catch (Exception const& failure) {
     error = failure.what();
   }
@@ -441,8 +446,10 @@ int runMpiRank(RunArguments const& arguments) {
     if (session.rank() == first) std::cerr << "lanes: error: " << (first ? "rank " + std::to_string(first) + ": " : "") << error << "\n";
     return 2;
   }
+  auto rankArguments = arguments;  // a rank records its part of the trace where node::runMpi gathers it from
+  if (!arguments.trace.empty()) rankArguments.trace = node::mpiTraceRecording();
   auto const report = node::runMpi(*processor, session, options, [&](EventProcessor& p, ProcessPart const& part) {
-    auto json = runPart(p, &part, arguments, &signalStop,
+    auto json = runPart(p, &part, rankArguments, &signalStop,
                         arguments.progress > 0 ? ProgressStyle::Heartbeat : ProgressStyle::Off).toJson();
     json["signal"] = signalStop.signalled();
     return json;
@@ -470,7 +477,7 @@ int runMpiRank(RunArguments const& arguments) {
 void requireSeveralProcesses(RunArguments const& arguments, bool mpi) {
   if (arguments.processes || mpi) return;
   if (!arguments.distribution.empty()) throw Exception("--distribution requires --processes (or an MPI job: mpirun, --mpi)");
-  if (arguments.chunk) throw Exception("--chunk requires --processes (or an MPI job: mpirun, --mpi)");
+  if (arguments.chunk || arguments.chunkByFile) throw Exception("--chunk requires --processes (or an MPI job: mpirun, --mpi)");
   if (!arguments.outputMode.empty()) throw Exception("--output-mode requires --processes (or an MPI job: mpirun, --mpi)");
 }
 
@@ -487,6 +494,18 @@ int runJob(RunArguments const& arguments) {
   if (!arguments.workerRole.empty()) return runExecWorker(arguments);
   if (arguments.processes) return runMultiProcess(arguments);
   return runSingleProcess(arguments);
+}
+
+// --chunk: a number of events, or "file".
+CLI::Validator chunkSize() {
+  auto const events = wholeNumber(1, 1'000'000'000);
+  return CLI::Validator(
+      [events](std::string& text) -> std::string {
+        if (text == "file") return {};
+        auto const why = events(text);
+        return why.empty() ? why : why + " (or 'file')";
+      },
+      "INT|file");
 }
 
 }  // namespace
@@ -544,8 +563,15 @@ void addRunCommand(CLI::App& app, int& exitCode) {
                   "How workers share events: queue (chunks as they become free) or round-robin (worker r: r, r+P, ...); "
                   "MPI ranks: mpi-queue (the default), block or round-robin")
       ->check(CLI::IsMember({"queue", "round-robin", "mpi-queue", "block"}));
-  run->add_option("--chunk", arguments->chunk, "Events a worker or MPI rank takes from the queue at a time (default: 10)")
-      ->check(wholeNumber(1, 1'000'000'000));
+  run->add_option_function<std::string>(
+         "--chunk",
+         [arguments](std::string const& text) {
+           arguments->chunkByFile = text == "file";
+           if (!arguments->chunkByFile) arguments->chunk = std::stoull(text);
+         },
+         "Events a worker or MPI rank takes from the queue at a time (default: 10); MPI ranks: 'file' for whole "
+         "input files of a source that reads several")
+      ->check(chunkSize());
   run->add_option("--events-before-fork", arguments->eventsBeforeFork,
                   "Events the parent processes (one thread) before it forks; they are written too")
       ->check(anyCount);

@@ -29,6 +29,7 @@ struct RunArguments {
   unsigned processes = 0;
   std::string distribution;  // empty: queue (mpi-queue in an MPI job)
   std::uint64_t chunk = 0;   // 0: not given (10)
+  bool chunkByFile = false;  // --chunk file: MPI ranks take whole input files
   std::uint64_t eventsBeforeFork = 0;
   bool noFork = false;
   bool retryLost = false;

@@ -95,5 +95,6 @@ std::vector<std::string> EventProcessor::moduleDetails() const {
 }
 
 std::string EventProcessor::sourceDetails() const { return schedule_->source->details(); }
+Source& EventProcessor::source() { return *schedule_->source; }
 
 }  // namespace lanes

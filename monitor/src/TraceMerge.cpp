@@ -42,7 +42,7 @@ void copyPart(TracePart const& part, std::int64_t originNs, std::uint64_t flowBa
   if (!std::getline(in, line)) throw Exception("cannot read the trace part '" + part.path + "'");
   auto const key = line.find("\"clock_origin_ns\": ");
   if (key == std::string::npos) throw Exception("the trace part '" + part.path + "' has no clock origin");
-  auto const shift = microseconds(std::stoll(line.substr(key + 19)) - originNs);
+  auto const shift = microseconds(std::stoll(line.substr(key + 19)) + part.clockOffsetNs - originNs);
   while (std::getline(in, line)) {
     while (!line.empty() && (line.back() == ',' || line.back() == ' ')) line.pop_back();
     if (line.empty() || line == "]}") continue;
@@ -65,7 +65,7 @@ void mergeTraces(std::string const& path, TraceMergeInput const& input) {
   writeAtomically(path, [&](std::ostream& out) {
     out << "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"clock_origin_ns\": " << input.originNs
         << "}, \"traceEvents\": [\n"
-        << processName(input.parentPid, "lanes parent") << ",\n" << sortIndex(input.parentPid, 0) << ",\n"
+        << processName(input.parentPid, input.parentName) << ",\n" << sortIndex(input.parentPid, 0) << ",\n"
         << dump(metadata(input.parentPid, kParentWorkThread, "thread_name", "name", "merge / shared writer"));
     for (auto const& slice : input.parentWork) {
       out << ",\n"

@@ -30,8 +30,9 @@ bool startedByMpiLauncher() {
 
 void validate(MpiOptions const& options) {
   if (options.chunk < 1) throw Exception("--chunk must be at least 1");
-  if (options.distribution == MpiDistribution::Block && options.events == 0) {
-    throw Exception("--distribution block splits the job's events into blocks: give their number with -n N");
+  if (options.distribution == MpiDistribution::Block && options.events == 0 && !options.byFile) {
+    throw Exception("--distribution block splits the job's events into blocks: give their number with -n N (or split the "
+                    "input files: --chunk file)");
   }
 }
 

@@ -279,6 +279,19 @@ std::string NTupleSource::origin() const { return layout_->sequence.files()[orig
 
 std::string NTupleSource::details() const { return layout_->skipped.details(); }
 
+std::vector<std::string> NTupleSource::fileList() const { return layout_->sequence.files(); }
+
+// Counted into the counts every copy shares, so that no copy opens the file to move past it; kept open
+// (a shared source reads it next, as when reach() counts it).
+std::uint64_t NTupleSource::fileEntries(std::size_t file) {
+  if (auto const known = layout_->counts->known(file)) return *known;
+  auto const entries = open_.get(file, [this](std::size_t i) { return open(i); }).reader->GetNEntries();
+  layout_->counts->learn(file, entries);
+  return entries;
+}
+
+void NTupleSource::learnFileEntries(std::size_t file, std::uint64_t entries) { layout_->counts->learn(file, entries); }
+
 std::unique_ptr<Source> NTupleSource::replicate() const {
   if (!perLane_) return nullptr;
   return std::unique_ptr<Source>(new NTupleSource(layout_));

@@ -350,6 +350,19 @@ std::string TreeSource::origin() const { return sequence_.files()[originFile_]; 
 
 std::string TreeSource::details() const { return layout_->skipped.details(); }
 
+std::vector<std::string> TreeSource::fileList() const { return layout_->sequence.files(); }
+
+// Counted into the counts every copy shares, so that no copy opens the file to move past it; kept open
+// (a shared source reads it next, as when reach() counts it).
+std::uint64_t TreeSource::fileEntries(std::size_t file) {
+  if (auto const known = layout_->counts->known(file)) return *known;
+  auto const entries = static_cast<std::uint64_t>(open_.get(file, [this](std::size_t i) { return open(i); }).tree->GetEntries());
+  layout_->counts->learn(file, entries);
+  return entries;
+}
+
+void TreeSource::learnFileEntries(std::size_t file, std::uint64_t entries) { layout_->counts->learn(file, entries); }
+
 bool TreeSource::position(std::uint64_t entry, SourceEvent& event) {
   if (!reach(entry)) return false;
   event.entry = entry;

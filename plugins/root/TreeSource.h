@@ -62,6 +62,9 @@ class TreeSource : public Source {
   std::uint64_t replicaChunk() const override;
   // Known when every file is counted: one file, or skip-bad-files=true.
   std::optional<std::uint64_t> eventCount() const override;
+  std::vector<std::string> fileList() const override;
+  std::uint64_t fileEntries(std::size_t file) override;
+  void learnFileEntries(std::size_t file, std::uint64_t entries) override;
   std::string origin() const override;
   std::string details() const override;
 

@@ -57,6 +57,28 @@ TEST(TraceMerge, PutsEveryPartOnTheParentsClockUnderItsOwnTrack) {
   for (auto const& path : {one, two, out}) std::filesystem::remove(path);
 }
 
+// An MPI job's: the parent is rank 0, whose own part shares its track; a part
+// from another host comes with its clock's offset to the parent's.
+TEST(TraceMerge, MovesAPartOfAnotherClockByItsOffsetAndNamesTheParentsTrack) {
+  auto const mine = tempPath("rank0.json"), other = tempPath("rank1.json"), out = tempPath("ranks.json");
+  writePart(mine, 2'000'000, 10);
+  writePart(other, 50'000'000, 11);  // its clock runs 49 ms ahead of the parent's
+  TraceMergeInput input{1'000'000, 10, {{mine, 10, "rank 0"}, {other, 11, "rank 1", -49'000'000}}, {}, "rank 0"};
+  mergeTraces(out, input);
+  std::map<int, std::string> names;
+  std::map<int, double> calls;
+  auto const trace = merged(out);
+  for (auto const& event : trace.at("traceEvents")) {
+    if (event.at("ph") == "M" && event.at("name") == "process_name") {
+      EXPECT_TRUE(names.emplace(event.at("pid").get<int>(), event.at("args").at("name")).second) << event;
+    }
+    if (event.at("ph") == "X" && event.at("cat") == "event") calls[event.at("pid").get<int>()] = event.at("ts").get<double>();
+  }
+  EXPECT_EQ(names, (std::map<int, std::string>{{10, "rank 0 (pid 10)"}, {11, "rank 1 (pid 11)"}}));
+  EXPECT_EQ(calls, (std::map<int, double>{{10, 1010.0}, {11, 10.0}}));  // µs after the parent's origin
+  for (auto const& path : {mine, other, out}) std::filesystem::remove(path);
+}
+
 TEST(TraceMerge, APartThatIsNotATraceFailsNamingItAndLeavesNoFile) {
   auto const part = tempPath("garbage.json"), out = tempPath("failed.json");
   std::ofstream(part) << "not a trace\n";

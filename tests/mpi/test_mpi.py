@@ -5,6 +5,7 @@ report. Every merged file is read back with uproot and must hold every event exa
 Skipped, with the reason, only when the build has no MPI (CTest passes LANES_MPI, from CMake's FindMPI).
 """
 
+import json
 import os
 import shutil
 import signal
@@ -13,13 +14,16 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 import uproot
 
 from conftest import BINARY, Result, run_lanes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "faults"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from faults import assert_nothing_under, assert_one_line_error, poll_until  # noqa: E402
+from tracecheck import check  # noqa: E402
 
 pytestmark = pytest.mark.skipif(os.environ.get("LANES_MPI") != "1" or not shutil.which("mpirun"),
                                 reason="this build has no MPI (CMake found none), or mpirun is missing")
@@ -39,11 +43,12 @@ def mpirun_command(*args, ranks=RANKS, mpirun_options=()):
             *[str(a) for a in args]]
 
 
-def mpi_lanes(cwd, *args, ranks=RANKS, timeout=180):
+def mpi_lanes(cwd, *args, ranks=RANKS, timeout=180, environment=None):
     """`mpirun -np RANKS lanes run ARGS --report cwd/report.json` in `cwd`, as a Result."""
     report = Path(cwd) / "report.json"
     completed = subprocess.run(mpirun_command(*args, "--report", report, ranks=ranks), capture_output=True, text=True,
-                               timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL, env={**os.environ, **MPI_ENVIRONMENT})
+                               timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL,
+                               env={**os.environ, **MPI_ENVIRONMENT, **(environment or {})})
     return Result(completed, report)
 
 
@@ -62,6 +67,30 @@ def test_rank_zero_writes_the_html_page(tmp_path):
     page = (tmp_path / "page.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "</html>" in page
     assert [p.name for p in tmp_path.iterdir() if p.suffix == ".html"] == ["page.html"]
+
+
+def test_rank_zero_gathers_one_trace_with_a_track_per_rank_on_its_clock(tmp_path):
+    # The ranks record their parts in their temporary directory (TMPDIR) and send them to rank 0 by MPI.
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    result = mpi_lanes(tmp_path, "-t", 2, "--source", SOURCE, "-n", 90, "--output", "root:file=out.root", "--chunk", 5,
+                       "--trace", tmp_path / "trace.json", "--html", tmp_path / "page.html",
+                       environment={"TMPDIR": str(temporary)})
+    assert result.returncode == 0, result.stderr
+    trace = check(json.loads((tmp_path / "trace.json").read_text()))  # fields, B/E balanced, no time before 0
+    ranks = {row["pid"]: row for row in result.report["workers"]}
+    assert trace["processes"] == {pid: f"rank {row['rank']} on {row['host']} (pid {pid})" for pid, row in ranks.items()}
+    slices = [e for e in trace["events"] if e["ph"] == "X"]
+    for pid, row in ranks.items():
+        assert len([e for e in slices if e["pid"] == pid and e.get("cat") == "event" and e["name"] == "root"]) == row["events"]
+    # One timeline: rank 0 merges the outputs only once every rank has reported its last event, so on rank 0's
+    # clock every rank's slices end before that merge begins (and none begins before the job: check() above).
+    (merge,) = [e for e in slices if e.get("cat") == "parent"]
+    assert merge["name"] == "merge outputs" and ranks[merge["pid"]]["rank"] == 0
+    assert max(e["ts"] + e["dur"] for e in slices if e is not merge) <= merge["ts"]
+    assert 'id="trace-data"' in (tmp_path / "page.html").read_text()  # the page embeds the trace
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.root", "page.html", "report.json", "tmp", "trace.json"]
+    assert list(temporary.iterdir()) == []  # every part sent, merged and removed
 
 
 @pytest.mark.parametrize("distribution", ["mpi-queue", "block", "round-robin"])
@@ -85,6 +114,65 @@ def test_every_event_is_written_exactly_once(tmp_path, distribution):
     # One report, printed once: by rank 0.
     assert result.stdout.count("events written to out.root") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.root", "report.json"]
+
+
+FILE_SIZES = [40, 70, 25]
+
+
+def numbered_files(directory):
+    """Three input files of FILE_SIZES entries; with no id branches, event numbers count on across the files."""
+    paths = []
+    for index, size in enumerate(FILE_SIZES):
+        path = directory / f"in{index}.root"
+        with uproot.recreate(path) as file:
+            file.mktree("Events", {"x": np.int32}).extend({"x": np.arange(size, dtype=np.int32)})
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("distribution", ["mpi-queue", "block", "round-robin"])
+def test_chunk_file_hands_each_rank_whole_files(tmp_path, distribution):
+    files = numbered_files(tmp_path)
+    source = "root:" + ",".join(f"file={path}" for path in files)
+    result = mpi_lanes(tmp_path, "-t", 2, "-l", 4, "--source", source, "-n", 0, "--output", "root:file=out.root",
+                       "--distribution", distribution, "--chunk", "file")
+    assert result.returncode == 0, result.stderr
+    counts = written_events(tmp_path / "out.root")
+    assert sorted(counts) == list(range(1, sum(FILE_SIZES) + 1)) and set(counts.values()) == {1}
+    report = result.report
+    assert report["chunk"] == "file" and report["events"] == sum(FILE_SIZES)
+    sizes = {str(path): size for path, size in zip(files, FILE_SIZES)}
+    taken = [name for row in report["workers"] for name in row["files"]]
+    assert sorted(taken) == sorted(sizes)  # each file read by one rank
+    for row in report["workers"]:  # ... which names it, and read all of its events and no other
+        assert row["events"] == sum(sizes[name] for name in row["files"]), row
+    if distribution != "mpi-queue":  # three files, three ranks: rank r takes file r
+        assert [row["files"] for row in report["workers"]] == [[str(path)] for path in files]
+    assert "a file at a time" in result.stdout
+
+
+def test_chunk_file_hands_out_rntuple_files_too(tmp_path):
+    muons = DATA / "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root"
+    copies = [tmp_path / f"muons{index}.root" for index in range(4)]
+    for copy in copies:
+        shutil.copy(muons, copy)
+    source = "rntuple:fields=nMuon," + ",".join(f"file={copy}" for copy in copies)
+    result = mpi_lanes(tmp_path, "-t", 1, "--source", source, "-n", 0, "--distribution", "round-robin",
+                       "--chunk", "file")
+    assert result.returncode == 0, result.stderr
+    report = result.report
+    assert report["events"] == 4000
+    assert [row["files"] for row in report["workers"]] == [[str(copies[0]), str(copies[3])], [str(copies[1])],
+                                                           [str(copies[2])]]
+    assert [row["events"] for row in report["workers"]] == [2000, 1000, 1000]
+
+
+def test_chunk_file_needs_a_source_of_several_files(tmp_path):
+    result = mpi_lanes(tmp_path, "-t", 1, "--source", SOURCE, "--output", "root:file=out.root", "--chunk", "file")
+    assert result.returncode == 2
+    errors = lanes_errors(result.stderr)
+    assert len(errors) == 1 and "--chunk file hands out whole input files, and this source reads one" in errors[0]
+    assert_nothing_under(tmp_path / "out.root")
 
 
 def test_the_queue_evens_out_skewed_costs(tmp_path):
@@ -159,7 +247,6 @@ def test_sigterm_to_the_ranks_stops_every_rank_gracefully(tmp_path):
     (["--distribution", "block", "-n", 0], "--distribution block splits the job's events into blocks: give"),
     (["--processes", 2], "--processes cannot be combined with MPI ranks"),
     (["--processes", 2, "--output-mode", "shared-writer"], "--processes cannot be combined with MPI ranks"),
-    (["--trace", "trace.json"], "--trace is not gathered across MPI ranks"),
 ])
 def test_bad_options_under_mpi_are_refused_once(tmp_path, arguments, fragment):
     result = mpi_lanes(tmp_path, "-t", 1, "--source", SOURCE, "--output", "root:file=out.root", *arguments)
@@ -172,6 +259,9 @@ def test_bad_options_under_mpi_are_refused_once(tmp_path, arguments, fragment):
 @pytest.mark.parametrize("arguments, fragment", [
     (["--distribution", "block"], "--distribution requires --processes (or an MPI job"),
     (["--chunk", 5], "--chunk requires --processes (or an MPI job"),
+    (["--chunk", "file"], "--chunk requires --processes (or an MPI job"),
+    (["--processes", 2, "--chunk", "file"], "--chunk file hands whole input files to MPI ranks; --processes takes"),
+    (["--processes", 2, "--chunk", "files"], "got 'files' (or 'file')"),
 ])
 def test_mpi_options_without_mpi_are_refused(tmp_path, arguments, fragment):
     result = run_lanes("run", "-n", 10, *arguments, cwd=tmp_path)

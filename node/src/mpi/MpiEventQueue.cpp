@@ -44,7 +44,7 @@ std::uint64_t MpiJobWindow::claimChunk() { return fetchAndOp(kNextChunk, 1, MPI_
 void MpiJobWindow::raiseStop() { fetchAndOp(kStop, 1, MPI_REPLACE); }
 bool MpiJobWindow::stopRaised() { return fetchAndOp(kStop, 0, MPI_NO_OP) != 0; }
 
-MpiAgent::MpiAgent(MpiJobWindow& window, std::function<void()> onStop, bool claims, MpiTraffic* traffic)
+MpiAgent::MpiAgent(MpiJobWindow& window, std::function<void()> onStop, Claims claims, MpiTraffic* traffic)
     : window_(window), onStop_(std::move(onStop)), claims_(claims), traffic_(traffic), thread_([this] { serve(); }) {}
 
 MpiAgent::~MpiAgent() { finish(false); }
@@ -59,11 +59,12 @@ void MpiAgent::serve() {
       traffic_->progress();
       lock.lock();
     }
-    if (claims_ && ahead_.empty()) {
+    if (ahead_.empty() && (claims_ == Claims::Ahead || asked_)) {
       lock.unlock();
       auto const chunk = window_.claimChunk();
       lock.lock();
       ahead_.push_back(chunk);
+      asked_ = false;
       claimed_.notify_all();
       continue;
     }
@@ -93,6 +94,8 @@ std::uint64_t MpiAgent::takeChunk() {
   std::unique_lock lock(mutex_);
   if (ahead_.empty()) {
     ++waits_;
+    asked_ = true;
+    wanted_.notify_one();
     claimed_.wait(lock, [this] { return !ahead_.empty(); });
   }
   auto const chunk = ahead_.front();

@@ -42,20 +42,24 @@ class MpiJobWindow {
 
 // The rank's MPI thread while its part runs (not a oneTBB worker): claims
 // the next chunk before the dispenser needs it, so that a lane asking for
-// an event finds one claimed already; watches the stop flag and calls
-// `onStop` (which stops the processor) when another rank raised it; and
-// makes the MPI calls of `traffic` (a shared writer's batches), if any, every
-// kMpiTrafficPoll. Thread-safe: takeChunk() is called by the lanes, finish() by the main
+// an event finds one claimed already (or, for chunks as large as a file,
+// when it is asked: a rank that claimed a file ahead would keep it from a
+// rank with nothing to do); watches the stop flag and calls `onStop` (which
+// stops the processor) when another rank raised it; and makes the MPI calls
+// of `traffic` (a shared writer's batches), if any, every kMpiTrafficPoll.
+// Thread-safe: takeChunk() is called by the lanes, finish() by the main
 // thread once the part has ended.
 class MpiAgent {
  public:
-  MpiAgent(MpiJobWindow& window, std::function<void()> onStop, bool claims, MpiTraffic* traffic = nullptr);
+  enum class Claims { None, Ahead, WhenAsked };
+  MpiAgent(MpiJobWindow& window, std::function<void()> onStop, Claims claims, MpiTraffic* traffic = nullptr);
   ~MpiAgent();
   MpiAgent(MpiAgent const&) = delete;
   MpiAgent& operator=(MpiAgent const&) = delete;
 
   // The chunk claimed ahead; waits only when the rank has used it up before
-  // the next claim came back (its lanes then have nothing else to do).
+  // the next claim came back (its lanes then have nothing else to do), or
+  // for the claim it asks for (Claims::WhenAsked).
   std::uint64_t takeChunk();
   // Stops the thread, raising the stop flag first if `raiseStop`.
   void finish(bool raiseStop);
@@ -67,12 +71,13 @@ class MpiAgent {
 
   MpiJobWindow& window_;
   std::function<void()> const onStop_;
-  bool const claims_;
+  Claims const claims_;
   MpiTraffic* const traffic_;
   mutable std::mutex mutex_;
   std::condition_variable claimed_, wanted_;
   std::deque<std::uint64_t> ahead_;
   std::uint64_t waits_ = 0;
+  bool asked_ = false;  // Claims::WhenAsked: a lane waits for a claim
   bool finishing_ = false, raiseStop_ = false;
   std::thread thread_;
 };

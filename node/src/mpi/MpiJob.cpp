@@ -9,7 +9,9 @@
 #include "../OutputParts.h"
 #include "../PartTiming.h"
 #include "MpiEventQueue.h"
+#include "MpiFileChunks.h"
 #include "MpiSharedOutputs.h"
+#include "MpiTrace.h"
 #include "lanes/core/Exception.h"
 #include "lanes/monitor/ProcessMemory.h"
 #include "lanes/node/EventDistribution.h"
@@ -54,22 +56,53 @@ std::unique_ptr<EventDispenser> dispenserFor(MpiOptions const& options, MpiSessi
   throw Exception("MPI: unknown distribution");
 }
 
+// --chunk file: this rank's whole files, which start at ordinals `starts`.
+std::unique_ptr<FileChunkDispenser> fileDispenserFor(std::vector<std::uint64_t> starts, MpiOptions const& options,
+                                                     MpiSession const& session, MpiAgent& agent) {
+  auto files = filesOfRank(options.distribution, starts.size() - 1, session.rank(), session.size(),
+                           [&agent] { return agent.takeChunk(); });
+  return std::make_unique<FileChunkDispenser>(std::move(starts), options.events, std::move(files));
+}
+
+MpiAgent::Claims claimsOf(MpiOptions const& options) {
+  if (options.distribution != MpiDistribution::Queue) return MpiAgent::Claims::None;
+  return options.byFile ? MpiAgent::Claims::WhenAsked : MpiAgent::Claims::Ahead;
+}
+
+// The names of the files a rank took.
+nlohmann::json namesOf(std::vector<std::size_t> const& taken, Source const& source) {
+  auto const files = source.fileList();
+  nlohmann::json names = nlohmann::json::array();
+  for (auto file : taken) names.push_back(files[file]);
+  return names;
+}
+
 // One rank's part: runs it, stops the others if it ended early, and returns
 // its report with the rank's figures. Times are relative to `aligned`, this
 // rank's clock at the barrier every rank passed before starting: so the
 // ranks' times compare, whatever their hosts' clocks.
 nlohmann::json runRankPart(EventProcessor& processor, MpiSession const& session, MpiOptions const& options,
                            PartRunner const& runner, std::int64_t aligned) {
+  std::vector<std::uint64_t> fileStarts;  // shared before the agent's thread calls MPI too (calls are serialised)
+  if (options.byFile) fileStarts = shareFileEntries(processor.source(), options.distribution, session);
   MpiJobWindow window(MPI_COMM_WORLD);
   std::optional<MpiSharedOutputs> shared;
   if (options.outputMode == OutputMode::SharedWriter) shared.emplace(processor, MPI_COMM_WORLD);
-  MpiAgent agent(window, [&processor] { processor.requestStop(); }, options.distribution == MpiDistribution::Queue,
+  MpiAgent agent(window, [&processor] { processor.requestStop(); }, claimsOf(options),
                  shared ? shared->traffic() : nullptr);
-  auto dispenser = dispenserFor(options, session, agent);
+  std::unique_ptr<FileChunkDispenser> files;
+  std::unique_ptr<EventDispenser> chunks;
+  if (options.byFile) {
+    files = fileDispenserFor(std::move(fileStarts), options, session, agent);
+  } else {
+    chunks = dispenserFor(options, session, agent);
+  }
+  EventDispenser* events = files ? files.get() : chunks.get();
   auto const started = monotonicNanoseconds();
-  auto report = runner(processor, {partName(session.rank()), dispenser.get(), 0, session.rank(), session.size(),
+  auto report = runner(processor, {partName(session.rank()), events, 0, session.rank(), session.size(),
                                    shared ? shared->sink() : nullptr});
   auto const finished = monotonicNanoseconds();
+  if (files) report["files"] = namesOf(files->filesTaken(), processor.source());
   // A failure or a signal here stops every rank (a signal reaches every
   // rank anyway when mpirun forwards it).
   agent.finish(report.value("failed", false) || report.value("stop_requested", false));
@@ -110,6 +143,7 @@ class MpiJobReport {
       nlohmann::json row{{"index", rank["rank"]}, {"rank", rank["rank"]}, {"host", rank["host"]}, {"pid", rank["pid"]},
                          {"part", partName(rank["rank"].get<unsigned>())}, {"memory", rank.value("memory", nlohmann::json())},
                          {"claim_waits", rank.value("claim_waits", 0ull)}, {"shipped", rank.value("shipped", nlohmann::json())}};
+      if (rank.contains("files")) row["files"] = rank["files"];
       row["status"] = rank.value("failed", false) ? "failed" : rank.value("stop_requested", false) ? "stopped" : "ok";
       spread.addRow(row, rank, 0);
       latestFinish = std::max(latestFinish, row["finished_s"].get<double>());
@@ -131,7 +165,7 @@ class MpiJobReport {
             {"writer", ranks_.front().value("writer", nlohmann::json())},
             {"processes", ranks_.size()},
             {"distribution", toString(options_.distribution)},
-            {"chunk", options_.chunk},
+            {"chunk", options_.byFile ? nlohmann::json("file") : nlohmann::json(options_.chunk)},
             {"events", events},
             {"wall_s", latestFinish},
             {"events_per_s", latestFinish > 0 ? static_cast<double>(events) / latestFinish : 0.0},
@@ -169,20 +203,36 @@ class MpiJobReport {
   std::vector<nlohmann::json> ranks_;
 };
 
+// Rank 0: the job's trace, or its failure in the report.
+void writeTrace(MpiTrace const& trace, nlohmann::json& report, std::vector<TraceSlice> const& work) {
+  try {
+    trace.write(report["workers"], work);
+  } catch (Exception const& error) {
+    auto const before = report["error"].get<std::string>();
+    report["error"] = before.empty() ? std::string(error.what()) : before + "; " + error.what();
+    report["failed"] = true;
+  }
+}
+
 }  // namespace
 
 nlohmann::json runMpi(EventProcessor& processor, MpiSession const& session, MpiOptions const& options,
                       PartRunner const& runner) {
   validate(options);
+  std::optional<MpiTrace> trace;
+  if (!options.trace.empty()) trace.emplace(session, options.trace);
   MPI_Barrier(MPI_COMM_WORLD);
   auto const aligned = monotonicNanoseconds();
   auto const mine = runRankPart(processor, session, options, runner, aligned);
   auto texts = gatherOnRankZero(mine.dump(), session);
+  if (trace) trace->collect(aligned);
   nlohmann::json report{{"rank", session.rank()}};
   if (session.rank() == 0) {
     std::vector<nlohmann::json> ranks;
     for (auto const& text : texts) ranks.push_back(nlohmann::json::parse(text));
+    auto const merging = monotonicNanoseconds();
     report = MpiJobReport(options, std::move(ranks)).finish(processor);
+    if (trace) writeTrace(*trace, report, {{"merge outputs", merging, monotonicNanoseconds()}});
   }
   processor.endJob();
   return report;

@@ -4,12 +4,21 @@
 
 namespace lanes::node {
 
+namespace {
+
+std::string chunks(nlohmann::json const& report, bool queue) {
+  if (report["chunk"] == "file") return " (a file at a time)";
+  return queue ? " (chunks of " + report["chunk"].dump() + ")" : "";
+}
+
+}  // namespace
+
 void printMpiReport(nlohmann::json const& report, std::ostream& out) {
   char line[256];
   bool const queue = report["distribution"] == "mpi-queue";
   std::snprintf(line, sizeof line, "mpi, %u ranks, %s distribution%s: %llu events in %.2f s = %.1f events/s\n",
                 report["processes"].get<unsigned>(), report["distribution"].get<std::string>().c_str(),
-                queue ? (" (chunks of " + report["chunk"].dump() + ")").c_str() : "",
+                chunks(report, queue).c_str(),
                 static_cast<unsigned long long>(report["events"].get<std::uint64_t>()), report["wall_s"].get<double>(),
                 report["events_per_s"].get<double>());
   out << line;

@@ -38,7 +38,7 @@ TEST_P(MpiEventQueueTest, RanksAndThreadsTakeEveryEventOnce) {
   std::vector<std::uint64_t> mine;
   {
     MpiJobWindow window(MPI_COMM_WORLD);
-    MpiAgent agent(window, [] {}, true);
+    MpiAgent agent(window, [] {}, MpiAgent::Claims::Ahead);
     MpiQueueDispenser dispenser(agent, 3, kEvents);
     mine = drain(dispenser, GetParam());
     agent.finish(false);
@@ -69,7 +69,7 @@ TEST(MpiAgentTest, ARankThatRaisesTheFlagStopsTheOthers) {
   std::atomic<bool> stopped{false};
   {
     MpiJobWindow window(MPI_COMM_WORLD);
-    MpiAgent agent(window, [&] { stopped = true; }, false);
+    MpiAgent agent(window, [&] { stopped = true; }, MpiAgent::Claims::None);
     if (rank == 0) {
       agent.finish(true);
     } else {

@@ -235,6 +235,31 @@ TEST(TreeSourceTest, PerLaneCopiesCountLaterFilesWhenReached) {
   expectMentions(errorOf([&] { first->at(400, event); }), {"truncated.root"});
 }
 
+// --chunk file: a process counts its own files, and is told the entries of
+// the others' (which it never opens, even to move past them): here the
+// truncated file, told to have 200 entries, is skipped without being opened.
+TEST(TreeSourceTest, FilesCountedElsewhereAreSkippedWithoutBeingOpened) {
+  ScratchDirectory scratch;
+  writeBrokenFiles(scratch);
+  auto const file = dataFile(kNanoAod);
+  TreeSource source(optionsOf("branches=nJet,file=" + file + ",file=" + scratch.path("truncated.root") +
+                              ",file=" + file));
+  ASSERT_EQ(source.fileList().size(), 3u);
+  EXPECT_EQ(source.fileList()[1], scratch.path("truncated.root"));
+  EXPECT_EQ(source.fileEntries(2), 200u);
+  expectMentions(errorOf([&] { source.fileEntries(1); }), {"truncated.root"});
+  source.learnFileEntries(1, 200);
+  EXPECT_TRUE(source.skip(450));
+  SourceEvent event;
+  ASSERT_TRUE(source.next(event));
+  EXPECT_EQ(event.entry, 450u);
+  TreeSource alone(optionsOf("branches=nJet,file=" + file));
+  SourceEvent expected;
+  ASSERT_TRUE(alone.skip(50) && alone.next(expected));
+  EXPECT_EQ(event.id, expected.id) << "entry 50 of the third file";
+  EXPECT_EQ(source.origin(), file);
+}
+
 TEST(TreeSourceTest, ASharedSourceSkipsAcrossFilesItHasNotCountedYet) {
   auto const file = dataFile(kNanoAod);
   TreeSource source(optionsOf("file=" + file + ",file=" + file + ",file=" + file + ",branches=nJet"));

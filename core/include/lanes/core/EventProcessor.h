@@ -42,6 +42,8 @@ struct ProcessPart {
   BatchSink* sink = nullptr;
 };
 
+class Source;
+
 namespace detail {
 class Schedule;
 }
@@ -117,6 +119,10 @@ class EventProcessor {
   std::vector<std::string> moduleDetails() const;
   // Source::details() of the job's source; any time.
   std::string sourceDetails() const;
+  // The job's source (the lanes' shared one, or the one their copies are
+  // made from): for the node layer to hand out its input files, before any
+  // event runs.
+  Source& source();
 
  private:
   std::unique_ptr<detail::Schedule> schedule_;

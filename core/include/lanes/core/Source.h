@@ -71,6 +71,19 @@ class Source {
   // job knows which event numbers it will see (JobContext::lastEventNumber).
   virtual bool numbersByOrdinal() const { return false; }
 
+  // A source that reads several input files one after another (an ordinal
+  // counts on from one file's last entry to the next file's first): its
+  // files, so that the processes of a job may each take whole files
+  // (--chunk file); empty for any other source.
+  virtual std::vector<std::string> fileList() const { return {}; }
+  // Shared use, before the first event: the entries of input file `file`
+  // (an index into fileList()), opening it unless they are known already;
+  // throws lanes::Exception naming the file if it cannot be read.
+  virtual std::uint64_t fileEntries(std::size_t file) { return 0; }
+  // Shared use, before the first event: `file`'s entries, counted by another
+  // process; moving past the file then never opens it.
+  virtual void learnFileEntries(std::size_t file, std::uint64_t entries) {}
+
   // The file (or other origin) the current events come from, for error messages.
   virtual std::string origin() const { return {}; }
 

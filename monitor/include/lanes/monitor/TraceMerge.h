@@ -1,9 +1,10 @@
 #pragma once
-// Merges the traces of a multi-process job's parts (TraceRecorder files, one
-// per process) into one Chrome trace: a process track per part, named with
-// process_name metadata, its threads beneath; every timestamp moved onto the
-// parent's timeline (each part's clock_origin_ns is on the monotonic clock,
-// which every process of the machine shares); and the parent's own work
+// Merges the traces of a multi-process or MPI job's parts (TraceRecorder
+// files, one per process) into one Chrome trace: a process track per part,
+// named with process_name metadata, its threads beneath; every timestamp
+// moved onto the parent's timeline (each part's clock_origin_ns is on the
+// monotonic clock, which every process of the machine shares; a part from
+// another host comes with its clock's offset); and the parent's own work
 // (merging, the shared writer's batches) as slices on a track of its own.
 
 #include <cstdint>
@@ -16,6 +17,7 @@ struct TracePart {
   std::string path;  // the part's trace; a part whose file is missing gets a note on its track instead
   int pid = 0;       // its process
   std::string name;  // its track's name, e.g. "worker-1"
+  std::int64_t clockOffsetNs = 0;  // added to its clock to give the parent's (0 on the parent's host)
 };
 
 // A piece of the parent's work, on the monotonic clock (std::chrono::steady_clock), in nanoseconds.
@@ -30,6 +32,7 @@ struct TraceMergeInput {
   int parentPid = 0;
   std::vector<TracePart> parts;
   std::vector<TraceSlice> parentWork;
+  std::string parentName = "lanes parent";  // the parent's track (a part of the parent's pid shares it)
 };
 
 // Writes the merged trace to `path` (through a temporary name). Throws

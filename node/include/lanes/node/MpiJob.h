@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lanes/core/EventProcessor.h"
+#include "lanes/core/Source.h"
 #include "lanes/node/MultiProcessJob.h"
 
 namespace lanes::node {
@@ -40,11 +41,15 @@ bool startedByMpiLauncher();
 struct MpiOptions {
   MpiDistribution distribution = MpiDistribution::Queue;
   std::uint64_t chunk = 10;   // events per claim (mpi-queue)
+  bool byFile = false;        // --chunk file: whole input files instead (node/src/mpi/MpiFileChunks.h)
   std::uint64_t events = 0;   // the job's -n; 0: until the source ends (refused by block)
   // Merge: each rank writes its part, rank 0 merges them at the end;
   // SharedWriter: the ranks ship batches by MPI to rank 0, which merges them
   // as they come (node/src/mpi/MpiSharedOutputs.h).
   OutputMode outputMode = OutputMode::Merge;
+  // --trace: rank 0 writes the job's trace here; every rank records its part
+  // at partPath(mpiTraceRecording(), its part's name) meanwhile. Empty: none.
+  std::string trace;
 };
 
 // Throws lanes::Exception naming the option (or, with the processor, an
@@ -76,6 +81,17 @@ class MpiSession {
   unsigned rank_ = 0, size_ = 1;
 };
 
+// --chunk file (MpiOptions::byFile), as the job begins, before runMpi():
+// counts the entries of this rank's share of the source's input files,
+// opening only those. Throws lanes::Exception if the source does not read
+// several files, or one of them cannot be read.
+void countRankFiles(Source& source, MpiOptions const& options, unsigned rank, unsigned ranks);
+
+// Where this process records its part of an MPI job's --trace: a file of its
+// node's temporary directory (TMPDIR, else /tmp), named after its pid; rank
+// 0 gathers the parts by MPI (node/src/mpi/MpiTrace.h).
+std::string mpiTraceRecording();
+
 // Collective: runs this rank's part of the job (`processor` constructed and
 // begun on every rank: the ranks agree on that first), then rank 0 merges
 // the outputs' parts (or, with a shared writer, closes the outputs it wrote
@@ -84,9 +100,11 @@ class MpiSession {
 // processes, distribution, chunk, events, wall_s, events_per_s,
 // finish_spread_s, merge_s, workers [one row per rank: rank, host, pid,
 // part, status, events, started_s, finished_s, events_per_s, memory,
-// shipped (shared writer), report], outputs, memory, failed, error,
+// shipped (shared writer), files (--chunk file: those it took), report],
+// outputs, memory, failed, error,
 // stop_requested, signal}; on the other ranks, {rank}. A part's report may
-// carry "signal", the signal that stopped that rank.
+// carry "signal", the signal that stopped that rank. With options.trace,
+// rank 0 writes the trace too (a failure to is the job's).
 nlohmann::json runMpi(EventProcessor& processor, MpiSession const& session, MpiOptions const& options,
                       PartRunner const& runner);
 

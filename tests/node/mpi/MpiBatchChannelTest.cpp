@@ -70,7 +70,7 @@ struct Channel {
       sender = std::make_unique<MpiBatchSender>(comm, 2);
     }
     MpiTraffic* traffic = writer ? static_cast<MpiTraffic*>(writer.get()) : sender.get();
-    agent = std::make_unique<MpiAgent>(*window, std::move(onStop), false, traffic);
+    agent = std::make_unique<MpiAgent>(*window, std::move(onStop), MpiAgent::Claims::None, traffic);
   }
   ~Channel() {
     agent.reset();

@@ -1,5 +1,9 @@
 #include "Lane.h"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 namespace lanes::detail {
 
 Lane::Lane(Schedule& schedule, unsigned index)
@@ -173,11 +177,16 @@ void Lane::start(unsigned module) {
   auto const& prerequisites = schedule_.workers[module]->prerequisites;
   auto const n = static_cast<unsigned>(prerequisites.size());
   state.toRead.clear();
+  state.readyAtStart.clear();
   // One count per prerequisite, one held by this call and one for a batch
   // read; prerequisites ready at once are subtracted in a single step at the
   // end, so the count cannot reach zero before then.
   state.pending.store(n + 2, std::memory_order_release);
   bool const announce = schedule_.workers[module]->readyListener() != nullptr;
+  // Fewer lanes than threads leave threads idle: a range announced together
+  // gives them part of the event's products (announceTogether). Otherwise
+  // every thread has a lane's work, and announcing as they come costs less.
+  bool const together = announce && schedule_.lanes < schedule_.config.threads;
   unsigned readyNow = 0;
   for (unsigned k = 0; k < n; ++k) {
     auto const& prerequisite = prerequisites[k];
@@ -185,10 +194,15 @@ void Lane::start(unsigned module) {
                            ? ensureSourceProduct(prerequisite.product, &state.prefetch[k], state)
                            : ensure(prerequisite.producer, &state.prefetch[k]);
     if (ready) {
-      if (announce) announceReady(module, k);
+      if (together) {
+        state.readyAtStart.push_back(k);
+      } else if (announce) {
+        announceReady(module, k);
+      }
       ++readyNow;
     }
   }
+  if (!state.readyAtStart.empty()) announceTogether(module, state.readyAtStart);
   if (state.toRead.empty()) {
     ++readyNow;
   } else {
@@ -245,6 +259,25 @@ void Lane::readBatch(unsigned module) {
 void Lane::prerequisiteReady(unsigned module, unsigned prerequisite) {
   announceReady(module, prerequisite);
   if (modules_[module].pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
+}
+
+// A source held in memory has all of an event's products ready at once:
+// announced as a parallel range, an idle thread takes part of them (an
+// output serialises each product where it is announced), so that fewer
+// events in flight than threads can still keep every thread busy. Isolated:
+// a thread waiting for the range takes no other lane's work meanwhile.
+void Lane::announceTogether(unsigned module, std::vector<unsigned> const& prerequisites) {
+  auto const announce = [&](std::size_t begin, std::size_t end) {
+    for (auto i = begin; i != end; ++i) announceReady(module, prerequisites[i]);
+  };
+  auto const threads = static_cast<std::size_t>(schedule_.config.threads);
+  if (prerequisites.size() == 1) return announce(0, 1);
+  // Pieces of at least 1/4 of a thread's share: a few tasks an event, not one a product.
+  auto const grain = std::max<std::size_t>(1, prerequisites.size() / (4 * threads));
+  tbb::this_task_arena::isolate([&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, prerequisites.size(), grain),
+                      [&](auto const& range) { announce(range.begin(), range.end()); });
+  });
 }
 
 void Lane::announceReady(unsigned module, unsigned prerequisite) {

@@ -60,6 +60,7 @@ class Lane {
     std::exception_ptr externalError;
     std::vector<PrefetchWaiter> prefetch;  // one per prerequisite
     std::vector<ProductIndex> toRead;      // source products this module reads in one serialised batch
+    std::vector<unsigned> readyAtStart;    // prerequisites ready when start() looked (announced together)
     Clock::time_point queued;              // when the call was pushed to the module's queue (if timing)
     Clock::time_point acquired;            // when acquire() began (if timing)
   };
@@ -96,6 +97,7 @@ class Lane {
   void start(unsigned module);
   void prerequisiteReady(unsigned module, unsigned prerequisite);
   void announceReady(unsigned module, unsigned prerequisite);
+  void announceTogether(unsigned module, std::vector<unsigned> const& prerequisites);
   void launch(unsigned module);
   // The steps of a module's call take the time they begin at (if timing): a
   // call held back by its module's queue begins as its Queue wait ends.

@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 #include <tbb/info.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "core/TestPlugins.h"
 #include "lanes/core/EventProcessor.h"
 
@@ -208,6 +212,61 @@ TEST_P(EventProcessorTest, ProductReadyIsCalledForEveryKeptProduct) {
   auto summary = runJob(config);
   ASSERT_FALSE(summary.failed) << summary.error;
   EXPECT_EQ(observations.productReadyCalls, 3 * 40);  // n, blob and a
+}
+
+// productReady() calls meet in pairs: each waits until the call it pairs
+// with has arrived too. Calls made one after another cannot both meet (the
+// first waits in vain; after that the others stop waiting, so that a
+// failure ends quickly).
+class MeetingOutput : public global::Output {
+ public:
+  explicit MeetingOutput(std::string const& label) : Output(label) {}
+  bool wantsProductReady() const override { return true; }
+  void productReady(Event const&, ProductIndex) const override {
+    auto const ticket = arrived_.fetch_add(1);
+    auto const pairDone = ticket / 2 * 2 + 2;
+    auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (arrived_.load() < pairDone && !gaveUp_.load() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+    if (arrived_.load() >= pairDone) {
+      met_.fetch_add(1);
+    } else {
+      gaveUp_.store(true);
+    }
+  }
+  void write(Event const&) const override { events_.fetch_add(1); }
+  int met() const { return met_.load(); }
+  int events() const { return events_.load(); }
+
+ private:
+  mutable std::atomic<int> arrived_{0}, met_{0}, events_{0};
+  mutable std::atomic<bool> gaveUp_{false};
+};
+
+TEST(ProductReadyTest, AnEventsProductsFromMemoryAreAnnouncedSideBySide) {
+  // One lane, two threads, a source held in memory (repeat=): only if the
+  // two products of an event are announced in parallel can both calls of
+  // each pair meet.
+  Observations observations;
+  auto registry = testRegistry(observations);
+  MeetingOutput* output = nullptr;
+  registry.addOutput({"meeting", ""}, [&output](std::string const& label, Options const&) {
+    auto made = std::make_unique<MeetingOutput>(label);
+    output = made.get();
+    return std::unique_ptr<OutputModule>(std::move(made));
+  });
+  auto config = job("count:events=20,repeat=20");
+  config.maxEvents = 20;
+  config.threads = 2;
+  config.lanes = 1;
+  config.outputs.push_back({"out", PluginSpec::parse("meeting"), {}});
+  EventProcessor processor(config, registry);
+  auto const summary = processor.run();
+  ASSERT_FALSE(summary.failed) << summary.error;
+  ASSERT_NE(output, nullptr);
+  EXPECT_EQ(output->events(), 20);
+  EXPECT_EQ(output->met(), 2 * 20);  // n and blob of every event
 }
 
 TEST_P(EventProcessorTest, MaxEventsLimitsTheJob) {

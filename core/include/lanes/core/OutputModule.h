@@ -12,7 +12,10 @@
 namespace lanes {
 
 // Construction and the job transitions run on one thread; write() follows the
-// concurrency class; productReady() may be called concurrently from any lane.
+// concurrency class; productReady() may be called concurrently from any lane,
+// and for different products of one event (a source's products ready at
+// once are announced as a parallel range); never twice for one product of
+// one event.
 class OutputModule : public Module {
  public:
   // Resolves the keep patterns into consumed products. Called by the framework

@@ -11,7 +11,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "codec/Codec.h"
 #include "lanes/core/Options.h"
 #include "lanes/core/PluginOptions.h"
 #include "lanes/core/Source.h"
@@ -25,8 +24,8 @@ namespace lanes::rootio {
 // next() (concurrentReads()): it touches only its event's record, which
 // next() made and frees only when the lane that held it asks for its next
 // event, and the record's batch, whose frame is opened once (std::call_once).
-// A batch holds its bytes and its file's Format, so the source closes a
-// file as soon as it moves to the next.
+// An event's record holds its batch's bytes and its file's Format, so the
+// source closes a file as soon as it moves to the next.
 class EventsSource : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST (InputFiles.h), and

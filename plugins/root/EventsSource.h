@@ -52,6 +52,8 @@ class EventsSource : public Source {
   // Opens file `index`; the first declares the products, a later one must
   // hold the same. Throws lanes::Exception naming the file.
   std::unique_ptr<OpenFile> open(std::size_t index);
+  // Reopens the cursor's file in a process forked after it was opened.
+  void ownFile();
   // Moves to the next entry's ids, in this file or a later one; false past the last.
   bool nextEntry();
   std::shared_ptr<StoredBatch> loadBlob();

@@ -16,6 +16,7 @@ namespace lanes {
 
 namespace detail {
 extern std::atomic<TraceRecorder*> deviceTraceSink;  // DeviceTrace.cpp's
+void flushDeviceBacklogs();
 }  // namespace detail
 
 namespace {
@@ -228,6 +229,8 @@ std::size_t TraceRecorder::size() const {
 }
 
 void TraceRecorder::close() {
+  // Device work done but not yet recorded (deviceTrace::Backlog), while this is still the sink.
+  if (detail::deviceTraceSink.load(std::memory_order_acquire) == this) detail::flushDeviceBacklogs();
   stopDeviceTrace(this);
   auto const pid = ::getpid();
   {

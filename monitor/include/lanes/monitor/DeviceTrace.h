@@ -11,11 +11,16 @@
 // so before the recorder closes).
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "lanes/core/ProcessingObserver.h"
 
 namespace lanes::deviceTrace {
+
+// Whether a trace is recorded now: a backend that times its work on the
+// device (CUDA events) does so only then.
+bool recording();
 
 // A new flow's id; 0 when no trace is recorded (every function takes 0 as "none").
 std::uint64_t newFlow();
@@ -30,6 +35,40 @@ void flowToHere(std::uint64_t flow);
 // `into` at its start and begins flow `out` at its end.
 void work(unsigned queue, std::string const& name, Clock::time_point begin, Clock::time_point end, std::uint64_t into,
           std::uint64_t out);
+
+// Device work timed on the device's own clock, placed on the host's: it
+// began `beginS` and ended `endS` seconds after a reference point whose host
+// time is `reference`. The host also knows for certain that the work began
+// after `enqueued` and ended before `done` (when it saw the work finished),
+// so the box is moved into that window, keeping its duration where it fits:
+// an error in the reference never draws the work before the call that
+// launched it or after the call that took its result, and flows keep their
+// order.
+struct Interval {
+  Clock::time_point begin, end;
+};
+Interval onHostClock(Clock::time_point reference, double beginS, double endS, Clock::time_point enqueued,
+                     Clock::time_point done);
+
+// Device work that the host learns of only after it is done, and records
+// later (CUDA events are read on host threads, never in a stream callback).
+// While a Backlog lives, the recording TraceRecorder calls its `flush` when
+// it closes, before it stops recording, on the closing thread, so that the
+// work of the job's last events is in the trace; `flush` calls work() for
+// what is still to be recorded.
+//
+// Thread-safe: made and destroyed on any thread; the destructor waits for a
+// flush in progress, so `flush` may use what the Backlog's owner holds.
+class Backlog {
+ public:
+  explicit Backlog(std::function<void()> flush);
+  ~Backlog();
+  Backlog(Backlog const&) = delete;
+  Backlog& operator=(Backlog const&) = delete;
+
+ private:
+  std::function<void()> flush_;
+};
 
 // Records a piece of device work from construction to destruction (also
 // when it throws).

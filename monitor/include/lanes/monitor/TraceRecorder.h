@@ -21,7 +21,8 @@
 // device queue becomes a track ("device queue N") of boxes, with flow events
 // ("ph": "s"/"f", category "device") between the host calls and the device
 // work; these are rare next to calls, kept under a lock and written out a
-// MiB at a time.
+// MiB at a time. As it closes, it first has the backends record the device
+// work they learn of late (deviceTrace::Backlog).
 
 #include <atomic>
 #include <cstdint>

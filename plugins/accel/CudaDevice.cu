@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -16,15 +17,13 @@
 #include <utility>
 #include <vector>
 
+#include "accel/CudaCheck.h"
+#include "accel/CudaTrace.h"
 #include "accel/Digest.h"
 #include "lanes/core/Exception.h"
 
 namespace lanes::accel {
 namespace {
-
-void check(cudaError_t status, std::string const& what) {
-  if (status != cudaSuccess) throw Exception("CUDA: " + what + " failed: " + cudaGetErrorString(status));
-}
 
 // A kernel reads its inputs' addresses from its parameters, which have a fixed size.
 constexpr std::size_t kMaxInputs = 32;
@@ -148,6 +147,9 @@ class DeviceState {
 
   long long cycles(double seconds) const { return std::llround(seconds * cyclesPerSecond_); }
 
+  // A new queue's track in the trace: "device queue N".
+  unsigned newQueue() { return queues_.fetch_add(1, std::memory_order_relaxed); }
+
   // Device memory for `bytes` (at least the digest word), usable by any queue.
   std::uint64_t* allocate(std::size_t bytes) {
     drain();
@@ -215,6 +217,7 @@ class DeviceState {
   }
 
   double cyclesPerSecond_ = 0;
+  std::atomic<unsigned> queues_{0};
   cudaStream_t allocations_ = nullptr;
   PinnedWords words_;
   mutable std::mutex mutex_;  // guards the members below
@@ -256,16 +259,25 @@ class CudaMarker : public Marker {
     } else {
       check(cudaEventSynchronize(event_), "waiting for a marker");
     }
+    if (sightings_) sightings_->seen(traced_, Clock::now());
     if (auto error = state_->report(readWord(*failure_))) std::rethrow_exception(error);
   }
 
   cudaEvent_t event() const { return event_; }
   std::uint64_t* failure() const { return failure_.get(); }
 
+  // --trace: a waiter that sees the marker reached notes the queue's first `traced` pieces of work done.
+  void notes(std::shared_ptr<Sightings> sightings, std::uint64_t traced) {
+    sightings_ = std::move(sightings);
+    traced_ = traced;
+  }
+
  private:
   std::shared_ptr<DeviceState> state_;
   std::shared_ptr<std::uint64_t> failure_;  // the queue's failure when the marker was reached
   cudaEvent_t event_ = nullptr;
+  std::shared_ptr<Sightings> sightings_;  // none when not traced
+  std::uint64_t traced_ = 0;
 };
 
 // A host callback in flight; the callback thread deletes it.
@@ -273,12 +285,15 @@ struct PendingCallback {
   std::function<void(std::exception_ptr)> callback;
   std::shared_ptr<std::uint64_t> queueFailure;
   std::shared_ptr<DeviceState> state;
+  std::shared_ptr<Sightings> sightings;  // --trace: notes the queue's first `traced` pieces of work done
+  std::uint64_t traced = 0;
 
   // cudaStreamAddCallback rather than cudaLaunchHostFunc: after a device
   // error the latter never calls its function, and the module waiting for it
   // would never complete; this one is called with the error.
   static void CUDART_CB run(cudaStream_t, cudaError_t status, void* data) {
     std::unique_ptr<PendingCallback> pending(static_cast<PendingCallback*>(data));
+    if (pending->sightings) pending->sightings->seen(pending->traced, Clock::now());
     auto failure = status != cudaSuccess
                        ? std::make_exception_ptr(Exception(std::string("CUDA: device error: ") + cudaGetErrorString(status)))
                        : pending->state->report(readWord(*pending->queueFailure));
@@ -290,16 +305,17 @@ struct PendingCallback {
 // operation's few calls together and guards the list of what the queue's
 // work in flight uses. That list is kept until a later marker is reached
 // (it is checked at each enqueue), so buffers and host words outlive the
-// work that reads them. The destructor waits for the work enqueued.
+// work that reads them; so is the traced work done (CudaTrace.h). The
+// destructor waits for the work enqueued.
 class CudaQueue : public Queue {
  public:
-  explicit CudaQueue(std::shared_ptr<DeviceState> state) : state_(std::move(state)), failure_(state_->word(state_)) {
-    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  }
+  explicit CudaQueue(std::shared_ptr<DeviceState> state)
+      : state_(std::move(state)), failure_(state_->word(state_)), stream_(newStream()), trace_(stream_, state_->newQueue()) {}
 
   ~CudaQueue() override {
     // A failure in this work was reported to its markers and callbacks already.
     cudaStreamSynchronize(stream_);
+    trace_.record(true);
     cudaStreamDestroy(stream_);
   }
 
@@ -307,6 +323,7 @@ class CudaQueue : public Queue {
     auto payload = to->bytes() > sizeof(std::uint64_t) ? state_->payload(to->bytes()) : nullptr;
     std::lock_guard lock(mutex_);
     releaseFinished();
+    auto piece = trace_.begin("copy to device");
     check(cudaMemcpyAsync(dataOf(*to), &from->value, sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyAsync host->device");
     if (payload) {
@@ -314,6 +331,7 @@ class CudaQueue : public Queue {
                             stream_),
             "cudaMemcpyAsync host->device");
     }
+    trace_.end(std::move(piece));
     keep({std::move(from), std::move(to), std::move(payload)});
   }
 
@@ -321,6 +339,7 @@ class CudaQueue : public Queue {
     auto payload = from->bytes() > sizeof(std::uint64_t) ? state_->payload(from->bytes()) : nullptr;
     std::lock_guard lock(mutex_);
     releaseFinished();
+    auto piece = trace_.begin("copy to host");
     check(cudaMemcpyAsync(&to->value, dataOf(*from), sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream_),
           "cudaMemcpyAsync device->host");
     if (payload) {
@@ -328,6 +347,7 @@ class CudaQueue : public Queue {
                             cudaMemcpyDeviceToHost, stream_),
             "cudaMemcpyAsync device->host");
     }
+    trace_.end(std::move(piece));
     keep({std::move(from), std::move(to), std::move(payload)});
   }
 
@@ -345,8 +365,10 @@ class CudaQueue : public Queue {
     args.queueFailure = failure_.get();
     std::lock_guard lock(mutex_);
     releaseFinished();
+    auto piece = trace_.begin(kernel.name, kernel.flowIn, kernel.flowOut);
     spinAndDigest<<<1, 1, 0, stream_>>>(args);
     checkLaunch("the kernel of module '" + kernel.name + "'");
+    trace_.end(std::move(piece));
     for (auto& input : kernel.inputs) keep({std::move(input)});
     keep({std::move(kernel.output)});
   }
@@ -355,6 +377,7 @@ class CudaQueue : public Queue {
     auto marker = std::make_shared<CudaMarker>(state_, state_->word(state_));
     std::lock_guard lock(mutex_);
     releaseFinished();
+    if (trace_.ended()) marker->notes(trace_.sightings(), trace_.ended());
     carryFailure<<<1, 1, 0, stream_>>>(failure_.get(), marker->failure());
     checkLaunch("the failure snapshot of a marker");
     check(cudaEventRecord(marker->event(), stream_), "cudaEventRecord");
@@ -373,9 +396,13 @@ class CudaQueue : public Queue {
   }
 
   void onDone(std::function<void(std::exception_ptr)> callback) override {
-    auto pending = std::make_unique<PendingCallback>(PendingCallback{std::move(callback), failure_, state_});
+    auto pending = std::make_unique<PendingCallback>(PendingCallback{std::move(callback), failure_, state_, nullptr, 0});
     std::lock_guard lock(mutex_);
     releaseFinished();
+    if (trace_.ended()) {
+      pending->sightings = trace_.sightings();
+      pending->traced = trace_.ended();
+    }
     check(cudaStreamAddCallback(stream_, &PendingCallback::run, pending.get(), 0), "cudaStreamAddCallback");
     pending.release();  // the callback deletes it
   }
@@ -399,11 +426,19 @@ class CudaQueue : public Queue {
     while (!finished_.empty() && cudaEventQuery(finished_.front().marker->event()) != cudaErrorNotReady) {
       finished_.pop_front();
     }
+    trace_.recordDone();
+  }
+
+  static cudaStream_t newStream() {
+    cudaStream_t stream = nullptr;
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    return stream;
   }
 
   std::shared_ptr<DeviceState> state_;
   std::shared_ptr<std::uint64_t> failure_;  // the sticky failure; written by the device
-  cudaStream_t stream_ = nullptr;
+  cudaStream_t stream_;
+  CudaTrace trace_;   // the work on the stream for --trace; under mutex_ but for what CudaTrace.h says
   std::mutex mutex_;  // guards the two members below
   std::vector<std::shared_ptr<void const>> inFlight_;
   std::deque<Batch> finished_;  // in the order of their markers

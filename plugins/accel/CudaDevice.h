@@ -10,6 +10,7 @@
 //               cycles at the device's clock rate, then writes the digest of Digest.h
 //   onDone      a stream callback (cudaStreamAddCallback)
 //   buffers     stream-ordered allocations from the device's memory pool, kept cached
+//   --trace     each copy and kernel between two timing events on its stream (CudaTrace.h)
 //
 // How it differs from the emulated device:
 // - The sticky failure of a queue is a word in pinned host memory that the

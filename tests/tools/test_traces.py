@@ -1,11 +1,13 @@
 """Every kind of `--trace` checked against the trace-event format (tracecheck.py): a single process; a
 multi-process job (fork and --no-fork, queue and round-robin, merge and shared writer), merged into one trace
 with a process track per worker on the parent's clock; an accelerator job, with its device queues as tracks and
-flows from acquire to the device and back to produce."""
+flows from acquire to the device and back to produce, from the emulated device and (where there is a GPU) CUDA."""
 
+import functools
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -107,10 +109,14 @@ def enclosing(result, event):
                 and e["ts"] <= event["ts"] <= e["ts"] + e["dur"])
 
 
-@pytest.mark.parametrize("strategy", ["sync-multi", "external-worker", "waiting-pool"])
-def test_an_accelerator_job_shows_its_device_queues_and_flows(tmp_path, strategy):
-    trace, report = traced(tmp_path, "--menu", MENU, "-n", "10", "-t", "2", "--accel", "emulated:launch=1e-6",
-                           "--accel-strategy", strategy)
+STRATEGIES = ["sync-single", "sync-multi", "external-worker", "waiting-pool"]
+
+
+def accelerator_trace(directory, backend, strategy):
+    return traced(directory, "--menu", MENU, "-n", "10", "-t", "2", "--accel", backend, "--accel-strategy", strategy)
+
+
+def check_device_queues_and_flows(trace, report, strategy):
     result = check(trace)
     queues = {tid: name for (pid, tid), name in result["threads"].items() if name.startswith("device queue")}
     assert queues
@@ -135,6 +141,31 @@ def test_an_accelerator_job_shows_its_device_queues_and_flows(tmp_path, strategy
         assert enclosing(result, ends[flow])["name"] == enclosing(result, starts[flow])["name"]
     waiting = accel if strategy != "waiting-pool" else {"pixelVertices", "ecalClusters", "ecalTiming", "hcalRecHits"}
     assert waiting <= {enclosing(result, ends[flow])["name"] for flow in back}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_accelerator_job_shows_its_device_queues_and_flows(tmp_path, strategy):
+    check_device_queues_and_flows(*accelerator_trace(tmp_path, "emulated:launch=1e-6", strategy), strategy)
+
+
+@functools.cache
+def cuda_missing():
+    """Why a `--accel cuda` job cannot run here (no CUDA backend in the build, or no GPU), or None."""
+    with tempfile.TemporaryDirectory() as directory:
+        stderr = lanes("run", "--menu", MENU, "-n", "1", "--accel", "cuda", cwd=directory).stderr
+    for cause, reason in [("is not in this build", "no CUDA backend in this build"),
+                          ("found no CUDA device", "no CUDA device here")]:
+        if cause in stderr:
+            return reason
+    return None
+
+
+# The same trace from a GPU: every copy and kernel timed by CUDA events on its stream's track.
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_cuda_job_shows_its_device_queues_and_flows(tmp_path, strategy):
+    if cuda_missing():
+        pytest.skip(cuda_missing())
+    check_device_queues_and_flows(*accelerator_trace(tmp_path, "cuda", strategy), strategy)
 
 
 def test_a_multi_process_accelerator_job_keeps_every_workers_flows_apart(tmp_path):

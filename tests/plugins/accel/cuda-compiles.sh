@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compiles the CUDA backend (plugins/accel/CudaDevice.cu) without linking or
+# Compiles the CUDA backend (plugins/accel/*.cu) without linking or
 # running it, so that it cannot rot on machines with no CUDA toolkit and no
 # GPU. The compiler is $LANES_NVCC, else the project venv's nvcc (the
 # nvidia-cuda-nvcc wheel of requirements.txt). Exits 77 (skipped) when
@@ -23,7 +23,9 @@ fi
 mkdir -p "$output_dir"
 # sm_80 stands for any GPU: the check is that the code compiles. Warnings are
 # errors, so that a deprecation in a newer toolkit shows up here first.
-exec "$nvcc" -c -std=c++17 -arch=sm_80 -ccbin g++ \
-  -I"$source_dir/plugins" -I"$source_dir/core/include" \
-  -Werror all-warnings -Xcompiler=-Wall,-Wextra,-Wno-unused-parameter,-Werror \
-  "$source_dir/plugins/accel/CudaDevice.cu" -o "$output_dir/CudaDevice.o"
+for source in "$source_dir"/plugins/accel/*.cu; do
+  "$nvcc" -c -std=c++17 -arch=sm_80 -ccbin g++ \
+    -I"$source_dir/plugins" -I"$source_dir/core/include" -I"$source_dir/monitor/include" \
+    -Werror all-warnings -Xcompiler=-Wall,-Wextra,-Wno-unused-parameter,-Werror \
+    "$source" -o "$output_dir/$(basename "$source" .cu).o"
+done

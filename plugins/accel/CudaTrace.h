@@ -12,9 +12,9 @@
 // event on the queue's stream (idle then) and waits for it: the GPU took
 // that time between the host's reads before the record and after the wait,
 // and the midpoint is kept, so the reference is off by at most half that
-// window (the narrowest of three rounds: a few microseconds on an idle
-// stream; this costs one short synchronisation per queue, only when
-// tracing). A box begins at the reference plus its elapsed time since it.
+// window (the narrowest of three rounds; on an idle stream a round trip
+// should take microseconds, not measured here for want of a GPU). It costs
+// one short synchronisation per queue, only when tracing. A box begins at the reference plus its elapsed time since it.
 // That placement errs more as the job goes on: elapsed times are floats
 // (6e-8 of the time since the reference: 6 µs after 100 s), and the GPU's
 // timer and the host's clock drift apart by parts per million. So each box

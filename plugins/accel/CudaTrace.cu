@@ -7,21 +7,6 @@
 
 namespace lanes::accel {
 
-void Sightings::seen(std::uint64_t count, Clock::time_point when) {
-  std::lock_guard lock(mutex_);
-  sightings_.push_back({count, when});
-}
-
-std::optional<Clock::time_point> Sightings::doneBy(std::uint64_t index) {
-  std::lock_guard lock(mutex_);
-  sightings_.erase(std::remove_if(sightings_.begin(), sightings_.end(),
-                                  [index](Sighting const& sighting) { return sighting.count <= index; }),
-                   sightings_.end());
-  std::optional<Clock::time_point> earliest;
-  for (auto const& sighting : sightings_) earliest = std::min(earliest.value_or(sighting.when), sighting.when);
-  return earliest;
-}
-
 TimingEvent::TimingEvent() { check(cudaEventCreate(&event_), "cudaEventCreate (trace timing)"); }
 
 TimingEvent::~TimingEvent() {

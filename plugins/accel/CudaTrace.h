@@ -29,7 +29,7 @@
 // done), when the queue goes, and when the recorder closes
 // (deviceTrace::Backlog, which waits for work still running), so every box
 // is in the trace. A callback or a marker's waiter only notes the host time
-// it saw the work done (Sightings).
+// it saw the work done (Sightings.h).
 //
 // Off (no trace recorded when work is enqueued): no events are made, and an
 // enqueue costs an atomic load.
@@ -42,32 +42,14 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <vector>
 
+#include "accel/Sightings.h"
 #include "lanes/monitor/DeviceTrace.h"
 
 namespace lanes::accel {
 
-// When the host saw a queue's first pieces of work done. Thread-safe, and
-// makes no CUDA call: a stream callback's thread notes here.
-class Sightings {
- public:
-  // The host saw the queue's first `count` pieces of work done at `when`.
-  void seen(std::uint64_t count, Clock::time_point when);
-  // The earliest time the host saw piece `index` done, if it did; forgets
-  // what only concerns the pieces before it (they are drawn in order).
-  std::optional<Clock::time_point> doneBy(std::uint64_t index);
-
- private:
-  struct Sighting {
-    std::uint64_t count;
-    Clock::time_point when;
-  };
-  std::mutex mutex_;  // guards sightings_
-  std::vector<Sighting> sightings_;
-};
-
-// A CUDA event with timing on, owned. Made and destroyed on host threads.
+// Externally synchronised by its owner: a CUDA event with timing on, made
+// and destroyed on host threads.
 class TimingEvent {
  public:
   TimingEvent();

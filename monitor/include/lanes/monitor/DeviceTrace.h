@@ -57,8 +57,9 @@ Interval onHostClock(Clock::time_point reference, double beginS, double endS, Cl
 // work of the job's last events is in the trace; `flush` calls work() for
 // what is still to be recorded.
 //
-// Thread-safe: made and destroyed on any thread; the destructor waits for a
-// flush in progress, so `flush` may use what the Backlog's owner holds.
+// Thread-safe: made and destroyed on any thread (never inside a flush); the
+// destructor waits for a flush in progress, so `flush` may use what the
+// Backlog's owner holds.
 class Backlog {
  public:
   explicit Backlog(std::function<void()> flush);

@@ -143,7 +143,8 @@ def test_multi_process_html_shows_the_parents_merged_figures_and_a_row_per_worke
     assert f'id="monitor-estimated">{1e3 * report["monitor"]["estimated_s"]:,.2f} ms<' in dom
     assert f'id="monitor-share">{100 * report["monitor"]["thread_time_share"]:.2f}%<' in dom
     assert f'id="stall-s">{report["stall_s"]:.3f} s' in dom and 'id="event-times">median ' in dom
-    assert "Merged from the job's 2 parts" in dom
+    merged_from = "3 parts (its workers, and the events before the fork)" if report["prefork"] else "2 workers"
+    assert f"Merged from the job's {merged_from}." in dom
     assert_not_blank(pixels)
 
 

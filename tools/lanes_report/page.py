@@ -158,9 +158,12 @@ def parts_said(report):
     """How a merged report's figures were made, for the page to say; "" for a single process's."""
     if "workers" not in report:
         return ""
-    parts = len(inputs.worker_reports(report)) + (1 if isinstance(report.get("prefork"), dict) else 0)
-    what = "ranks" if report.get("mode") == "mpi" else "parts (the workers, and the events before the fork)"
-    return f" Merged from the job's {parts} {what}."
+    parts = len(inputs.worker_reports(report))
+    if report.get("mode") == "mpi":
+        return f" Merged from the job's {parts} ranks."
+    if isinstance(report.get("prefork"), dict):
+        return f" Merged from the job's {parts + 1} parts (its workers, and the events before the fork)."
+    return f" Merged from the job's {parts} workers."
 
 
 def figure_table(element_id, rows):

@@ -73,6 +73,38 @@ void mergeThreadTime(ThreadTime& merged, nlohmann::json const& time) {
   merged.idleSeconds += secondsOf(time, "idle_s");
 }
 
+// Sums the parts' timed records and estimates; each part measured its own
+// per-record costs, so the merged ones are their means weighted by the
+// records, which keeps calls x ns_per_call + (waits + events) x ns_per_wait
+// equal to the summed estimate.
+class MonitorSums {
+ public:
+  void add(nlohmann::json const& monitor) {
+    if (!monitor.is_object()) return;
+    auto const calls = monitor.value("timed_calls", std::uint64_t{0});
+    auto const waits = monitor.value("timed_waits", std::uint64_t{0});
+    auto const events = monitor.value("timed_events", std::uint64_t{0});
+    cost_.calls += calls;
+    cost_.waits += waits;
+    cost_.events += events;
+    cost_.seconds += monitor.value("estimated_s", 0.0);
+    callNs_ += static_cast<double>(calls) * monitor.value("ns_per_call", 0.0);
+    waitNs_ += static_cast<double>(waits + events) * monitor.value("ns_per_wait", 0.0);
+  }
+
+  MonitorCost total() const {
+    auto cost = cost_;
+    cost.nsPerCall = cost.calls > 0 ? callNs_ / static_cast<double>(cost.calls) : 0.0;
+    auto const waits = cost.waits + cost.events;
+    cost.nsPerWait = waits > 0 ? waitNs_ / static_cast<double>(waits) : 0.0;
+    return cost;
+  }
+
+ private:
+  MonitorCost cost_;
+  double callNs_ = 0, waitNs_ = 0;
+};
+
 // The parts' event times: the percentiles from the summed histograms (never
 // above the largest time, which is exact), the slowest events of them all.
 nlohmann::json mergeEventTimes(std::vector<nlohmann::json const*> const& parts) {
@@ -104,6 +136,7 @@ nlohmann::json mergeEventTimes(std::vector<nlohmann::json const*> const& parts) 
 RunReport mergePartReports(std::vector<nlohmann::json const*> const& parts) {
   RunReport merged;
   auto paths = nlohmann::json::array();
+  MonitorSums monitor;
   for (auto const* part : parts) {
     if (!part || !part->is_object()) continue;
     auto const& report = *part;
@@ -124,7 +157,11 @@ RunReport mergePartReports(std::vector<nlohmann::json const*> const& parts) {
     }
     auto const pathReport = report.value("path_report", nlohmann::json::object());
     if (pathReport.is_object()) mergePaths(paths, pathReport.value("paths", nlohmann::json::array()));
+    monitor.add(report.value("monitor", nlohmann::json()));
   }
+  auto const cpu = merged.cpuUserSeconds + merged.cpuSystemSeconds;
+  merged.cpuEfficiency = merged.threadTime.totalSeconds > 0 ? cpu / merged.threadTime.totalSeconds : 0.0;
+  merged.monitor = monitor.total();
   merged.paths = paths;
   merged.eventTimes = mergeEventTimes(parts);
   return merged;

@@ -177,8 +177,8 @@ std::string share(double part, double whole) { return fixed(100 * ratio(part, wh
 // Stalls are named when they pass this share of the thread time.
 constexpr double kStallShareNamed = 0.03;
 
-// What the monitor's timing cost, when it timed anything (a report merged
-// from several processes' has no estimate of its own).
+// What the monitor's timing cost, when it timed anything (a merged report's
+// is the sum of its parts').
 void printMonitor(RunReport const& report, std::ostream& out) {
   auto const& monitor = report.monitor;
   if (monitor.calls + monitor.waits + monitor.events == 0) return;

@@ -23,15 +23,15 @@ RunReport mergedFigures(nlohmann::json const& report) {
 void addMergedFigures(nlohmann::json& report) {
   auto const figures = mergedFigures(report).toJson();
   for (auto const* key : {"modules", "source_s", "outputs_s", "thread_time", "stall_s", "lane_idle_s", "path_report",
-                          "event_times"}) {
+                          "event_times", "cpu_user_s", "cpu_sys_s", "cpu_efficiency", "monitor"}) {
     report[key] = figures[key];
   }
+  unsigned threads = 0;
   auto workers = nlohmann::json::array();
   for (auto const& worker : report["workers"]) {
-    if (!worker.contains("report") || !worker["report"].is_object() || !worker["report"].contains("memory") ||
-        !worker["report"]["memory"].is_object()) {
-      continue;  // a worker that died, or wrote no readable report
-    }
+    if (!worker.contains("report") || !worker["report"].is_object()) continue;  // a worker that died
+    threads += worker["report"].value("threads", 0u);
+    if (!worker["report"].contains("memory") || !worker["report"]["memory"].is_object()) continue;
     auto const& memory = worker["report"]["memory"];
     auto const started = worker.value("started_s", 0.0);
     auto samples = nlohmann::json::array();
@@ -40,6 +40,7 @@ void addMergedFigures(nlohmann::json& report) {
     }
     workers.push_back({{"part", worker["part"]}, {"interval_s", memory.value("interval_s", 0.0)}, {"samples", samples}});
   }
+  report["threads"] = threads;
   report["memory"]["workers"] = workers;
 }
 
@@ -109,6 +110,10 @@ void printMultiProcessReport(nlohmann::json const& report, std::ostream& out) {
         << (shared ? " (by the shared writer)\n" : " (merged from the workers' parts)\n");
   }
   if (report.value("failed", false)) out << "FAILED: " << report["error"].get<std::string>() << "\n";
+  printMergedFigures(report, out);
+}
+
+void printMergedFigures(nlohmann::json const& report, std::ostream& out) {
   printWorkerMemory(report["memory"], out);
   auto const figures = mergedFigures(report);
   if (figures.threads == 0) return;  // no part finished: nothing to analyse

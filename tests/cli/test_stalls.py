@@ -175,9 +175,26 @@ def test_multi_process_memory_is_sampled_per_worker_on_the_jobs_clock(multiproce
         assert all(rss > 0 for _, rss in samples)
 
 
+def test_multi_process_monitor_cost_and_cpu_are_the_sums_of_the_parts(multiprocess):
+    report, parts = multiprocess.report, parts_of(multiprocess.report)
+    monitor = report["monitor"]
+    for key in ("timed_calls", "timed_waits", "timed_events"):
+        assert monitor[key] == sum(p["monitor"][key] for p in parts), key
+    assert monitor["timed_calls"] > 0 and monitor["timed_events"] == report["events"] == 200
+    assert monitor["estimated_s"] == pytest.approx(sum(p["monitor"]["estimated_s"] for p in parts))
+    records = monitor["timed_calls"] * monitor["ns_per_call"] + \
+        (monitor["timed_waits"] + monitor["timed_events"]) * monitor["ns_per_wait"]
+    assert 1e-9 * records == pytest.approx(monitor["estimated_s"])
+    assert monitor["thread_time_share"] == pytest.approx(monitor["estimated_s"] / report["thread_time"]["total_s"])
+    cpu = sum(p["cpu_user_s"] + p["cpu_sys_s"] for p in parts)
+    assert report["cpu_user_s"] + report["cpu_sys_s"] == pytest.approx(cpu)
+    assert report["cpu_efficiency"] == pytest.approx(cpu / report["thread_time"]["total_s"])
+    assert report["threads"] == 4  # the workers', not the events' before the fork
+
+
 def test_multi_process_summary_prints_the_merged_analysis(multiprocess):
     out = multiprocess.stdout
-    for words in ("thread time", "most in serial", "event time: median", "RSS sampled in each worker",
+    for words in ("thread time", "monitor ~", "most in serial", "event time: median", "RSS sampled in each worker",
                   "path/module", "output dummy: 200 events written"):
         assert words in out, out
 

@@ -85,6 +85,52 @@ TEST(ReportMerge, EventTimesAreTheDistributionOfAllTheParts) {
   EXPECT_EQ(LogHistogram::fromJson(times["histogram"]).count(), 7u);
 }
 
+// A part's monitor section, as MonitorCost::toJson() writes it.
+nlohmann::json monitorOf(std::uint64_t calls, std::uint64_t waits, std::uint64_t events, double nsPerCall,
+                         double nsPerWait) {
+  auto const seconds =
+      1e-9 * (static_cast<double>(calls) * nsPerCall + static_cast<double>(waits + events) * nsPerWait);
+  return {{"timed_calls", calls},    {"timed_waits", waits},   {"timed_events", events}, {"ns_per_call", nsPerCall},
+          {"ns_per_wait", nsPerWait}, {"estimated_s", seconds}, {"thread_time_share", 0.5}};
+}
+
+TEST(ReportMerge, TheMonitorsCostIsTheSumOfThePartsWithTheirPerRecordCostsWeighted) {
+  auto a = part(1.0, {0.01, 0.02}, "1:1:2");
+  auto b = part(3.0, {0.03}, "1:1:3");
+  a["monitor"] = monitorOf(1000, 200, 2, 30.0, 10.0);
+  b["monitor"] = monitorOf(3000, 600, 1, 50.0, 20.0);
+  auto const monitor = mergePartReports({&a, &b}).toJson()["monitor"];
+  EXPECT_EQ(monitor["timed_calls"], 4000);
+  EXPECT_EQ(monitor["timed_waits"], 800);
+  EXPECT_EQ(monitor["timed_events"], 3);
+  auto const seconds = a["monitor"]["estimated_s"].get<double>() + b["monitor"]["estimated_s"].get<double>();
+  EXPECT_DOUBLE_EQ(monitor["estimated_s"].get<double>(), seconds);
+  EXPECT_DOUBLE_EQ(monitor["ns_per_call"].get<double>(), (1000 * 30.0 + 3000 * 50.0) / 4000);
+  EXPECT_DOUBLE_EQ(monitor["ns_per_wait"].get<double>(), (202 * 10.0 + 601 * 20.0) / 803);
+  EXPECT_NEAR(4000 * monitor["ns_per_call"].get<double>() + 803 * monitor["ns_per_wait"].get<double>(), 1e9 * seconds,
+              1e-6);
+  // The share is of the merged thread time (4 s + 12 s), not a part's.
+  EXPECT_DOUBLE_EQ(monitor["thread_time_share"].get<double>(), seconds / 16.0);
+}
+
+TEST(ReportMerge, CpuEfficiencyIsThePartsCpuOverTheirThreadTime) {
+  auto const a = part(1.0, {0.01}, "1:1:1");
+  auto const b = part(2.0, {0.02}, "1:1:2");
+  auto const merged = mergePartReports({&a, &b}).toJson();
+  EXPECT_DOUBLE_EQ(merged["cpu_efficiency"].get<double>(), (1.1 + 2.2) / (4.0 + 8.0));
+}
+
+TEST(ReportMerge, PartsWithoutAMonitorSectionCountAsZero) {
+  auto const a = part(1.0, {0.01}, "1:1:1");
+  auto b = part(1.0, {0.02}, "1:1:2");
+  b["monitor"] = monitorOf(10, 0, 1, 40.0, 0.0);
+  auto const monitor = mergePartReports({&a, &b}).toJson()["monitor"];
+  EXPECT_EQ(monitor["timed_calls"], 10);
+  EXPECT_DOUBLE_EQ(monitor["ns_per_call"].get<double>(), 40.0);
+  EXPECT_DOUBLE_EQ(monitor["ns_per_wait"].get<double>(), 0.0);
+  EXPECT_EQ(mergePartReports({}).toJson()["monitor"]["timed_calls"], 0);
+}
+
 TEST(ReportMerge, PartsWithoutFiguresCountAsZero) {
   auto const a = part(1.0, {0.01, 0.02}, "1:1:2");
   nlohmann::json const empty = nlohmann::json::object();

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(REPO / "tools"))
 
 from browser import assert_not_blank, console_messages, chromium, open_page  # noqa: E402
-from lanes_report import inputs, page  # noqa: E402
+from lanes_report import page  # noqa: E402
 
 SMALL_JOB = ["-t", "2", "-n", "200", "--source", "synthetic:size.a=100,size.b=1000", "--waiter", "busy:scale=1e-7",
              "--output", "dummy"]
@@ -123,18 +123,63 @@ def test_the_stall_graph_of_the_trace_is_in_the_page(single, tmp_path):
     assert plain.returncode == 0 and "stall-graph" not in (tmp_path / "p.html").read_text()
 
 
-def test_multi_process_html_has_a_row_per_worker(tmp_path):
+def test_multi_process_html_shows_the_parents_merged_figures_and_a_row_per_worker(tmp_path):
     completed = lanes("run", "-p", "2", *SMALL_JOB, "--report", "report.json", "--html", "page.html", cwd=tmp_path)
     assert completed.returncode == 0, completed.stderr
     report = json.loads((tmp_path / "report.json").read_text())
     text = (tmp_path / "page.html").read_text()
     assert_self_contained(text)
-    workers = text.split('id="workers"')[1].split("</table>")[0]
+    dom, console, pixels = open_page(tmp_path / "page.html", tmp_path)
+    assert console == []
+    workers = dom.split('id="workers"')[1].split("</table>")[0]
     for worker in report["workers"]:
         assert f'data-value="{worker["pid"]}"' in workers
-    assert f'id="processes">2<' in text
-    modules = inputs.modules(report)  # summed over the workers
-    assert next(m for m in modules if m["label"] == "dummy")["calls"] == report["events"]
+    assert 'id="processes">2<' in dom and f'id="threads">{report["threads"]}<' in dom
+    assert f'id="cpu-efficiency">{100 * report["cpu_efficiency"]:.1f}%<' in dom
+    modules = dom.split('id="modules"')[1].split("</table>")[0]
+    for module in report["modules"]:  # the parent's merged rows
+        assert f'data-value="{module["label"]}"' in modules and f'data-value="{module["calls"]}"' in modules
+    assert next(m for m in report["modules"] if m["label"] == "dummy")["calls"] == report["events"]
+    assert f'id="monitor-estimated">{1e3 * report["monitor"]["estimated_s"]:,.2f} ms<' in dom
+    assert f'id="monitor-share">{100 * report["monitor"]["thread_time_share"]:.2f}%<' in dom
+    assert f'id="stall-s">{report["stall_s"]:.3f} s' in dom and 'id="event-times">median ' in dom
+    merged_from = "3 parts (its workers, and the events before the fork)" if report["prefork"] else "2 workers"
+    assert f"Merged from the job's {merged_from}." in dom
+    assert_not_blank(pixels)
+
+
+def test_a_single_process_page_shows_the_monitors_cost_without_saying_merged(single):
+    report = json.loads((single / "report.json").read_text())
+    text = (single / "page.html").read_text()
+    assert f'id="monitor-calls">{report["monitor"]["timed_calls"]:,} x ' in text
+    assert 'id="stall-s">' in text and "Merged from" not in text
+
+
+def test_compare_reads_a_multi_process_report_as_a_single_process_one(single, tmp_path):
+    completed = lanes("run", "-p", "2", *SMALL_JOB, "--report", "multi.json", cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    compared = lanes("compare", single / "report.json", "multi.json", "--json", cwd=tmp_path)
+    assert compared.returncode == 0, compared.stderr
+    result = json.loads(compared.stdout)
+    multi = json.loads((tmp_path / "multi.json").read_text())
+    figures = {f["name"]: f for f in result["figures"]}
+    assert figures["threads"]["b"] == multi["threads"] == 4
+    assert figures["cpu_s"]["b"] == pytest.approx(multi["cpu_user_s"] + multi["cpu_sys_s"])
+    assert figures["monitor_ms"]["b"] == 1e3 * multi["monitor"]["estimated_s"]
+    rows = {m["label"]: m for m in result["modules"]}
+    for module in multi["modules"]:
+        assert rows[module["label"]]["b_s"] == module["total_s"]
+    assert rows["(source)"]["b_s"] == multi["source_s"]
+
+
+@pytest.mark.parametrize("command", [["report", "old.json", "-o", "x.html"], ["compare", "old.json", "old.json"]])
+def test_a_multi_process_report_without_merged_figures_is_refused_in_one_line(tmp_path, command):
+    old = {"mode": "fork", "events": 10, "wall_s": 1.0, "events_per_s": 10.0,
+           "workers": [{"part": "worker-0", "report": {"modules": [], "threads": 1}}]}
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    completed = lanes(*command, cwd=tmp_path)
+    assert_one_line_error(completed, "old.json", "older lanes", "run the job again")
+    assert not (tmp_path / "x.html").exists()
 
 
 def test_scan_html_has_its_points_and_plots(tmp_path):

@@ -121,9 +121,10 @@ def test_runs_are_interleaved_and_copies_write_their_own_files(tmp_path):
     assert str(tmp_path / "runs" / "p001-r1-c2.trace.json") in first[1]
 
 
-def test_multi_process_reports_give_workers_cpu_and_total_pss(tmp_path):
+def test_multi_process_reports_give_the_parents_merged_cpu_and_total_pss(tmp_path):
     worker = {"threads": 2, "cpu_user_s": 1.5, "cpu_sys_s": 0.5}
     report = {"events": 100, "events_per_s": 50.0, "wall_s": 2.0, "workers": [{"report": worker}, {"report": worker}],
+              "threads": 4, "cpu_user_s": 3.0, "cpu_sys_s": 1.0,
               "memory": {"total_rss_bytes": 300, "total_pss_bytes": 200, "peak_total_pss_bytes": 250}}
     figures = table.combine([table.copy_figures(report)])
     assert figures["cpu_efficiency"] == pytest.approx(4.0 / (4 * 2.0))

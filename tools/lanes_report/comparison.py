@@ -5,7 +5,7 @@ import json
 from . import inputs
 
 RUN_FIGURES = ("events", "events_per_s", "wall_s", "cpu_s", "cpu_efficiency", "threads", "peak_rss_bytes",
-               "total_pss_bytes")
+               "total_pss_bytes", "stall_s", "monitor_ms")
 SCAN_METRICS = ("events_per_s", "cpu_efficiency", "wall_s")
 
 

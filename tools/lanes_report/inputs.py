@@ -1,4 +1,5 @@
-"""What the report and the comparison read: a run report (single- or multi-process) or a scan directory.
+"""What the report and the comparison read: a run report (single-process, multi-process or MPI, all with the same
+keys for the job's figures) or a scan directory.
 
 Only the JSON that lanes writes is read (reports, a scan's manifest.json and summary.json, its plots).
 """
@@ -50,6 +51,9 @@ def load(path):
     report = read_json(path, "the report")
     if not is_report(report):
         raise InputError(f"{path} is not a lanes run report (no events_per_s and wall_s)")
+    if "workers" in report and "modules" not in report:
+        raise InputError(f"{path} is a multi-process or MPI report of an older lanes, without its workers' figures "
+                         "merged (no modules): run the job again to report it")
     return {"kind": "run", "path": path, "report": report}
 
 
@@ -58,45 +62,31 @@ def worker_reports(report):
 
 
 def modules(report):
-    """[{label, plugin, kind, concurrency, calls, total_s, stall_s?}], a multi-process job's summed over workers."""
-    parts = worker_reports(report) if "workers" in report else [report]
-    merged = {}
-    for part in parts:
-        rows = list(part.get("modules", [])) + [{"label": "(source)", "calls": None, "total_s": part.get("source_s", 0.0),
-                                                 **({"stall_s": part["source_stall_s"]} if "source_stall_s" in part
-                                                    else {})}]
-        for module in rows:
-            entry = merged.setdefault(module["label"], {key: module.get(key, "") for key in
-                                                        ("label", "plugin", "kind", "concurrency")}
-                                      | {"calls": 0, "total_s": 0.0})
-            entry["calls"] = None if module.get("calls") is None else entry["calls"] + module["calls"]
-            entry["total_s"] += module.get("total_s", 0.0)
-            if "stall_s" in module:
-                entry["stall_s"] = entry.get("stall_s", 0.0) + module["stall_s"]
-    return sorted(merged.values(), key=lambda m: -m["total_s"])
+    """[{label, plugin, kind, concurrency, calls, total_s, stall_s?}] and the source's row, longest first: the
+    report's own (a multi-process or MPI job's parent merged its parts' under the same keys)."""
+    rows = [{key: module.get(key, "") for key in ("label", "plugin", "kind", "concurrency")}
+            | {"calls": module.get("calls", 0), "total_s": module.get("total_s", 0.0)}
+            | ({"stall_s": module["stall_s"]} if "stall_s" in module else {})
+            for module in report.get("modules", [])]
+    rows.append({"label": "(source)", "plugin": "", "kind": "", "concurrency": "", "calls": None,
+                 "total_s": report.get("source_s", 0.0)})
+    return sorted(rows, key=lambda m: -m["total_s"])
 
 
 def thread_time(report):
-    """{category: seconds} of the thread-time breakdown (summed over workers), or {} when the report has none."""
-    parts = worker_reports(report) if "workers" in report else [report]
-    total = {}
-    for part in parts:
-        breakdown = part.get("thread_time", {})
-        for name, value in (breakdown.items() if isinstance(breakdown, dict) else []):
-            if name != "total_s" and isinstance(value, (int, float)) and not isinstance(value, bool):
-                name = name.removesuffix("_s")  # modules_s, source_s, ...: the table says the unit
-                total[name] = total.get(name, 0.0) + value
-    return total
+    """{category: seconds} of the thread-time breakdown, or {} when the report has none."""
+    breakdown = report.get("thread_time", {})
+    return {name.removesuffix("_s"): value  # modules_s, source_s, ...: the table says the unit
+            for name, value in (breakdown.items() if isinstance(breakdown, dict) else [])
+            if name != "total_s" and isinstance(value, (int, float)) and not isinstance(value, bool)}
 
 
 def figures(report):
     """The headline figures of a run report: {name: value or None}."""
-    workers = worker_reports(report)
     memory = report.get("memory", {}) if isinstance(report.get("memory"), dict) else {}
-    cpu = (sum(w["cpu_user_s"] + w["cpu_sys_s"] for w in workers) if workers
-           else report.get("cpu_user_s", 0.0) + report.get("cpu_sys_s", 0.0))
-    threads = sum(w.get("threads", 0) for w in workers) if workers else report.get("threads")
-    wall = report.get("wall_s")
+    monitor = report.get("monitor", {}) if isinstance(report.get("monitor"), dict) else {}
+    cpu = report.get("cpu_user_s", 0.0) + report.get("cpu_sys_s", 0.0)
+    threads, wall = report.get("threads"), report.get("wall_s")
     efficiency = report.get("cpu_efficiency")
     if efficiency is None and threads and wall:
         efficiency = cpu / (threads * wall)
@@ -104,4 +94,6 @@ def figures(report):
             "cpu_s": cpu, "cpu_efficiency": efficiency, "threads": threads,
             "processes": report.get("processes"),
             "peak_rss_bytes": report.get("peak_rss_bytes", memory.get("total_rss_bytes")),
-            "total_pss_bytes": memory.get("peak_total_pss_bytes") or memory.get("total_pss_bytes")}
+            "total_pss_bytes": memory.get("peak_total_pss_bytes") or memory.get("total_pss_bytes"),
+            "stall_s": report.get("stall_s"),
+            "monitor_ms": None if monitor.get("estimated_s") is None else 1e3 * monitor["estimated_s"]}

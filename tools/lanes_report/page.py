@@ -150,6 +150,67 @@ def thread_time_section(report):
             f"<tbody>{rows}</tbody></table>")
 
 
+def milliseconds(seconds):
+    return "–" if seconds is None else f"{1e3 * seconds:,.2f} ms"
+
+
+def parts_said(report):
+    """How a merged report's figures were made, for the page to say; "" for a single process's."""
+    if "workers" not in report:
+        return ""
+    parts = len(inputs.worker_reports(report))
+    if report.get("mode") == "mpi":
+        return f" Merged from the job's {parts} ranks."
+    if isinstance(report.get("prefork"), dict):
+        return f" Merged from the job's {parts + 1} parts (its workers, and the events before the fork)."
+    return f" Merged from the job's {parts} workers."
+
+
+def figure_table(element_id, rows):
+    """A table of (name, the value's element id, value) rows."""
+    cells = "".join(f'<tr><th>{esc(name)}</th><td id="{key}">{esc(value)}</td></tr>' for name, key, value in rows)
+    return f'<table id="{element_id}"><tbody>{cells}</tbody></table>'
+
+
+def stalls_section(report):
+    """The stall total with the module that stalls most, and the event-time distribution."""
+    rows = []
+    total = report["thread_time"].get("total_s") if isinstance(report.get("thread_time"), dict) else None
+    if isinstance(report.get("stall_s"), (int, float)):
+        share = f" ({percent(report['stall_s'] / total)} of thread time)" if total else ""
+        rows.append(("stall time", "stall-s", f"{report['stall_s']:.3f} s{share}"))
+        worst = max(report.get("modules", []), key=lambda m: m.get("stall_s", 0.0), default=None)
+        if worst and worst.get("stall_s", 0.0) > 0:
+            rows.append(("stalls most", "stalls-most", f"{worst['label']} ({worst['stall_s']:.3f} s)"))
+    times = report.get("event_times")
+    if isinstance(times, dict) and times.get("events"):
+        rows.append(("event time", "event-times", ", ".join(f"{name} {milliseconds(times.get(key))}" for name, key in
+                                                           (("median", "median_s"), ("90%", "p90_s"),
+                                                            ("99%", "p99_s"), ("max", "max_s")))))
+        if times.get("slowest"):
+            rows.append(("slowest events", "slowest", ", ".join(e["event"] for e in times["slowest"])))
+    if not rows:
+        return ""
+    return ("<h2>Stalls and event times</h2><p>Stall time: modules runnable but waiting for their queue."
+            f"{parts_said(report)}</p>{figure_table('stalls', rows)}")
+
+
+def monitor_section(report):
+    """What the monitor's own timing cost the job, estimated (the report's monitor section)."""
+    monitor = report.get("monitor")
+    if not isinstance(monitor, dict) or not any(monitor.get(k) for k in ("timed_calls", "timed_waits",
+                                                                        "timed_events")):
+        return ""
+    waits = monitor.get("timed_waits", 0) + monitor.get("timed_events", 0)
+    rows = [("estimated cost", "monitor-estimated", milliseconds(monitor.get("estimated_s", 0.0))),
+            ("share of thread time", "monitor-share", f"{100 * monitor.get('thread_time_share', 0.0):.2f}%"),
+            ("timed calls", "monitor-calls",
+             f"{monitor.get('timed_calls', 0):,} x {monitor.get('ns_per_call', 0.0):.1f} ns"),
+            ("timed waits and event ends", "monitor-waits", f"{waits:,} x {monitor.get('ns_per_wait', 0.0):.1f} ns")]
+    return ("<h2>The monitor's cost</h2><p>What timing the job cost, estimated: its records times the cost of one, "
+            f"measured on the machine as the report was built.{parts_said(report)}</p>{figure_table('monitor', rows)}")
+
+
 def stall_graph_section(trace):
     """The stall graph drawn from the trace by lanes_plots.stall_graph."""
     if trace is None:
@@ -187,7 +248,8 @@ def key_values(title, values, element_id):
 
 def configuration(report):
     """The report's scalar settings and small sections (pinning, writer...), and its software versions."""
-    skip = {"modules", "workers", "versions", "memory", "thread_time", "events_per_s", "wall_s", "events"}
+    skip = {"modules", "workers", "versions", "memory", "thread_time", "events_per_s", "wall_s", "events", "monitor",
+            "event_times", "stall_s"}
     settings = {k: v for k, v in report.items() if k not in skip and (not isinstance(v, (dict, list)) or
                                                                       len(json.dumps(v)) < 300)}
     versions = report.get("versions") or next((w.get("versions") for w in inputs.worker_reports(report)), {}) or {}
@@ -214,7 +276,8 @@ def run_body(source, trace, title):
     failed = (f'<p class="failed" id="failure">The job failed: {esc(report.get("error", ""))}</p>'
               if report.get("failed") else "")
     return (f"<h1>{esc(title)}</h1>{failed}{cards(inputs.figures(report))}"
-            + thread_time_section(report) + stall_graph_section(trace) + module_table(report)
+            + thread_time_section(report) + stalls_section(report) + monitor_section(report)
+            + stall_graph_section(trace) + module_table(report)
             + workers_section(report) + trace_section(trace) + configuration(report))
 
 

@@ -9,19 +9,16 @@ METRICS = ("events_per_s", "wall_s", "cpu_efficiency", "peak_rss_bytes", "total_
 
 
 def copy_figures(report):
-    """{events, events_per_s, wall_s, cpu_s, threads, peak_rss_bytes, total_pss_bytes} of one copy's report,
-    single- or multi-process (whose CPU is its workers', whose memory is the peak total PSS of the job)."""
+    """{events, events_per_s, wall_s, cpu_s, threads, peak_rss_bytes, total_pss_bytes} of one copy's report:
+    single-process, or multi-process (whose CPU and threads its parent merged from the parts under the same keys,
+    whose memory is the peak total PSS of the job)."""
+    figures = {"events": report["events"], "events_per_s": report["events_per_s"], "wall_s": report["wall_s"],
+               "cpu_s": report["cpu_user_s"] + report["cpu_sys_s"], "threads": report["threads"]}
     if "workers" not in report:
-        return {"events": report["events"], "events_per_s": report["events_per_s"], "wall_s": report["wall_s"],
-                "cpu_s": report["cpu_user_s"] + report["cpu_sys_s"], "threads": report["threads"],
-                "peak_rss_bytes": report["peak_rss_bytes"], "total_pss_bytes": None}
-    workers = [w["report"] for w in report["workers"] if isinstance(w.get("report"), dict)]
+        return figures | {"peak_rss_bytes": report["peak_rss_bytes"], "total_pss_bytes": None}
     memory = report.get("memory", {})
-    return {"events": report["events"], "events_per_s": report["events_per_s"], "wall_s": report["wall_s"],
-            "cpu_s": sum(w["cpu_user_s"] + w["cpu_sys_s"] for w in workers),
-            "threads": sum(w["threads"] for w in workers),
-            "peak_rss_bytes": memory.get("total_rss_bytes"),
-            "total_pss_bytes": memory.get("peak_total_pss_bytes") or memory.get("total_pss_bytes")}
+    return figures | {"peak_rss_bytes": memory.get("total_rss_bytes"),
+                      "total_pss_bytes": memory.get("peak_total_pss_bytes") or memory.get("total_pss_bytes")}
 
 
 def combine(copies):

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "../MonotonicClock.h"
+#include "../MultiProcessReport.h"
 #include "../MultiProcessWorker.h"
 #include "../OutputParts.h"
 #include "../PartTiming.h"
@@ -113,7 +114,8 @@ nlohmann::json runRankPart(EventProcessor& processor, MpiSession const& session,
   report["started_ns"] = started - aligned;
   report["finished_ns"] = finished - aligned;
   report["claim_waits"] = agent.waits();
-  if (auto memory = ProcessMemory::of(::getpid())) report["memory"] = memory->toJson();
+  // Beside the rank's sampled RSS (its report's memory), merged by rank 0.
+  if (auto memory = ProcessMemory::of(::getpid())) report["process_memory"] = memory->toJson();
   return report;
 }
 
@@ -136,12 +138,13 @@ class MpiJobReport {
     nlohmann::json workers = nlohmann::json::array();
     FinishSpread spread;
     std::uint64_t events = 0, totalPss = 0, totalRss = 0;
-    double latestFinish = 0, cpuSeconds = 0, threadSeconds = 0;
+    double latestFinish = 0;
     bool stopRequested = false;
     int signal = 0;
     for (auto const& rank : ranks_) {
       nlohmann::json row{{"index", rank["rank"]}, {"rank", rank["rank"]}, {"host", rank["host"]}, {"pid", rank["pid"]},
-                         {"part", partName(rank["rank"].get<unsigned>())}, {"memory", rank.value("memory", nlohmann::json())},
+                         {"part", partName(rank["rank"].get<unsigned>())},
+                         {"memory", rank.value("process_memory", nlohmann::json())},
                          {"claim_waits", rank.value("claim_waits", 0ull)}, {"shipped", rank.value("shipped", nlohmann::json())}};
       if (rank.contains("files")) row["files"] = rank["files"];
       row["status"] = rank.value("failed", false) ? "failed" : rank.value("stop_requested", false) ? "stopped" : "ok";
@@ -150,9 +153,6 @@ class MpiJobReport {
       events += eventsOf(rank);
       totalPss += row["memory"].is_object() ? row["memory"].value("pss_bytes", 0ull) : 0;
       totalRss += row["memory"].is_object() ? row["memory"].value("rss_bytes", 0ull) : 0;
-      auto const wall = rank.value("wall_s", 0.0);
-      cpuSeconds += rank.value("cpu_user_s", 0.0) + rank.value("cpu_sys_s", 0.0);
-      threadSeconds += wall * rank.value("threads", 0u);
       stopRequested = stopRequested || rank.value("stop_requested", false);
       signal = std::max(signal, rank.value("signal", 0));
       row["report"] = rank;
@@ -169,7 +169,6 @@ class MpiJobReport {
             {"events", events},
             {"wall_s", latestFinish},
             {"events_per_s", latestFinish > 0 ? static_cast<double>(events) / latestFinish : 0.0},
-            {"cpu_efficiency", threadSeconds > 0 ? cpuSeconds / threadSeconds : 0.0},
             {"finish_spread_s", spread.seconds()},
             {"merge_s", merge.seconds},
             {"workers", workers},
@@ -195,7 +194,9 @@ class MpiJobReport {
     auto const merge = options_.outputMode == OutputMode::SharedWriter ? finishSharedOutputs(processor, ranks_.front(), failed)
                        : failed ? finishOutputParts(processor, {}, parts, true)
                                 : finishOutputParts(processor, parts, {}, false);
-    return build(merge, failed ? nlohmann::json::array() : describeMergedOutputs(processor, reports));
+    auto report = build(merge, failed ? nlohmann::json::array() : describeMergedOutputs(processor, reports));
+    addMergedFigures(report);
+    return report;
   }
 
  private:

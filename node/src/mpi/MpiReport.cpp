@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "../MultiProcessReport.h"
 #include "lanes/node/MpiJob.h"
 
 namespace lanes::node {
@@ -54,6 +55,7 @@ void printMpiReport(nlohmann::json const& report, std::ostream& out) {
         << (shared ? " (by the shared writer, rank 0)\n" : " (merged from the ranks' parts)\n");
   }
   if (report.value("failed", false)) out << "FAILED: " << report["error"].get<std::string>() << "\n";
+  printMergedFigures(report, out);
 }
 
 }  // namespace lanes::node

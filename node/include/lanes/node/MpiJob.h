@@ -99,16 +99,19 @@ std::string mpiTraceRecording();
 // output_mode, writer (shared writer: see MpiSharedOutputs::finish()),
 // processes, distribution, chunk, events, wall_s, events_per_s,
 // finish_spread_s, merge_s, workers [one row per rank: rank, host, pid,
-// part, status, events, started_s, finished_s, events_per_s, memory,
-// shipped (shared writer), files (--chunk file: those it took), report],
-// outputs, memory, failed, error,
-// stop_requested, signal}; on the other ranks, {rank}. A part's report may
-// carry "signal", the signal that stopped that rank. With options.trace,
+// part, status, events, started_s, finished_s, events_per_s, memory (at
+// the end), shipped (shared writer), files (--chunk file: those it took),
+// report], outputs, memory {total_pss_bytes, total_rss_bytes, workers},
+// failed, error, stop_requested, signal, and the ranks' figures merged under
+// a single process's keys (see addMergedFigures in MultiProcessReport.h)};
+// on the other ranks, {rank}. A part's report may carry "signal", the signal
+// that stopped that rank. With options.trace,
 // rank 0 writes the trace too (a failure to is the job's).
 nlohmann::json runMpi(EventProcessor& processor, MpiSession const& session, MpiOptions const& options,
                       PartRunner const& runner);
 
-// Prints the report's headline figures and one line per rank.
+// Prints the report's headline figures, one line per rank, and the ranks'
+// merged analysis.
 void printMpiReport(nlohmann::json const& report, std::ostream& out);
 
 #endif

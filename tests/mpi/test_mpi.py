@@ -214,7 +214,10 @@ def test_a_failing_rank_stops_every_rank_and_leaves_no_output(tmp_path):
 def test_sigterm_to_the_ranks_stops_every_rank_gracefully(tmp_path):
     # As a batch system stops a job: SIGTERM to every rank. (Ctrl-C to mpirun is OpenMPI's to forward; on this
     # machine, without a terminal, OpenMPI 4.1 did not: the README says so.)
+    # The signal goes once event 6 has been processed (the fault module's marker), so that some event is written.
+    marker = tmp_path / "marker"
     command = mpirun_command("-t", 1, "--source", SOURCE, "-n", 0, "--waiter", "busy:scale=0.002",
+                             "--module", f"fault:at=6,action=sleep,seconds=0,once={marker}",
                              "--output", "root:file=out.root", "--chunk", 2, "--report", tmp_path / "report.json")
     with open(tmp_path / "stdout.txt", "w") as out, open(tmp_path / "stderr.txt", "w") as err:
         process = subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
@@ -222,6 +225,7 @@ def test_sigterm_to_the_ranks_stops_every_rank_gracefully(tmp_path):
     try:
         parts = lambda: [p for p in tmp_path.iterdir() if ".worker-" in p.name]  # noqa: E731
         assert poll_until(lambda: len(parts()) == RANKS, 120), "the ranks did not start writing"
+        assert poll_until(marker.exists, 120), "no rank processed event 6"
         ranks = [int(pid) for pid in Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()]
         assert len(ranks) == RANKS
         for rank in ranks:
@@ -269,7 +273,10 @@ def test_mpi_options_without_mpi_are_refused(tmp_path, arguments, fragment):
 
 
 def test_a_killed_rank_ends_the_job_and_leaves_nothing_under_the_final_name(tmp_path):
+    # The signal goes once event 6 has been processed (the fault module's marker), so that some event is written.
+    marker = tmp_path / "marker"
     command = mpirun_command("-t", 1, "--source", SOURCE, "-n", 0, "--waiter", "busy:scale=0.002",
+                             "--module", f"fault:at=6,action=sleep,seconds=0,once={marker}",
                              "--output", "root:file=out.root", "--chunk", 2, "--report", tmp_path / "report.json")
     with open(tmp_path / "stderr.txt", "w") as err:
         process = subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -278,6 +285,7 @@ def test_a_killed_rank_ends_the_job_and_leaves_nothing_under_the_final_name(tmp_
         # A rank's part is written under out.worker-RANK.root.partial-PID: its name says whom to kill.
         parts = lambda: [p.name for p in tmp_path.iterdir() if ".partial-" in p.name]  # noqa: E731
         assert poll_until(lambda: len(parts()) == RANKS, 120), "the ranks did not start writing"
+        assert poll_until(marker.exists, 120), "no rank processed event 6"
         victim = next(name for name in parts() if ".worker-1." in name)
         os.kill(int(victim.rsplit("-", 1)[1]), signal.SIGKILL)
         process.wait(timeout=120)

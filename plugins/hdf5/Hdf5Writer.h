@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,11 @@ struct WriteSettings {
 class Hdf5Writer {
  public:
   // Creates (or truncates) the file at `path`; throws lanes::Exception, as
-  // every call does if HDF5 fails.
-  Hdf5Writer(std::string const& path, std::string const& layout, WriteSettings settings);
+  // every call does if HDF5 fails. `driver`, if any, sets the file driver on
+  // the file-access list (parallel HDF5's MPI-IO: ParallelHdf5.h; then every
+  // call but writeAt() is collective, with the same arguments on every rank).
+  using Driver = std::function<void(hid_t access)>;
+  Hdf5Writer(std::string const& path, std::string const& layout, WriteSettings settings, Driver const& driver = {});
 
   hid_t root() const { return file_.get(); }
 
@@ -37,6 +41,11 @@ class Hdf5Writer {
   std::size_t addDataset(hid_t group, char const* name, hid_t type, std::uint64_t firstAppend);
 
   void append(std::size_t dataset, void const* data, std::uint64_t count);
+  // Grows `dataset` to `length` elements.
+  void extend(std::size_t dataset, std::uint64_t length);
+  // Writes `count` elements (none: a rank's share of a collective write that
+  // has nothing) at `first`, with the transfer list `transfer`.
+  void writeAt(std::size_t dataset, std::uint64_t first, void const* data, std::uint64_t count, hid_t transfer);
   std::uint64_t length(std::size_t dataset) const { return datasets_[dataset].length; }
   hid_t typeOf(std::size_t dataset) const { return datasets_[dataset].type.get(); }
 

@@ -76,14 +76,14 @@ void requireSameLayout(PartLayout const& first, std::string const& firstPart, Pa
   if (!same) throw Exception("part '" + part + "' has other products than '" + firstPart + "'");
 }
 
-void makeLayout(Hdf5Writer& to, PartLayout const& layout, std::function<std::uint64_t(std::size_t)> const& firstAppend) {
+void makeLayout(Hdf5Writer& to, PartLayout const& layout, DatasetSize const& firstAppend, DatasetSize const& length) {
   writeBlobEncoding(to.root(), layout.encoding);
   std::vector<hid_t> groups;
   for (auto const& product : layout.products) groups.push_back(to.addProduct(product.label, product.kind, product.type));
   for (std::size_t i = 0; i < layout.datasets.size(); ++i) {
     auto const& dataset = layout.datasets[i];
     auto const parent = dataset.product < 0 ? to.root() : groups[static_cast<std::size_t>(dataset.product)];
-    to.addDataset(parent, dataset.name, dataset.type.get(), firstAppend(i));
+    to.addDataset(parent, dataset.name, dataset.type.get(), firstAppend(i), length ? length(i) : 0);
   }
 }
 

@@ -47,8 +47,9 @@ void requireSameLayout(PartLayout const& first, std::string const& firstPart, Pa
 
 // Makes the root attributes, the products' groups and the datasets of
 // `layout` in `to`, dataset i of `layout` as `to`'s dataset i;
-// `firstAppend(i)` is what addDataset() takes for it.
-void makeLayout(Hdf5Writer& to, PartLayout const& layout, std::function<std::uint64_t(std::size_t)> const& firstAppend);
+// `firstAppend(i)` and `length(i)` (none: 0) are what addDataset() takes for it.
+using DatasetSize = std::function<std::uint64_t(std::size_t dataset)>;
+void makeLayout(Hdf5Writer& to, PartLayout const& layout, DatasetSize const& firstAppend, DatasetSize const& length = {});
 
 // Reads `dataset` of the part `file` in blocks (at most `blockBytes`; ends
 // shifted by `shift`), handing each to `take(data, first, count)`.

@@ -48,22 +48,24 @@ hid_t Hdf5Writer::addProduct(std::string const& label, std::string const& kind, 
   return group;
 }
 
-std::size_t Hdf5Writer::addDataset(hid_t group, char const* name, hid_t type, std::uint64_t firstAppend) {
+std::size_t Hdf5Writer::addDataset(hid_t group, char const* name, hid_t type, std::uint64_t firstAppend,
+                                   std::uint64_t length) {
   std::string const what = std::string("cannot create dataset '") + name + "'";
   Dataset dataset;
   dataset.type = Id(check(H5Tcopy(type), what), &H5Tclose);
   dataset.elementSize = check(H5Tget_size(type), what);
-  hsize_t const empty = 0, unlimited = H5S_UNLIMITED;
+  hsize_t const initial = length, unlimited = H5S_UNLIMITED;
   std::uint64_t const element = dataset.elementSize;
   hsize_t const chunk = std::max<std::uint64_t>(
       1, std::min(settings_.chunkBytes / element, std::max(firstAppend, std::uint64_t{1024} / element)));
-  Id space(check(H5Screate_simple(1, &empty, &unlimited), what), &H5Sclose);
+  Id space(check(H5Screate_simple(1, &initial, &unlimited), what), &H5Sclose);
   Id properties(check(H5Pcreate(H5P_DATASET_CREATE), what), &H5Pclose);
   check(H5Pset_chunk(properties.get(), 1, &chunk), what);
   if (settings_.deflate > 0) check(H5Pset_deflate(properties.get(), settings_.deflate), what);
   dataset.id = Id(check(H5Dcreate2(group, name, dataset.type.get(), space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT),
                         what),
                   &H5Dclose);
+  dataset.length = length;
   datasets_.push_back(std::move(dataset));
   return datasets_.size() - 1;
 }

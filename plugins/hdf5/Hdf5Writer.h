@@ -33,12 +33,13 @@ class Hdf5Writer {
 
   // The group of product `label`, with its `kind` and `type` attributes.
   hid_t addProduct(std::string const& label, std::string const& kind, std::string const& type);
-  // A new empty dataset `name` in `group` of elements of `type` (copied),
-  // which append() takes; returns its index. `firstAppend` is the number of
-  // elements the first append() brings: a chunk holds that many, at least
-  // 1 KiB and at most chunkBytes, so that a small file is not mostly empty
-  // chunks and a batch is written as whole chunks.
-  std::size_t addDataset(hid_t group, char const* name, hid_t type, std::uint64_t firstAppend);
+  // A new dataset `name` in `group` of elements of `type` (copied), of
+  // `length` elements (unwritten), which append() takes; returns its index.
+  // `firstAppend` is the number of elements the first append() (or
+  // writeAt()) brings: a chunk holds that many, at least 1 KiB and at most
+  // chunkBytes, so that a small file is not mostly empty chunks and a batch
+  // is written as whole chunks.
+  std::size_t addDataset(hid_t group, char const* name, hid_t type, std::uint64_t firstAppend, std::uint64_t length = 0);
 
   void append(std::size_t dataset, void const* data, std::uint64_t count);
   // Grows `dataset` to `length` elements.

@@ -186,18 +186,19 @@ class MpiJobReport {
   // Rank 0 merges the parts (or closes the shared outputs, or takes the
   // files the ranks wrote together) when every rank succeeded and the ranks
   // wrote `together` without error, else removes them.
-  nlohmann::json finish(EventProcessor& processor, std::string const& together) const {
+  nlohmann::json finish(EventProcessor& processor, PartsMerge const& together) const {
     std::vector<std::string> parts;
     std::vector<nlohmann::json const*> reports;
     for (auto const& rank : ranks_) {
       parts.push_back(partName(rank["rank"].get<unsigned>()));
       reports.push_back(&rank);
     }
-    bool const failed = !error().empty() || !together.empty();
+    bool const failed = !error().empty() || !together.error.empty();
     auto merge = options_.outputMode == OutputMode::SharedWriter ? finishSharedOutputs(processor, ranks_.front(), failed)
                        : failed ? finishOutputParts(processor, {}, parts, true)
                                 : finishOutputParts(processor, parts, {}, false);
-    if (merge.error.empty()) merge.error = together;
+    if (merge.error.empty()) merge.error = together.error;
+    merge.seconds += together.seconds;
     return build(merge, failed ? nlohmann::json::array() : describeMergedOutputs(processor, reports));
   }
 

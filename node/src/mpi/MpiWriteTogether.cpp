@@ -1,5 +1,8 @@
 #include "MpiWriteTogether.h"
 
+#include <chrono>
+
+#include "../MonotonicClock.h"
 #include "lanes/core/Exception.h"
 
 namespace lanes::node {
@@ -15,17 +18,20 @@ MpiProcessGroup::MpiProcessGroup(MPI_Comm comm) {
 
 MpiProcessGroup::~MpiProcessGroup() { MPI_Comm_free(&comm_); }
 
-std::string writeOutputsTogether(EventProcessor& processor, MPI_Comm comm, bool succeeded) {
+PartsMerge writeOutputsTogether(EventProcessor& processor, MPI_Comm comm, bool succeeded) {
   int every = succeeded ? 1 : 0;
   MPI_Bcast(&every, 1, MPI_INT, 0, comm);
-  if (!every) return {};
+  PartsMerge result;
+  if (!every) return result;
+  auto const begin = MonotonicClock::now();
   MpiProcessGroup const group(comm);
   try {
     processor.writeOutputsTogether(group);
   } catch (Exception const& error) {
-    return error.what();
+    result.error = error.what();
   }
-  return {};
+  result.seconds = std::chrono::duration<double>(MonotonicClock::now() - begin).count();
+  return result;
 }
 
 }  // namespace lanes::node

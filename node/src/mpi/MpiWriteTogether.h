@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "../OutputParts.h"
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/ProcessGroup.h"
 
@@ -37,7 +38,8 @@ class MpiProcessGroup final : public ProcessGroup {
 // is ignored): every part succeeded. Then the outputs write together
 // (EventProcessor::writeOutputsTogether()); returns the error every rank
 // agrees on, or "" (also when the parts did not all succeed: nothing was
-// written together, and rank 0 removes the parts as for any failed job).
-std::string writeOutputsTogether(EventProcessor& processor, MPI_Comm comm, bool succeeded);
+// written together, and rank 0 removes the parts as for any failed job), and
+// how long it took.
+PartsMerge writeOutputsTogether(EventProcessor& processor, MPI_Comm comm, bool succeeded);
 
 }  // namespace lanes::node

@@ -38,6 +38,12 @@ void EventProcessor::discardOutputParts(std::vector<std::string> const& parts) {
   }
 }
 
+void EventProcessor::writeOutputsTogether(ProcessGroup const& group) {
+  for (auto const& worker : schedule_->workers) {
+    if (auto* output = worker->output()) output->writeTogether(group);
+  }
+}
+
 std::vector<std::string> EventProcessor::sharedWriterRefusals() const {
   std::vector<std::string> refusals;
   for (std::size_t m = 0; m < schedule_->workers.size(); ++m) {

@@ -1,5 +1,7 @@
 #include "hdf5/Hdf5Output.h"
 
+#include <unistd.h>
+
 #include <cstring>
 #include <limits>
 
@@ -8,9 +10,13 @@
 #include <tbb/task_arena.h>
 
 #include "hdf5/Hdf5Merge.h"
+#ifdef H5_HAVE_PARALLEL
+#include "hdf5/ParallelHdf5.h"
+#endif
 #include "lanes/core/Event.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
+#include "lanes/core/TemporaryName.h"
 #include "root/ProductStreaming.h"
 #include "root/RootSupport.h"
 
@@ -56,6 +62,20 @@ codec::Compression blobCompression(PluginOptions const& checked, std::string con
   });
 }
 
+// parallel=true: the job's file (file=), which the ranks of an MPI job write together; else "".
+std::string togetherPath(PluginOptions const& checked) {
+  if (!checked.raw().getBool("parallel", false)) return {};
+#ifdef H5_HAVE_PARALLEL
+  if (!mpiRunning()) {
+    checked.fail("parallel", "writes one file together with the other ranks of an MPI job: run the job with "
+                             "mpirun (or --mpi)");
+  }
+  return checked.required("file");
+#else
+  checked.fail("parallel", "needs parallel HDF5, and this lanes was built without MPI (serial HDF5)");
+#endif
+}
+
 }  // namespace
 
 Hdf5Output::Hdf5Output(std::string label, Options const& options)
@@ -70,6 +90,7 @@ Hdf5Output::Hdf5Output(std::string label, Options const& options, PluginOptions 
       batch_(checked.positive("batch", 1000)),
       settings_{checked.positive("chunk", 1 << 20, std::uint64_t{1} << 32), static_cast<unsigned>(checked.count("deflate", 0, 9))} {
   compression_ = blobCompression(checked, layout_, settings_.deflate, compress_);
+  together_ = togetherPath(checked);
   rootio::initialiseRoot();
   keep(options.getAll("keep"));
 }
@@ -284,6 +305,8 @@ void Hdf5Output::abandon() {
 
 void Hdf5Output::mergeParts(std::vector<std::string> const& parts) {
   file_.mergeParts(parts, &eventsIn, [&](std::vector<std::string> const& files) {
+    // parallel=true: the ranks wrote it there together (writeTogether()); commit() checks its events.
+    if (!together_.empty()) return;
     try {
       mergeFiles(files, file_.temporaryPath(), settings_);
     } catch (Exception const& error) {
@@ -294,6 +317,19 @@ void Hdf5Output::mergeParts(std::vector<std::string> const& parts) {
 
 void Hdf5Output::discardParts(std::vector<std::string> const& parts) { file_.discardParts(parts); }
 
+void Hdf5Output::writeTogether(ProcessGroup const& group) {
+#ifdef H5_HAVE_PARALLEL
+  if (together_.empty()) return;
+  // Under rank 0's temporary name, which its mergeParts() takes.
+  auto const path = fromRankZero(group, partialPath(together_, ::getpid()));
+  try {
+    hdf5::writeTogether(group, file_.path(), path, settings_);
+  } catch (Exception const& error) {
+    throw Exception("cannot write '" + together_ + "' together: " + error.message());
+  }
+#endif
+}
+
 std::string Hdf5Output::details() const {
   auto details = nlohmann::json::parse(rootio::fileDetails(file_, written_));
   details["layout"] = layout_;
@@ -301,6 +337,7 @@ std::string Hdf5Output::details() const {
   details["compression"] = codec::nameOf(compression_.algorithm);
   details["level"] = compression_.level;
   details["compress"] = encoding().compress;
+  details["parallel"] = !together_.empty();
   return details.dump();
 }
 
@@ -309,7 +346,7 @@ RegisterOutput<Hdf5Output> const registration(
     "hdf5",
     "writes an HDF5 file (a one module): numbers as typed datasets h5py reads (layout=columns) or every product as "
     "serialised bytes (layout=blobs): file=PATH, layout=columns|blobs, batch=N, chunk=BYTES, deflate=0..9, "
-    "serialization=root|unrolled, compression=none|lz4|zstd, level=, compress=product|batch (blobs only), keep=GLOB");
+    "serialization=root|unrolled, compression=none|lz4|zstd, level=, compress=product|batch (blobs only), keep=GLOB, parallel=true (MPI ranks write one file together)");
 }
 
 }  // namespace lanes::hdf5

@@ -6,7 +6,8 @@
 // layout=blobs stores every product as a blob. A blob is the bytes of the
 // framework's serialisation (root/Serialization.h), with layout=blobs
 // optionally compressed by the framework (codec/Codec.h): a frame per
-// product per event, or per product per written batch.
+// product per event, or per product per written batch. With parallel=true,
+// the ranks of an MPI job write one file together (ParallelHdf5.h).
 
 #include <cstdint>
 #include <memory>
@@ -37,7 +38,8 @@ class Hdf5Output : public one::Output {
   // the default, is none), serialization=root|unrolled (root), and for
   // layout=blobs compression=none|lz4|zstd (none; not with deflate=), level=,
   // compress=product|batch (batch; event and both do not apply: each product
-  // is a dataset of its own), keep=GLOB.
+  // is a dataset of its own), keep=GLOB, parallel=true|false (false; true:
+  // only in an MPI job, with parallel HDF5).
   Hdf5Output(std::string label, Options const& options);
   ~Hdf5Output() override;
 
@@ -49,6 +51,7 @@ class Hdf5Output : public one::Output {
   void abandon() override;
   void mergeParts(std::vector<std::string> const& parts) override;
   void discardParts(std::vector<std::string> const& parts) override;
+  void writeTogether(ProcessGroup const& group) override;
   std::string details() const override;
 
  private:
@@ -94,6 +97,7 @@ class Hdf5Output : public one::Output {
   std::vector<int> productOf_;  // per product index: its entry in products_, or -1
   mutable std::vector<Staged> staged_;  // [lane * products_.size() + product]
   std::uint64_t written_ = 0;
+  std::string together_;  // parallel=true: the job's file, which the ranks write together; else empty
 };
 
 }  // namespace lanes::hdf5

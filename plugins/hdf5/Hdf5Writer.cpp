@@ -18,13 +18,14 @@ Id orderedGroup(hid_t parent, std::string const& name, std::string const& what) 
 
 }  // namespace
 
-Hdf5Writer::Hdf5Writer(std::string const& path, std::string const& layout, WriteSettings settings)
+Hdf5Writer::Hdf5Writer(std::string const& path, std::string const& layout, WriteSettings settings, Driver const& driver)
     : path_(path), settings_(settings) {
   std::string const what = "cannot create '" + path + "'";
   // A strong close: closing the file closes whatever is still open in it, so
   // that its last writes happen there, where a failure is seen.
   Id access(check(H5Pcreate(H5P_FILE_ACCESS), what), &H5Pclose);
   check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG), what);
+  if (driver) driver(access.get());
   Id creation(check(H5Pcreate(H5P_FILE_CREATE), what), &H5Pclose);
   check(H5Pset_link_creation_order(creation.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED), what);
   file_ = Id(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, creation.get(), access.get()), what), &H5Fclose);
@@ -47,37 +48,55 @@ hid_t Hdf5Writer::addProduct(std::string const& label, std::string const& kind, 
   return group;
 }
 
-std::size_t Hdf5Writer::addDataset(hid_t group, char const* name, hid_t type, std::uint64_t firstAppend) {
+std::size_t Hdf5Writer::addDataset(hid_t group, char const* name, hid_t type, std::uint64_t firstAppend,
+                                   std::uint64_t length) {
   std::string const what = std::string("cannot create dataset '") + name + "'";
   Dataset dataset;
   dataset.type = Id(check(H5Tcopy(type), what), &H5Tclose);
   dataset.elementSize = check(H5Tget_size(type), what);
-  hsize_t const empty = 0, unlimited = H5S_UNLIMITED;
+  hsize_t const initial = length, unlimited = H5S_UNLIMITED;
   std::uint64_t const element = dataset.elementSize;
   hsize_t const chunk = std::max<std::uint64_t>(
       1, std::min(settings_.chunkBytes / element, std::max(firstAppend, std::uint64_t{1024} / element)));
-  Id space(check(H5Screate_simple(1, &empty, &unlimited), what), &H5Sclose);
+  Id space(check(H5Screate_simple(1, &initial, &unlimited), what), &H5Sclose);
   Id properties(check(H5Pcreate(H5P_DATASET_CREATE), what), &H5Pclose);
   check(H5Pset_chunk(properties.get(), 1, &chunk), what);
   if (settings_.deflate > 0) check(H5Pset_deflate(properties.get(), settings_.deflate), what);
   dataset.id = Id(check(H5Dcreate2(group, name, dataset.type.get(), space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT),
                         what),
                   &H5Dclose);
+  dataset.length = length;
   datasets_.push_back(std::move(dataset));
   return datasets_.size() - 1;
 }
 
 void Hdf5Writer::append(std::size_t index, void const* data, std::uint64_t count) {
   if (count == 0) return;
+  auto const first = datasets_[index].length;
+  extend(index, first + count);
+  writeAt(index, first, data, count, H5P_DEFAULT);
+}
+
+void Hdf5Writer::extend(std::size_t index, std::uint64_t length) {
+  auto& dataset = datasets_[index];
+  hsize_t const extent = length;
+  check(H5Dset_extent(dataset.id.get(), &extent), "cannot write '" + path_ + "'");
+  dataset.length = length;
+}
+
+void Hdf5Writer::writeAt(std::size_t index, std::uint64_t first, void const* data, std::uint64_t count, hid_t transfer) {
   auto& dataset = datasets_[index];
   std::string const what = "cannot write '" + path_ + "'";
-  hsize_t const start = dataset.length, size = count, extent = dataset.length + count;
-  check(H5Dset_extent(dataset.id.get(), &extent), what);
+  hsize_t const start = first, size = std::max<std::uint64_t>(count, 1);
   Id space(check(H5Dget_space(dataset.id.get()), what), &H5Sclose);
-  check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &size, nullptr), what);
   Id memory(check(H5Screate_simple(1, &size, nullptr), what), &H5Sclose);
-  check(H5Dwrite(dataset.id.get(), dataset.type.get(), memory.get(), space.get(), H5P_DEFAULT, data), what);
-  dataset.length = extent;
+  if (count == 0) {
+    check(H5Sselect_none(space.get()), what);
+    check(H5Sselect_none(memory.get()), what);
+  } else {
+    check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &size, nullptr), what);
+  }
+  check(H5Dwrite(dataset.id.get(), dataset.type.get(), memory.get(), space.get(), transfer, data), what);
 }
 
 void Hdf5Writer::close() {

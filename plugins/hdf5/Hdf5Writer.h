@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,21 +23,30 @@ struct WriteSettings {
 class Hdf5Writer {
  public:
   // Creates (or truncates) the file at `path`; throws lanes::Exception, as
-  // every call does if HDF5 fails.
-  Hdf5Writer(std::string const& path, std::string const& layout, WriteSettings settings);
+  // every call does if HDF5 fails. `driver`, if any, sets the file driver on
+  // the file-access list (parallel HDF5's MPI-IO: ParallelHdf5.h; then every
+  // call but writeAt() is collective, with the same arguments on every rank).
+  using Driver = std::function<void(hid_t access)>;
+  Hdf5Writer(std::string const& path, std::string const& layout, WriteSettings settings, Driver const& driver = {});
 
   hid_t root() const { return file_.get(); }
 
   // The group of product `label`, with its `kind` and `type` attributes.
   hid_t addProduct(std::string const& label, std::string const& kind, std::string const& type);
-  // A new empty dataset `name` in `group` of elements of `type` (copied),
-  // which append() takes; returns its index. `firstAppend` is the number of
-  // elements the first append() brings: a chunk holds that many, at least
-  // 1 KiB and at most chunkBytes, so that a small file is not mostly empty
-  // chunks and a batch is written as whole chunks.
-  std::size_t addDataset(hid_t group, char const* name, hid_t type, std::uint64_t firstAppend);
+  // A new dataset `name` in `group` of elements of `type` (copied), of
+  // `length` elements (unwritten), which append() takes; returns its index.
+  // `firstAppend` is the number of elements the first append() (or
+  // writeAt()) brings: a chunk holds that many, at least 1 KiB and at most
+  // chunkBytes, so that a small file is not mostly empty chunks and a batch
+  // is written as whole chunks.
+  std::size_t addDataset(hid_t group, char const* name, hid_t type, std::uint64_t firstAppend, std::uint64_t length = 0);
 
   void append(std::size_t dataset, void const* data, std::uint64_t count);
+  // Grows `dataset` to `length` elements.
+  void extend(std::size_t dataset, std::uint64_t length);
+  // Writes `count` elements (none: a rank's share of a collective write that
+  // has nothing) at `first`, with the transfer list `transfer`.
+  void writeAt(std::size_t dataset, std::uint64_t first, void const* data, std::uint64_t count, hid_t transfer);
   std::uint64_t length(std::size_t dataset) const { return datasets_[dataset].length; }
   hid_t typeOf(std::size_t dataset) const { return datasets_[dataset].type.get(); }
 

@@ -13,6 +13,7 @@
 #include "MpiFileChunks.h"
 #include "MpiSharedOutputs.h"
 #include "MpiTrace.h"
+#include "MpiWriteTogether.h"
 #include "lanes/core/Exception.h"
 #include "lanes/monitor/ProcessMemory.h"
 #include "lanes/node/EventDistribution.h"
@@ -181,19 +182,22 @@ class MpiJobReport {
             {"signal", signal}};
   }
 
-  // Rank 0 merges the parts (or closes the shared outputs) when every rank
-  // succeeded, else removes them.
-  nlohmann::json finish(EventProcessor& processor) const {
+  // Rank 0 merges the parts (or closes the shared outputs, or takes the
+  // files the ranks wrote together) when every rank succeeded and the ranks
+  // wrote `together` without error, else removes them.
+  nlohmann::json finish(EventProcessor& processor, PartsMerge const& together) const {
     std::vector<std::string> parts;
     std::vector<nlohmann::json const*> reports;
     for (auto const& rank : ranks_) {
       parts.push_back(partName(rank["rank"].get<unsigned>()));
       reports.push_back(&rank);
     }
-    bool const failed = !error().empty();
-    auto const merge = options_.outputMode == OutputMode::SharedWriter ? finishSharedOutputs(processor, ranks_.front(), failed)
+    bool const failed = !error().empty() || !together.error.empty();
+    auto merge = options_.outputMode == OutputMode::SharedWriter ? finishSharedOutputs(processor, ranks_.front(), failed)
                        : failed ? finishOutputParts(processor, {}, parts, true)
                                 : finishOutputParts(processor, parts, {}, false);
+    if (merge.error.empty()) merge.error = together.error;
+    merge.seconds += together.seconds;
     auto report = build(merge, failed ? nlohmann::json::array() : describeMergedOutputs(processor, reports));
     addMergedFigures(report);
     return report;
@@ -228,11 +232,13 @@ nlohmann::json runMpi(EventProcessor& processor, MpiSession const& session, MpiO
   auto texts = gatherOnRankZero(mine.dump(), session);
   if (trace) trace->collect(aligned);
   nlohmann::json report{{"rank", session.rank()}};
+  std::vector<nlohmann::json> ranks;
+  for (auto const& text : texts) ranks.push_back(nlohmann::json::parse(text));
+  MpiJobReport const job(options, std::move(ranks));
+  auto const merging = monotonicNanoseconds();
+  auto const together = writeOutputsTogether(processor, MPI_COMM_WORLD, session.rank() == 0 && job.error().empty());
   if (session.rank() == 0) {
-    std::vector<nlohmann::json> ranks;
-    for (auto const& text : texts) ranks.push_back(nlohmann::json::parse(text));
-    auto const merging = monotonicNanoseconds();
-    report = MpiJobReport(options, std::move(ranks)).finish(processor);
+    report = job.finish(processor, together);
     if (trace) writeTrace(*trace, report, {{"merge outputs", merging, monotonicNanoseconds()}});
   }
   processor.endJob();

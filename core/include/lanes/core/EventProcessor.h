@@ -13,6 +13,7 @@
 #include "lanes/core/EventDispenser.h"
 #include "lanes/core/JobConfig.h"
 #include "lanes/core/LaneActivity.h"
+#include "lanes/core/ProcessGroup.h"
 #include "lanes/core/PluginRegistry.h"
 #include "lanes/core/ProcessingObserver.h"
 
@@ -101,6 +102,10 @@ class EventProcessor {
   void mergeOutputBatch(unsigned output, void const* bytes, std::size_t size);
   void commitSharedOutputs();
   void abandonSharedOutputs();
+
+  // The outputs' OutputModule::writeTogether(), on every process of `group`
+  // at once, after every part succeeded.
+  void writeOutputsTogether(ProcessGroup const& group);
 
   // In-flight events finish; no new event starts.
   void requestStop();

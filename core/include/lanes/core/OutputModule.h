@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lanes/core/Module.h"
+#include "lanes/core/ProcessGroup.h"
 
 namespace lanes {
 
@@ -51,6 +52,16 @@ class OutputModule : public Module {
   virtual void mergeBatch(void const* bytes, std::size_t size) {}
   virtual void commitShared() {}
   virtual void abandonShared() {}
+
+  // An output that writes one file together with the job's other processes
+  // (an MPI job's ranks: hdf5 parallel=true). Each process writes its part
+  // as usual; once the job knows that every part succeeded, writeTogether()
+  // runs on every process at once (on each one's main thread, in the same
+  // order of outputs), and writes the file under a temporary name. Then
+  // mergeParts(), in the process that merges, takes that file (it checks and
+  // renames it) instead of merging the parts. Throws lanes::Exception on
+  // every process alike if it failed on any, and then leaves no file.
+  virtual void writeTogether(ProcessGroup const& group) {}
 
  protected:
   using Module::Module;

@@ -180,19 +180,19 @@ void Lane::start(unsigned module) {
   state.readyAtStart.clear();
   // One count per prerequisite, one held by this call and one for a batch
   // read; prerequisites ready at once are subtracted in a single step at the
-  // end, so the count cannot reach zero before then.
+  // end, so the count cannot reach zero before then. The batch's completion
+  // subtracts its own count and those of the prerequisites it read.
   state.pending.store(n + 2, std::memory_order_release);
   bool const announce = schedule_.workers[module]->readyListener() != nullptr;
-  // Fewer lanes than threads leave threads idle: a range announced together
-  // gives them part of the event's products (announceTogether). Otherwise
-  // every thread has a lane's work, and announcing as they come costs less.
-  bool const together = announce && schedule_.lanes < schedule_.config.threads;
+  // A range announced together gives idle threads part of the event's
+  // products. Otherwise every thread has a lane's work, and announcing as
+  // they come costs less.
+  bool const together = announce && announcesTogether();
   unsigned readyNow = 0;
   for (unsigned k = 0; k < n; ++k) {
     auto const& prerequisite = prerequisites[k];
-    bool const ready = prerequisite.producer == kSourceProducer
-                           ? ensureSourceProduct(prerequisite.product, &state.prefetch[k], state)
-                           : ensure(prerequisite.producer, &state.prefetch[k]);
+    bool const ready = prerequisite.producer == kSourceProducer ? ensureSourceProduct(module, k)
+                                                                : ensure(prerequisite.producer, &state.prefetch[k]);
     if (ready) {
       if (together) {
         state.readyAtStart.push_back(k);
@@ -206,32 +206,34 @@ void Lane::start(unsigned module) {
   if (state.toRead.empty()) {
     ++readyNow;
   } else {
-    (replicaReads_ ? *replicaReads_ : *schedule_.sourceQueue).push([this, module] { readBatch(module); },
-                                [this, module] {
-                                  for (auto product : modules_[module].toRead) sourceProducts_[product].done.markDone();
-                                  if (modules_[module].pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
-                                });
+    auto& reads = replicaReads_ ? *replicaReads_ : *schedule_.sourceQueue;
+    reads.push([this, module] { readBatch(module); }, [this, module] { batchRead(module); });
   }
   ++readyNow;  // this call's own count
   if (state.pending.fetch_sub(readyNow, std::memory_order_acq_rel) == readyNow) launch(module);
 }
 
-bool Lane::ensureSourceProduct(ProductIndex product, Waiter* waiter, ModuleState& claimant) {
+bool Lane::ensureSourceProduct(unsigned module, unsigned prerequisite) {
+  auto const product = schedule_.workers[module]->prerequisites[prerequisite].product;
   if (schedule_.inlineSourceReads && schedule_.sourceConsumers[product] == 1) {
     readSourceProduct(product);  // its only consumer: nobody to coordinate with
     return true;
   }
   auto& state = sourceProducts_[product];
   if (state.done.isDone()) return true;
+  auto& claimant = modules_[module];
   if (!state.claimed.exchange(true, std::memory_order_acq_rel)) {
     if (schedule_.inlineSourceReads) {
       readSourceProduct(product);
       state.done.markDone();
       return true;
     }
-    claimant.toRead.push_back(product);  // read later in one batch under the source's queue
+    // Read later in one batch under the source's queue, whose completion
+    // announces it: a waiter of the claimant's would announce it again.
+    claimant.toRead.push_back(prerequisite);
+    return false;
   }
-  return !state.done.add(waiter);
+  return !state.done.add(&claimant.prefetch[prerequisite]);
 }
 
 // Untimed: a read inline (from memory: repeat=, synthetic) costs a few
@@ -252,8 +254,28 @@ void Lane::readSourceProduct(ProductIndex product) {
 // reads to every product.
 void Lane::readBatch(unsigned module) {
   auto const begin = now();
-  for (auto product : modules_[module].toRead) readSourceProduct(product);
+  auto const& prerequisites = schedule_.workers[module]->prerequisites;
+  for (auto k : modules_[module].toRead) readSourceProduct(prerequisites[k].product);
   record(kSourceProducer, Transition::SourceRead, begin);
+}
+
+// The other modules waiting on the batch's products are woken first, as
+// they would be without a claimant to announce to. The claimant announces
+// them as one range where threads would idle: a file's products of an event
+// arrive in one batch, as a source's from memory arrive at once.
+void Lane::batchRead(unsigned module) {
+  auto& state = modules_[module];
+  auto const& prerequisites = schedule_.workers[module]->prerequisites;
+  for (auto k : state.toRead) sourceProducts_[prerequisites[k].product].done.markDone();
+  if (schedule_.workers[module]->readyListener() && !eventFailed()) {
+    if (announcesTogether()) {
+      announceTogether(module, state.toRead);
+    } else {
+      for (auto k : state.toRead) announceReady(module, k);
+    }
+  }
+  auto const count = static_cast<unsigned>(state.toRead.size()) + 1;  // the batch's and its prerequisites'
+  if (state.pending.fetch_sub(count, std::memory_order_acq_rel) == count) launch(module);
 }
 
 void Lane::prerequisiteReady(unsigned module, unsigned prerequisite) {
@@ -261,10 +283,11 @@ void Lane::prerequisiteReady(unsigned module, unsigned prerequisite) {
   if (modules_[module].pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
 }
 
-// A source held in memory has all of an event's products ready at once:
-// announced as a parallel range, an idle thread takes part of them (an
-// output serialises each product where it is announced), so that fewer
-// events in flight than threads can still keep every thread busy. Isolated:
+// A source held in memory has all of an event's products ready at once, and
+// a file's arrive in one batch: announced as a parallel range, an idle thread
+// takes part of them (an output serialises each product where it is
+// announced), so that fewer events in flight than threads can still keep
+// every thread busy. Isolated:
 // a thread waiting for the range takes no other lane's work meanwhile.
 void Lane::announceTogether(unsigned module, std::vector<unsigned> const& prerequisites) {
   auto const announce = [&](std::size_t begin, std::size_t end) {

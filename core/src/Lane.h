@@ -59,8 +59,11 @@ class Lane {
     bool accepted = true;
     std::exception_ptr externalError;
     std::vector<PrefetchWaiter> prefetch;  // one per prerequisite
-    std::vector<ProductIndex> toRead;      // source products this module reads in one serialised batch
-    std::vector<unsigned> readyAtStart;    // prerequisites ready when start() looked (announced together)
+    // Prerequisites (source products) this module claimed: read in one
+    // serialised batch and announced by the batch's completion, with no
+    // waiter of the module's on them.
+    std::vector<unsigned> toRead;
+    std::vector<unsigned> readyAtStart;  // prerequisites ready when start() looked (announced together)
     Clock::time_point queued;              // when the call was pushed to the module's queue (if timing)
     Clock::time_point acquired;            // when acquire() began (if timing)
   };
@@ -93,9 +96,14 @@ class Lane {
 
   // True if `module` is done now; otherwise `waiter` is notified when it is.
   bool ensure(unsigned module, Waiter* waiter);
-  bool ensureSourceProduct(ProductIndex product, Waiter* waiter, ModuleState& claimant);
+  // True if source prerequisite `prerequisite` of `module` is ready now; else
+  // the module waits for it, or claims it for its batch (toRead).
+  bool ensureSourceProduct(unsigned module, unsigned prerequisite);
   void start(unsigned module);
   void prerequisiteReady(unsigned module, unsigned prerequisite);
+  // Fewer lanes than threads leave threads idle: prerequisites ready at once
+  // are then announced as one range (announceTogether).
+  bool announcesTogether() const { return schedule_.lanes < schedule_.config.threads; }
   void announceReady(unsigned module, unsigned prerequisite);
   void announceTogether(unsigned module, std::vector<unsigned> const& prerequisites);
   void launch(unsigned module);
@@ -112,6 +120,9 @@ class Lane {
   // `timed`: records the read as a call of the source (unless it is a read from memory).
   void readSourceProduct(ProductIndex product);
   void readBatch(unsigned module);
+  // The batch's completion: its products are done for the other modules that
+  // wait on them, and announced for the module that read them.
+  void batchRead(unsigned module);
 
   void advancePath(unsigned path);
   void pathDone();

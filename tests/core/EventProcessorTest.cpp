@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <ostream>
+#include <string>
 #include <thread>
 
 #include "core/TestPlugins.h"
@@ -214,6 +216,30 @@ TEST_P(EventProcessorTest, ProductReadyIsCalledForEveryKeptProduct) {
   EXPECT_EQ(observations.productReadyCalls, 3 * 40);  // n, blob and a
 }
 
+TEST_P(EventProcessorTest, EachOutputHearsOfAProductOnceWhicheverReadIt) {
+  // The first output reads both products in its batch and announces them to
+  // itself; the second waits on them and is woken as they are done.
+  auto config = shaped();
+  config.outputs.push_back({"first", PluginSpec::parse("collect:ready=true"), {}});
+  config.outputs.push_back({"second", PluginSpec::parse("collect:ready=true"), {}});
+  auto summary = runJob(config);
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(observations.outputWrites, 2 * 40);
+  EXPECT_EQ(observations.productReadyCalls, 2 * 2 * 40);  // n and blob, to each output
+}
+
+TEST_P(EventProcessorTest, AnEventWhoseBatchReadFailsAnnouncesNothing) {
+  auto config = shaped("count:events=40,fail-read-at=9");
+  config.onError = ErrorPolicy::Skip;
+  config.outputs.push_back({"out", PluginSpec::parse("collect:ready=true"), {}});
+  auto summary = runJob(config);
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(summary.eventsProcessed, 39u);
+  EXPECT_EQ(summary.eventsSkipped, 1u);
+  EXPECT_EQ(observations.productReadyCalls, 2 * 39);
+  EXPECT_EQ(observations.checksum, sumOver(40, [](int n) { return n == 9 ? 0 : n; }));
+}
+
 // productReady() calls meet in pairs: each waits until the call it pairs
 // with has arrived too. Calls made one after another cannot both meet (the
 // first waits in vain; after that the others stop waiting, so that a
@@ -244,10 +270,20 @@ class MeetingOutput : public global::Output {
   mutable std::atomic<bool> gaveUp_{false};
 };
 
-TEST(ProductReadyTest, AnEventsProductsFromMemoryAreAnnouncedSideBySide) {
-  // One lane, two threads, a source held in memory (repeat=): only if the
-  // two products of an event are announced in parallel can both calls of
-  // each pair meet.
+struct ProductsFrom {
+  std::string name;
+  std::string source;
+  friend void PrintTo(ProductsFrom const& from, std::ostream* out) { *out << from.source; }
+};
+
+class ProductReadyTest : public ::testing::TestWithParam<ProductsFrom> {};
+
+TEST_P(ProductReadyTest, AnEventsProductsAreAnnouncedSideBySide) {
+  // One lane, two threads: only if the two products of an event are
+  // announced in parallel can both calls of each pair meet. From memory
+  // (repeat=) they are ready at once; from a file (a shared source, or a
+  // lane's own copy) they are read in one batch, whose completion announces
+  // them for the output that read them.
   Observations observations;
   auto registry = testRegistry(observations);
   MeetingOutput* output = nullptr;
@@ -256,7 +292,7 @@ TEST(ProductReadyTest, AnEventsProductsFromMemoryAreAnnouncedSideBySide) {
     output = made.get();
     return std::unique_ptr<OutputModule>(std::move(made));
   });
-  auto config = job("count:events=20,repeat=20");
+  auto config = job(GetParam().source);
   config.maxEvents = 20;
   config.threads = 2;
   config.lanes = 1;
@@ -268,6 +304,12 @@ TEST(ProductReadyTest, AnEventsProductsFromMemoryAreAnnouncedSideBySide) {
   EXPECT_EQ(output->events(), 20);
   EXPECT_EQ(output->met(), 2 * 20);  // n and blob of every event
 }
+
+INSTANTIATE_TEST_SUITE_P(Sources, ProductReadyTest,
+                         ::testing::Values(ProductsFrom{"FromMemory", "count:events=20,repeat=20"},
+                                           ProductsFrom{"FromASharedFile", "count:events=20,shared=true"},
+                                           ProductsFrom{"FromALanesOwnFile", "count:events=20"}),
+                         [](auto const& info) { return info.param.name; });
 
 TEST_P(EventProcessorTest, MaxEventsLimitsTheJob) {
   auto config = shaped("count:events=1000");

@@ -43,7 +43,8 @@ def uncompressed(tmp_path_factory):
                        "x": rng.normal(size=BASKET), "i": rng.integers(-1000, 1000, BASKET).astype(np.int32),
                        "v": ak.unflatten(rng.normal(size=int(counts.sum())).astype(np.float32), counts)}
             if tree is None:
-                tree = file.mktree("Events", {k: v.type if isinstance(v, ak.Array) else v.dtype for k, v in columns.items()})
+                types = {k: v.type if isinstance(v, ak.Array) else v.dtype for k, v in columns.items()}
+                tree = file.mktree("Events", types)
             tree.extend(columns)
     return path
 

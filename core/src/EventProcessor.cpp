@@ -26,6 +26,8 @@ RunSummary EventProcessor::process(ProcessPart const& part) { return schedule_->
 
 void EventProcessor::endJob() { schedule_->endJob(); }
 
+void EventProcessor::afterFork() { schedule_->afterFork(); }
+
 void EventProcessor::mergeOutputParts(std::vector<std::string> const& parts) {
   for (auto const& worker : schedule_->workers) {
     if (auto* output = worker->output()) output->mergeParts(parts);

@@ -24,6 +24,11 @@ class Lane {
  public:
   Lane(Schedule& schedule, unsigned index);
 
+  // Source::afterFork() of the lane's copy of the source, if it has one.
+  void afterFork() {
+    if (replica_) replica_->afterFork();
+  }
+
   // What the lane does now; thread-safe (see LaneWatch).
   LaneActivity activity() const { return watch_.snapshot(index_); }
 

@@ -368,6 +368,11 @@ void Schedule::endJob() {
   runJobTransition(Transition::EndJob, Modules::AllButOutputs, {});
 }
 
+void Schedule::afterFork() {
+  source->afterFork();
+  for (auto& lane : lanes_) lane->afterFork();
+}
+
 void Schedule::startPart(ProcessPart const& part) {
   dispenser_ = part.events;
   eventsProcessed.store(0);

@@ -44,6 +44,7 @@ class Schedule {
   void beginJob();
   RunSummary process(ProcessPart const& part);
   void endJob();
+  void afterFork();
 
   JobConfig const config;
   unsigned const lanes;

@@ -285,6 +285,7 @@ void MultiProcessParent::spawn(unsigned residue, std::optional<unsigned> replaci
   }
   int status = 1;
   try {
+    processor_.afterFork();
     status = serveAsWorker(processor_, options_, role, queue_.get(), ring_.get(), *board_, runner_);
   } catch (std::exception const& error) {
     std::fprintf(stderr, "lanes: error: worker %u: %s\n", role.index, error.what());

@@ -4,7 +4,6 @@
 #include <TClass.h>
 #include <TFile.h>
 #include <TTree.h>
-#include <unistd.h>
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
@@ -44,7 +43,6 @@ struct EventsSource::OpenFile {
   };
 
   std::string path;
-  pid_t opener = ::getpid();  // a forked process reopens: the descriptor's offset is shared with its parent
   Bound bound;  // declared before file: outlives the tree that points at its vectors
   std::unique_ptr<TFile> file;
   TTree* tree = nullptr;  // owned by file
@@ -147,12 +145,9 @@ std::unique_ptr<EventsSource::OpenFile> EventsSource::open(std::size_t index) {
 
 // ROOT reads a file by seek and read: processes forked after it was opened
 // would move each other's offset between the two and read wrong bytes.
-void EventsSource::ownFile() {
-  if (file_->opener != ::getpid()) file_ = open(fileIndex_);
-}
+void EventsSource::afterFork() { file_ = open(fileIndex_); }
 
 bool EventsSource::nextEntry() {
-  ownFile();
   while (static_cast<std::uint64_t>(entry_ + 1) >= file_->entries) {
     if (fileIndex_ + 1 >= files_.size()) return false;
     ++fileIndex_;
@@ -185,7 +180,6 @@ bool EventsSource::nextEntry() {
 
 std::shared_ptr<StoredBatch> EventsSource::loadBlob() {
   if (loaded_) return loaded_;
-  ownFile();
   ThrowOnRootFatal guard;
   takeRootMessage();
   if (file_->blobBranch->GetEntry(entry_) <= 0) {

@@ -40,6 +40,8 @@ class EventsSource : public Source {
   bool skip(std::uint64_t count) override;
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
   bool concurrentReads() const override { return true; }
+  // Reopens the cursor's file (the records in flight hold their bytes).
+  void afterFork() override;
   std::string origin() const override { return files_[fileIndex_]; }
   std::string details() const override { return skipped_.details(); }
 
@@ -52,8 +54,6 @@ class EventsSource : public Source {
   // Opens file `index`; the first declares the products, a later one must
   // hold the same. Throws lanes::Exception naming the file.
   std::unique_ptr<OpenFile> open(std::size_t index);
-  // Reopens the cursor's file in a process forked after it was opened.
-  void ownFile();
   // Moves to the next entry's ids, in this file or a later one; false past the last.
   bool nextEntry();
   std::shared_ptr<StoredBatch> loadBlob();

@@ -201,6 +201,8 @@ class RecentlyOpened {
     opened_.emplace_front(index, std::move(file));
     return *opened_.front().second;
   }
+  // Closes them all: get() opens again what is asked for.
+  void clear() { opened_.clear(); }
 
  private:
   static constexpr std::size_t kKeepOpen = 4;

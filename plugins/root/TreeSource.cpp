@@ -346,6 +346,10 @@ bool TreeSource::reach(std::uint64_t entry) {
 
 bool TreeSource::at(std::uint64_t ordinal, SourceEvent& event) { return position(ordinal, event); }
 
+// ROOT reads a file by seek and read: processes forked after it was opened
+// would move each other's offset between the two and read wrong bytes.
+void TreeSource::afterFork() { open_.clear(); }
+
 std::string TreeSource::origin() const { return sequence_.files()[originFile_]; }
 
 std::string TreeSource::details() const { return layout_->skipped.details(); }

@@ -65,6 +65,9 @@ class TreeSource : public Source {
   std::vector<std::string> fileList() const override;
   std::uint64_t fileEntries(std::size_t file) override;
   void learnFileEntries(std::size_t file, std::uint64_t entries) override;
+  // Closes the files this copy holds open, with what was read ahead from
+  // them: reading goes on through files this process opens itself.
+  void afterFork() override;
   std::string origin() const override;
   std::string details() const override;
 

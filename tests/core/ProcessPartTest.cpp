@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -74,6 +76,39 @@ TEST_P(ProcessPartTest, APartPastTheEndOfTheSourceStopsThere) {
 INSTANTIATE_TEST_SUITE_P(SharedAndReplicated, ProcessPartTest,
                          ::testing::Combine(::testing::Values("count:events=20,shared=true", "count:events=20"),
                                             ::testing::Values(1u, 2u)));
+
+// Counts the afterFork() calls it and its copies (one per lane, unless
+// shared) receive; yields no event.
+class ForkCountingSource : public Source {
+ public:
+  ForkCountingSource(bool shared, std::shared_ptr<std::atomic<int>> calls) : shared_(shared), calls_(std::move(calls)) {
+    declare<int>("n");
+  }
+  bool next(SourceEvent&) override { return false; }
+  bool at(std::uint64_t, SourceEvent&) override { return false; }
+  void read(SourceEvent const&, std::size_t, ProductSlot&) override {}
+  std::unique_ptr<Source> replicate() const override {
+    return shared_ ? nullptr : std::make_unique<ForkCountingSource>(shared_, calls_);
+  }
+  void afterFork() override { ++*calls_; }
+
+ private:
+  bool shared_;
+  std::shared_ptr<std::atomic<int>> calls_;
+};
+
+TEST(ProcessPartFork, AfterForkReachesTheSourceAndEveryLanesCopy) {
+  for (bool shared : {true, false}) {
+    Observations observations;
+    auto registry = testRegistry(observations);
+    auto calls = std::make_shared<std::atomic<int>>(0);
+    registry.addSource({"fork-counting", ""},
+                       [&](Options const&) { return std::unique_ptr<Source>(new ForkCountingSource(shared, calls)); });
+    EventProcessor processor(collectingJob("fork-counting", 2), registry);  // 3 lanes
+    processor.afterFork();
+    EXPECT_EQ(calls->load(), shared ? 1 : 1 + 3) << (shared ? "shared" : "replicated");
+  }
+}
 
 TEST(ProcessPartOrder, StepsOutOfOrderThrow) {
   Observations observations;

@@ -86,6 +86,10 @@ class EventProcessor {
   std::string configurationError() const;
   RunSummary process(ProcessPart const& part);
   void endJob();
+  // In a process forked from the one that built the job (a multi-process
+  // job's worker), before its first part: Source::afterFork() of the source
+  // and of every lane's copy of it.
+  void afterFork();
 
   // The outputs' OutputModule::mergeParts() and discardParts(), in the parent
   // of a multi-process job once its workers have ended.

@@ -84,6 +84,15 @@ class Source {
   // process; moving past the file then never opens it.
   virtual void learnFileEntries(std::size_t file, std::uint64_t entries) {}
 
+  // Called once in every process forked from the one that built the source
+  // (a multi-process job's worker), before it reads; on the job's source and
+  // on every lane's copy. A source that keeps files open reopens them here:
+  // a descriptor opened before the fork shares its file offset with the
+  // other processes, so a reader that seeks and then reads (ROOT's TFile)
+  // could read where another process just moved it. Throws lanes::Exception
+  // naming the file if it cannot be reopened.
+  virtual void afterFork() {}
+
   // The file (or other origin) the current events come from, for error messages.
   virtual std::string origin() const { return {}; }
 

@@ -121,11 +121,26 @@ class Lane {
   void failEvent(std::exception_ptr error, ErrorContext context);
   bool eventFailed() const { return failed_.load(std::memory_order_acquire); }
   ErrorContext contextFor(unsigned module, Transition transition) const;
-  // Call records cost two clock reads; they are taken only if someone observes.
-  Clock::time_point now() const { return timing_ ? schedule_.clock.now() : Clock::time_point{}; }
-  // Each returns the end it read, for what begins then.
+  // Call records cost two clock reads; they are taken only in timed events.
+  Clock::time_point now() const { return timing_ ? schedule_.clock.now() : kUntimed; }
+  // Whether the event about to start is timed, one in JobConfig::timingSample.
+  bool timeNextEvent() {
+    if (untilTimed_ == 0) {
+      untilTimed_ = schedule_.config.timingSample - 1;
+      return observed_;
+    }
+    --untilTimed_;
+    return false;
+  }
+  // Each returns the end it read, for what begins then. An untimed event's
+  // calls are counted all the same. Whether the call is timed is told by its
+  // begin, not timing_: an acquire() call is recorded after its external work
+  // may have let the lane's next event begin.
   Clock::time_point record(unsigned module, Transition transition, Clock::time_point begin) const {
-    if (!timing_) return {};
+    if (begin == kUntimed) {
+      if (observed_) schedule_.record(CallRecord{module, transition, index_, event_.id(), kUntimed, kUntimed, false});
+      return kUntimed;
+    }
     auto const end = schedule_.clock.now();
     schedule_.record(CallRecord{module, transition, index_, event_.id(), begin, end});
     return end;
@@ -140,12 +155,14 @@ class Lane {
 
   Schedule& schedule_;
   unsigned const index_;
-  bool timing_ = false;
+  bool observed_ = false;  // someone observes the job
+  bool timing_ = false;    // the current event is timed (observed, and sampled if the job samples)
+  unsigned untilTimed_ = 0;  // events of this lane to start before the next timed one
   bool watched_ = false;  // a watchdog reads watch_
   LaneWatch watch_;
   Event event_;
   SourceEvent sourceEvent_;
-  Clock::time_point freeSince_;  // when the lane's last event (or the part) ended (if timing): an Idle wait begins
+  Clock::time_point freeSince_;  // when the lane's last event (or the part) ended, if read: an Idle wait begins
   Clock::time_point eventRead_;  // when the source's next() of the current event ended (if timing)
   bool fetched_ = false;  // written in the source queue's task, read right after it in the same task
   std::unique_ptr<Source> replica_;

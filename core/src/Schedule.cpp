@@ -43,8 +43,10 @@ class ThreadEntryObserver : public tbb::task_scheduler_observer {
 Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
     : config(std::move(config_)), lanes(config.lanes ? config.lanes : std::max(1u, config.threads)) {
   if (config.threads == 0) invalid("the number of threads must be at least 1");
+  if (config.timingSample == 0) invalid("the timing sample must be at least 1 (one event in N timed)");
   info.threads = config.threads;
   info.lanes = lanes;
+  info.timingSample = config.timingSample;
   buildSource(plugins);
   buildModules(plugins);
   buildOutputs(plugins);

@@ -33,6 +33,8 @@ class Lane {
   // Processes events until the job halts. Returns early when an event goes
   // asynchronous; its completion calls run() again.
   void run();
+  // The part's events the lane finished without error; read once the part is over.
+  std::uint64_t eventsDone() const { return eventsDone_; }
 
  private:
   // Resumes module `module` once prerequisite `prerequisite` is ready.
@@ -177,6 +179,9 @@ class Lane {
   std::atomic<int> eventPending_{0};  // the starter and the completion; whoever is last goes on
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;
+  // A count of the lane's own, not the job's: a count every event adds to
+  // would bounce between the threads' caches at top speed.
+  std::uint64_t eventsDone_ = 0;
 };
 
 }  // namespace lanes::detail

@@ -91,7 +91,7 @@ void Schedule::buildSource(PluginRegistry const& plugins) {
             "' never ends and -n is 0: give -n COUNT, or --endless to run until a signal stops the job");
   }
   info.expectedEvents = expectedEvents();
-  replicaChunk = lanesRun(source->replicaChunk(), info.expectedEvents);
+  replicaChunk = lanesRun(source->replicaChunk() > 1 ? source->replicaChunk() : kLeastRun, info.expectedEvents);
   source->useReplicaChunk(replicaChunk);
   spareReplica_ = source->replicate();
   replicatedSource = spareReplica_ != nullptr;
@@ -344,7 +344,9 @@ RunSummary Schedule::process(ProcessPart const& part) {
   summary.failed = jobFailed_;
   summary.configurationError = configurationError_;
   summary.error = jobError_;
-  summary.eventsProcessed = eventsProcessed.load();
+  if (started) {
+    for (auto const& lane : lanes_) summary.eventsProcessed += lane->eventsDone();
+  }
   summary.eventsSkipped = eventsSkipped.load();
   summary.stopRequested = stopRequested.load();
   for (auto* observer : observers) observer->jobFinished();
@@ -372,7 +374,6 @@ void Schedule::endJob() {
 
 void Schedule::startPart(ProcessPart const& part) {
   dispenser_ = part.events;
-  eventsProcessed.store(0);
   eventsSkipped.store(0);
   if (!stopRequested.load()) {
     cancelled.store(jobFailed_);

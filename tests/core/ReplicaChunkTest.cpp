@@ -98,6 +98,19 @@ TEST(ReplicaChunkTest, AShortJobsEventsAreSharedOutAmongTheLanes) {
   expectAlignedRuns(observations, 100, 25);
 }
 
+TEST(ReplicaChunkTest, ASourceWithoutAChunkOfItsOwnIsClaimedAFewEventsAtATime) {
+  // One claim per event would bounce the claims' counter between the threads'
+  // caches at top speed: such a source gets runs of 16 (Schedule::kLeastRun),
+  // each read by one lane in order, here with more lanes than threads.
+  Observations observations;
+  auto const summary = EventProcessor(chunkedJob(1000, 1, 4, 8), testRegistry(observations)).run();
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(summary.eventsProcessed, 1000u);
+  EXPECT_EQ(observations.checksum.load(), sumUpTo(1000));
+  EXPECT_EQ(observations.replicaChunk.load(), 16u);
+  expectAlignedRuns(observations, 1000, 16);
+}
+
 TEST(ReplicaChunkTest, LanesFinishTheirRunsWhenAnotherFindsTheEnd) {
   // The input ends inside a chunk, so the lane holding that chunk finds the
   // end while others still hold runs below it. Repeated, because which lane

@@ -38,8 +38,8 @@ class EventStatistics : public ProcessingObserver {
     float seconds;
     EventId id;
   };
-  // Padded: lanes on different threads do not share a cache line.
-  struct alignas(64) LaneTimes {
+  // Padded: lanes on different threads do not share a cache line (or a pair, which a CPU may prefetch together).
+  struct alignas(128) LaneTimes {
     Clock::time_point started;
     std::vector<float> seconds;
     std::vector<Timed> slowest;  // at most slowest_, unordered

@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 #include <set>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "Recorder.h"
 #include "core/TestPlugins.h"
 #include "lanes/core/EventProcessor.h"
 #include "lanes/monitor/EventStatistics.h"
@@ -21,34 +21,6 @@
 namespace lanes::test {
 namespace {
 
-// Keeps every record and event end; thread-safe (a lock: a test's jobs are small).
-class Recorder : public ProcessingObserver {
- public:
-  void callFinished(CallRecord const& call) override {
-    std::lock_guard lock(mutex_);
-    calls.push_back(call);
-  }
-  void waitFinished(WaitRecord const& wait) override {
-    std::lock_guard lock(mutex_);
-    waits.push_back(wait);
-  }
-  void eventFinished(unsigned lane, EventId const& id, EventStatus, Clock::time_point when) override {
-    std::lock_guard lock(mutex_);
-    ends.push_back({lane, id, when});
-  }
-  struct End {
-    unsigned lane;
-    EventId id;
-    Clock::time_point when;
-  };
-  std::vector<CallRecord> calls;
-  std::vector<WaitRecord> waits;
-  std::vector<End> ends;
-
- private:
-  std::mutex mutex_;
-};
-
 struct Shape {
   unsigned threads;
   unsigned lanes;
@@ -58,7 +30,7 @@ struct Shape {
 constexpr int kEvents = 60;
 constexpr unsigned kGpu = 0, kSerial = 1, kEven = 2, kOut = 3;
 
-class TimingSampleTest : public ::testing::TestWithParam<Shape> {
+class TimingSampleTest : public ::testing::TestWithParam<Shape>, protected ObservedJob {
  protected:
   void SetUp() override {
     auto config = job("count:events=" + std::to_string(kEvents));
@@ -70,14 +42,8 @@ class TimingSampleTest : public ::testing::TestWithParam<Shape> {
                       {"even", PluginSpec::parse("even:in=n")}};
     config.paths = {{"selected", {"even", "serial"}}};
     config.outputs.push_back({"out", PluginSpec::parse("collect:in=gpu"), {}});
-    auto registry = testRegistry(observations);
-    EventProcessor processor(std::move(config), registry);
-    for (ProcessingObserver* observer : std::initializer_list<ProcessingObserver*>{&statistics, &paths, &events, &recorder}) {
-      processor.addObserver(observer);
-    }
-    auto const summary = processor.run();
+    auto const summary = run(std::move(config), testRegistry(observations));
     ASSERT_FALSE(summary.failed) << summary.error;
-    info = processor.info();
     totals = statistics.totals();
     report = RunReport::build(info, statistics, summary, std::chrono::seconds(1), {1.0, 0.0, 0});
   }
@@ -100,18 +66,9 @@ class TimingSampleTest : public ::testing::TestWithParam<Shape> {
     }
     return counts;
   }
-  std::map<unsigned, int> eventsByLane() const {
-    std::map<unsigned, int> byLane;
-    for (auto const& end : recorder.ends) ++byLane[end.lane];
-    return byLane;
-  }
+  std::map<unsigned, int> const& eventsByLane() const { return recorder.started; }
 
   Observations observations;
-  ModuleStatistics statistics;
-  PathStatistics paths;
-  EventStatistics events;
-  Recorder recorder;
-  JobInfo info;
   ModuleStatistics::Totals totals;
   RunReport report;
 };

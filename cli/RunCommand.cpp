@@ -141,6 +141,7 @@ JobConfig makeJob(RunArguments const& arguments) {
     throw Exception("--endless runs until a signal stops the job; it excludes -n " + std::to_string(config.maxEvents) +
                     " (give -n 0 or leave -n out)");
   }
+  config.timingSample = arguments.monitorSample;
   if (arguments.onError == "skip") {
     config.onError = ErrorPolicy::Skip;
   } else if (arguments.onError != "stop") {
@@ -550,6 +551,10 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   run->add_option("--trace", arguments->trace, "Write every call as a Chrome trace (Perfetto) to FILE");
   run->add_option("--html", arguments->html,
                   "Write the HTML report (figures, modules, the trace for Perfetto; `lanes report`) to FILE");
+  run->add_option("--monitor-sample", arguments->monitorSample,
+                  "Time one event in N of each lane exactly and count every call (default 1: every event); the report "
+                  "then scales its times from the timed calls, as estimates")
+      ->check(positiveCount);
   run->add_option("--on-error", arguments->onError, "stop: end the job at the first failure; skip: drop failed events")
       ->check(CLI::IsMember({"stop", "skip"}));
   run->add_option("--pin", arguments->pin,

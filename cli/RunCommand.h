@@ -25,6 +25,7 @@ struct RunArguments {
   std::string trace;
   std::string html;  // --html FILE: the HTML report of the job (tools/report.py)
   std::string onError = "stop";
+  unsigned monitorSample = 1;  // --monitor-sample N: time one event in N per lane (JobConfig::timingSample)
   // Multi-process mode (node/MultiProcessJob.h); processes == 0: one process.
   unsigned processes = 0;
   std::string distribution;  // empty: queue (mpi-queue in an MPI job)

@@ -40,11 +40,13 @@ Lane::Lane(Schedule& schedule, unsigned index)
 void Lane::start(Clock::time_point since) {
   claimed_ = {};
   freeSince_ = since;
+  untilTimed_ = 0;  // a part's first event is timed
+  eventsDone_ = 0;
   run();
 }
 
 void Lane::run() {
-  timing_ = schedule_.timing();
+  observed_ = schedule_.timing();
   watched_ = schedule_.watched;
   if (!schedule_.replicatedSource) return fetchSharedAndProcess();
   while (auto ordinal = nextOrdinal()) {
@@ -55,7 +57,7 @@ void Lane::run() {
 }
 
 void Lane::idleToTheEnd() const {
-  if (!timing_) return;
+  if (freeSince_ == kUntimed) return;
   auto const end = std::max(freeSince_, schedule_.clock.now());
   schedule_.record(WaitRecord{kSourceProducer, WaitKind::Idle, index_, {}, freeSince_, end});
 }
@@ -88,6 +90,7 @@ void Lane::fetchSharedAndProcess() {
 
 bool Lane::advanceSource(std::uint64_t ordinal) {
   Source& source = replica_ ? *replica_ : *schedule_.source;
+  timing_ = timeNextEvent();
   auto const begin = now();
   try {
     bool const more = replica_ ? source.at(ordinal, sourceEvent_) : nextShared(ordinal);
@@ -101,7 +104,9 @@ bool Lane::advanceSource(std::uint64_t ordinal) {
   }
   eventRead_ = record(kSourceProducer, Transition::SourceNext, begin);
   // The Idle wait ends as the read begins (freeSince_ may have been read on another thread).
-  if (timing_) schedule_.record(WaitRecord{kSourceProducer, WaitKind::Idle, index_, sourceEvent_.id, std::min(freeSince_, begin), begin});
+  if (timing_ && freeSince_ != kUntimed) {
+    schedule_.record(WaitRecord{kSourceProducer, WaitKind::Idle, index_, sourceEvent_.id, std::min(freeSince_, begin), begin});
+  }
   return true;
 }
 
@@ -151,14 +156,16 @@ void Lane::resetEventState() {
 void Lane::eventDone() {
   auto const status = eventFailed() ? EventStatus::Failed : EventStatus::Done;
   if (status == EventStatus::Done) {
-    schedule_.eventsProcessed.fetch_add(1, std::memory_order_relaxed);
+    ++eventsDone_;
   } else if (schedule_.config.onError == ErrorPolicy::Skip) {
     schedule_.eventsSkipped.fetch_add(1, std::memory_order_relaxed);
   } else {
     schedule_.fail(error_);
   }
-  freeSince_ = now();
-  for (auto* observer : schedule_.eventObservers) observer->eventFinished(index_, event_.id(), status, freeSince_);
+  // A sampled job reads the end of the event before a timed one too: its Idle wait begins there.
+  freeSince_ = timing_ || (observed_ && untilTimed_ == 0) ? schedule_.clock.now() : kUntimed;
+  auto const when = timing_ ? freeSince_ : kUntimed;
+  for (auto* observer : schedule_.eventObservers) observer->eventFinished(index_, event_.id(), status, when);
   if (watched_) watch_.eventEnded();
   if (eventPending_.fetch_sub(1, std::memory_order_acq_rel) == 1) run();
 }
@@ -413,7 +420,7 @@ void Lane::advancePath(unsigned p) {
     }
     ++path.step;
   }
-  if (timing_) {
+  if (observed_) {
     auto const status = path.accepted ? PathStatus::Accepted : eventFailed() ? PathStatus::Failed : PathStatus::Rejected;
     for (auto* observer : schedule_.eventObservers) observer->pathFinished(index_, p, status, path.step);
   }

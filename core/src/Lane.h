@@ -38,6 +38,8 @@ class Lane {
   // Processes events until the job halts. Returns early when an event goes
   // asynchronous; its completion calls run() again.
   void run();
+  // The part's events the lane finished without error; read once the part is over.
+  std::uint64_t eventsDone() const { return eventsDone_; }
 
  private:
   // Resumes module `module` once prerequisite `prerequisite` is ready.
@@ -137,11 +139,26 @@ class Lane {
   void failEvent(std::exception_ptr error, ErrorContext context);
   bool eventFailed() const { return failed_.load(std::memory_order_acquire); }
   ErrorContext contextFor(unsigned module, Transition transition) const;
-  // Call records cost two clock reads; they are taken only if someone observes.
-  Clock::time_point now() const { return timing_ ? schedule_.clock.now() : Clock::time_point{}; }
-  // Each returns the end it read, for what begins then.
+  // Call records cost two clock reads; they are taken only in timed events.
+  Clock::time_point now() const { return timing_ ? schedule_.clock.now() : kUntimed; }
+  // Whether the event about to start is timed, one in JobConfig::timingSample.
+  bool timeNextEvent() {
+    if (untilTimed_ == 0) {
+      untilTimed_ = schedule_.config.timingSample - 1;
+      return observed_;
+    }
+    --untilTimed_;
+    return false;
+  }
+  // Each returns the end it read, for what begins then. An untimed event's
+  // calls are counted all the same. Whether the call is timed is told by its
+  // begin, not timing_: an acquire() call is recorded after its external work
+  // may have let the lane's next event begin.
   Clock::time_point record(unsigned module, Transition transition, Clock::time_point begin) const {
-    if (!timing_) return {};
+    if (begin == kUntimed) {
+      if (observed_) schedule_.record(CallRecord{module, transition, index_, event_.id(), kUntimed, kUntimed, false});
+      return kUntimed;
+    }
     auto const end = schedule_.clock.now();
     schedule_.record(CallRecord{module, transition, index_, event_.id(), begin, end});
     return end;
@@ -156,12 +173,14 @@ class Lane {
 
   Schedule& schedule_;
   unsigned const index_;
-  bool timing_ = false;
+  bool observed_ = false;  // someone observes the job
+  bool timing_ = false;    // the current event is timed (observed, and sampled if the job samples)
+  unsigned untilTimed_ = 0;  // events of this lane to start before the next timed one
   bool watched_ = false;  // a watchdog reads watch_
   LaneWatch watch_;
   Event event_;
   SourceEvent sourceEvent_;
-  Clock::time_point freeSince_;  // when the lane's last event (or the part) ended (if timing): an Idle wait begins
+  Clock::time_point freeSince_;  // when the lane's last event (or the part) ended, if read: an Idle wait begins
   Clock::time_point eventRead_;  // when the source's next() of the current event ended (if timing)
   bool fetched_ = false;  // written in the source queue's task, read right after it in the same task
   std::unique_ptr<Source> replica_;
@@ -176,6 +195,9 @@ class Lane {
   std::atomic<int> eventPending_{0};  // the starter and the completion; whoever is last goes on
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;
+  // A count of the lane's own, not the job's: a count every event adds to
+  // would bounce between the threads' caches at top speed.
+  std::uint64_t eventsDone_ = 0;
 };
 
 }  // namespace lanes::detail

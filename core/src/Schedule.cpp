@@ -43,8 +43,10 @@ class ThreadEntryObserver : public tbb::task_scheduler_observer {
 Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
     : config(std::move(config_)), lanes(config.lanes ? config.lanes : std::max(1u, config.threads)) {
   if (config.threads == 0) invalid("the number of threads must be at least 1");
+  if (config.timingSample == 0) invalid("the timing sample must be at least 1 (one event in N timed)");
   info.threads = config.threads;
   info.lanes = lanes;
+  info.timingSample = config.timingSample;
   buildSource(plugins);
   buildModules(plugins);
   buildOutputs(plugins);
@@ -89,7 +91,7 @@ void Schedule::buildSource(PluginRegistry const& plugins) {
             "' never ends and -n is 0: give -n COUNT, or --endless to run until a signal stops the job");
   }
   info.expectedEvents = expectedEvents();
-  replicaChunk = lanesRun(source->replicaChunk(), info.expectedEvents);
+  replicaChunk = lanesRun(source->replicaChunk() > 1 ? source->replicaChunk() : kLeastRun, info.expectedEvents);
   source->useReplicaChunk(replicaChunk);
   spareReplica_ = source->replicate();
   replicatedSource = spareReplica_ != nullptr;
@@ -342,7 +344,9 @@ RunSummary Schedule::process(ProcessPart const& part) {
   summary.failed = jobFailed_;
   summary.configurationError = configurationError_;
   summary.error = jobError_;
-  summary.eventsProcessed = eventsProcessed.load();
+  if (started) {
+    for (auto const& lane : lanes_) summary.eventsProcessed += lane->eventsDone();
+  }
   summary.eventsSkipped = eventsSkipped.load();
   summary.stopRequested = stopRequested.load();
   for (auto* observer : observers) observer->jobFinished();
@@ -375,7 +379,6 @@ void Schedule::afterFork() {
 
 void Schedule::startPart(ProcessPart const& part) {
   dispenser_ = part.events;
-  eventsProcessed.store(0);
   eventsSkipped.store(0);
   if (!stopRequested.load()) {
     cancelled.store(jobFailed_);

@@ -82,12 +82,17 @@ class Schedule {
   std::atomic<bool> cancelled{false};  // not even one already claimed may start (stop, failure)
   std::atomic<bool> stopRequested{false};  // by requestStop()
   std::uint64_t replicaChunk = 1;          // ordinals a lane claims at a time (a replicated source's)
-  std::atomic<std::uint64_t> nextOrdinal{0};  // without a dispenser
+  // What a lane claims at a time from a replicated source that asks for no
+  // chunk of its own: a claim per event would make the claims' counter
+  // bounce between the threads' caches at top speed.
+  static constexpr std::uint64_t kLeastRun = 16;
+  // Without a dispenser. On a cache line of its own: the flags above are read
+  // at every event, and a line that a claim writes would bounce.
+  alignas(128) std::atomic<std::uint64_t> nextOrdinal{0};
   // Events the shared source has moved past (next() and skip()); only
   // touched under the source's serial queue.
-  std::uint64_t sharedSourcePosition = 0;
-  std::atomic<std::uint64_t> eventsProcessed{0};
-  std::atomic<std::uint64_t> eventsSkipped{0};
+  alignas(128) std::uint64_t sharedSourcePosition = 0;
+  std::atomic<std::uint64_t> eventsSkipped{0};  // the processed ones are counted by each lane (Lane::eventsDone)
 
   bool timing() const { return !observers.empty(); }
   // What the lanes time with while someone observes (calibrated as each part starts).

@@ -14,6 +14,7 @@ void EventStatistics::eventStarted(unsigned lane, EventId const&, Clock::time_po
 // The two ends may have been read on two threads: a few nanoseconds negative is none.
 void EventStatistics::eventFinished(unsigned lane, EventId const& id, EventStatus, Clock::time_point when) {
   auto& times = lanes_.at(lane);
+  if (when == kUntimed) return;  // a sampled job's untimed event
   auto const seconds = std::max(0.0f, std::chrono::duration<float>(when - times.started).count());
   times.seconds.push_back(seconds);
   auto const fastest = [](Timed const& a, Timed const& b) { return a.seconds < b.seconds; };

@@ -12,6 +12,7 @@ CallTotals& CallTotals::operator+=(CallTotals const& other) {
   calls += other.calls;
   time += other.time;
   events += other.events;
+  timed += other.timed;
   return *this;
 }
 
@@ -48,6 +49,7 @@ void ModuleStatistics::jobStarted(JobInfo const& info) {
   isOutput_.clear();
   for (auto const& module : info.modules) isOutput_.push_back(module.kind == ModuleKind::Output);
   lanes_ = info.lanes;
+  timingSample_ = info.timingSample;
   perThread_.clear();
   generation_ = ++generations;
 }
@@ -70,9 +72,10 @@ ModuleStatistics::Accumulator& ModuleStatistics::firstUse() {
 }
 
 void ModuleStatistics::callFinished(CallRecord const& record) {
-  CallTotals const call{1, record.end - record.begin};
+  bool const timed = record.timed;
+  CallTotals const call{1, record.end - record.begin, 0, timed};
   auto& accumulator = local();
-  ++accumulator.timedCalls;
+  accumulator.timedCalls += timed;
   if (record.module == kSourceProducer) {
     accumulator.source += call;
     return;
@@ -102,8 +105,38 @@ void ModuleStatistics::waitFinished(WaitRecord const& record) {
   }
 }
 
+namespace {
+
+// `time`, summed over `totals.timed` calls, as an estimate for all of them.
+Clock::duration scaledToAll(Clock::duration time, CallTotals const& totals) {
+  if (totals.timed == 0 || totals.timed == totals.calls) return time;
+  auto const all = static_cast<double>(time.count()) * static_cast<double>(totals.calls) / static_cast<double>(totals.timed);
+  return Clock::duration(static_cast<Clock::rep>(all));
+}
+
+void scaleToAll(CallTotals& totals) {
+  totals.time = scaledToAll(totals.time, totals);
+}
+
+void scaleToAll(ModuleStatistics::Totals& total) {
+  for (std::size_t i = 0; i < total.modules.size(); ++i) {
+    auto const& calls = total.modules[i];
+    auto& waits = total.waits[i];
+    waits.queue = scaledToAll(waits.queue, calls);
+    waits.external = scaledToAll(waits.external, calls);
+    waits.acquire = scaledToAll(waits.acquire, calls);
+    scaleToAll(total.modules[i]);
+  }
+  for (auto& idle : total.laneIdle) idle = scaledToAll(idle, total.source);
+  scaleToAll(total.source);
+  scaleToAll(total.outputs);
+}
+
+}  // namespace
+
 ModuleStatistics::Totals ModuleStatistics::totals() const {
   Totals total;
+  total.timingSample = timingSample_;
   total.modules.resize(isOutput_.size());
   total.waits.resize(isOutput_.size());
   total.laneIdle.resize(lanes_);
@@ -116,6 +149,7 @@ ModuleStatistics::Totals ModuleStatistics::totals() const {
     total.timedCalls += part.timedCalls;
     total.timedWaits += part.timedWaits;
   }
+  if (timingSample_ > 1) scaleToAll(total);
   return total;
 }
 

@@ -53,7 +53,8 @@ nlohmann::json MonitorCost::toJson(double threadSeconds) const {
           {"ns_per_call", nsPerCall},
           {"ns_per_wait", nsPerWait},
           {"estimated_s", seconds},
-          {"thread_time_share", threadSeconds > 0 ? seconds / threadSeconds : 0.0}};
+          {"thread_time_share", threadSeconds > 0 ? seconds / threadSeconds : 0.0},
+          {"timing_sample", timingSample}};
 }
 
 }  // namespace lanes

@@ -9,28 +9,37 @@ ProgressTicker::~ProgressTicker() { stop(); }
 
 void ProgressTicker::jobStarted(JobInfo const& info) {
   stop();
-  events_ = 0;
+  laneCount_ = info.lanes;
+  lanes_ = std::make_unique<LaneCount[]>(laneCount_);
   line_.start(wholeJob_ ? info.expectedEvents : 0);
   if (line_.style() == ProgressStyle::Off) return;
   stopping_ = false;
   thread_ = std::thread([this] { tick(); });
 }
 
-void ProgressTicker::eventFinished(unsigned, EventId const&, EventStatus status, Clock::time_point) {
-  if (status == EventStatus::Done) events_.fetch_add(1, std::memory_order_relaxed);
+void ProgressTicker::eventFinished(unsigned lane, EventId const&, EventStatus status, Clock::time_point) {
+  if (status != EventStatus::Done) return;
+  auto& done = lanes_[lane].done;
+  done.store(done.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+std::uint64_t ProgressTicker::events() const {
+  std::uint64_t sum = 0;
+  for (unsigned lane = 0; lane < laneCount_; ++lane) sum += lanes_[lane].done.load(std::memory_order_relaxed);
+  return sum;
 }
 
 void ProgressTicker::jobFinished() {
   if (!thread_.joinable()) return;
   stop();
-  line_.draw(events_.load(std::memory_order_relaxed), true);
+  line_.draw(events(), true);
 }
 
 void ProgressTicker::tick() {
   std::unique_lock lock(mutex_);
   while (!wake_.wait_until(lock, line_.nextDue(), [this] { return stopping_; })) {
     lock.unlock();
-    line_.drawIfDue(events_.load(std::memory_order_relaxed));
+    line_.drawIfDue(events());
     lock.lock();
   }
 }

@@ -1,6 +1,7 @@
 #include "lanes/monitor/RunReport.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iomanip>
 #include <sstream>
 
@@ -68,6 +69,16 @@ ThreadTime splitThreadTime(RunReport const& report) {
   return time;
 }
 
+// The events whose end was timed: all of them, or in a sampled job as many as
+// the source's timed calls tell.
+std::uint64_t timedEvents(RunReport const& report, ModuleStatistics::Totals const& totals) {
+  auto const events = report.events + report.eventsSkipped;
+  auto const& source = totals.source;
+  if (totals.timingSample == 1 || source.calls == 0) return events;
+  return static_cast<std::uint64_t>(std::llround(static_cast<double>(events) * static_cast<double>(source.timed) /
+                                                 static_cast<double>(source.calls)));
+}
+
 }  // namespace
 
 VersionReport VersionReport::current() {
@@ -95,7 +106,8 @@ RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistic
   report.threadTime = splitThreadTime(report);
   for (auto const& module : report.modules) report.stallSeconds += module.stallSeconds;
   for (auto const idle : totals.laneIdle) report.laneIdleSeconds.push_back(std::chrono::duration<double>(idle).count());
-  report.monitor = MonitorCost::estimate(totals.timedCalls, totals.timedWaits, report.events + report.eventsSkipped);
+  report.monitor = MonitorCost::estimate(totals.timedCalls, totals.timedWaits, timedEvents(report, totals));
+  report.monitor.timingSample = totals.timingSample;
   report.failed = summary.failed;
   report.error = summary.error;
   report.stopRequested = summary.stopRequested;
@@ -185,6 +197,11 @@ void printMonitor(RunReport const& report, std::ostream& out) {
   out << "  monitor ~" << fixed(monitor.seconds, 3) << " s (" << share(monitor.seconds, report.threadTime.totalSeconds)
       << " of thread time, estimated: " << monitor.calls << " timed calls x " << fixed(monitor.nsPerCall, 1) << " ns, "
       << monitor.waits + monitor.events << " waits and event ends x " << fixed(monitor.nsPerWait, 1) << " ns)\n";
+  if (monitor.timingSample > 1) {
+    out << "  timing sampled: one event in " << monitor.timingSample
+        << " per lane timed; call counts exact, times estimated (timed sums x calls / timed calls), event times "
+           "from the timed events\n";
+  }
 }
 
 void printThreadTime(RunReport const& report, std::ostream& out) {

@@ -130,6 +130,7 @@ TraceRecorder::Buffer& TraceRecorder::thisThread() {
 }
 
 void TraceRecorder::callFinished(CallRecord const& record) {
+  if (!record.timed) return;  // a sampled job's trace shows its timed events
   auto& buffer = thisThread();
   buffer.calls.push_back(record);
   if (buffer.calls.size() >= chunk_) flush(buffer);

@@ -31,7 +31,7 @@ class DummyOutput : public global::Output {
   std::uint64_t productsReady() const;
 
  private:
-  struct alignas(64) LaneCounts {
+  struct alignas(128) LaneCounts {  // a line pair: a CPU may prefetch the line next to one it loads
     std::atomic<std::uint64_t> written{0};
     std::atomic<std::uint64_t> ready{0};
   };

@@ -74,28 +74,32 @@ void expectAlignedRuns(Observations const& observations, std::uint64_t events, s
   }
 }
 
-TEST(ReplicaChunkTest, EachAlignedChunkIsReadByOneLaneInOrder) {
+// Runs `config` (of `events` events): every event once, in runs of `run`.
+void expectRunsOf(JobConfig const& config, std::uint64_t events, std::uint64_t run) {
   Observations observations;
-  auto const summary = EventProcessor(chunkedJob(1000, 100, 2, 4), testRegistry(observations)).run();
+  auto const summary = EventProcessor(config, testRegistry(observations)).run();
   ASSERT_FALSE(summary.failed) << summary.error;
-  EXPECT_EQ(summary.eventsProcessed, 1000u);
-  EXPECT_EQ(observations.checksum.load(), sumUpTo(1000));
-  EXPECT_EQ(observations.replicaChunk.load(), 100u);
-  expectAlignedRuns(observations, 1000, 100);
+  EXPECT_EQ(summary.eventsProcessed, events);
+  EXPECT_EQ(observations.checksum.load(), sumUpTo(static_cast<long>(events)));
+  EXPECT_EQ(observations.replicaChunk.load(), run);
+  expectAlignedRuns(observations, events, run);
 }
+
+TEST(ReplicaChunkTest, EachAlignedChunkIsReadByOneLaneInOrder) { expectRunsOf(chunkedJob(1000, 100, 2, 4), 1000, 100); }
 
 TEST(ReplicaChunkTest, AShortJobsEventsAreSharedOutAmongTheLanes) {
   // A chunk of 1000 (a file's whole cluster) would give all of a 100-event
   // job to one lane; each of the 4 lanes claims at most 25 at a time.
-  Observations observations;
   auto config = chunkedJob(1000, 1000, 2, 4);
   config.maxEvents = 100;
-  auto const summary = EventProcessor(config, testRegistry(observations)).run();
-  ASSERT_FALSE(summary.failed) << summary.error;
-  EXPECT_EQ(summary.eventsProcessed, 100u);
-  EXPECT_EQ(observations.checksum.load(), sumUpTo(100));
-  EXPECT_EQ(observations.replicaChunk.load(), 25u);
-  expectAlignedRuns(observations, 100, 25);
+  expectRunsOf(config, 100, 25);
+}
+
+TEST(ReplicaChunkTest, ASourceWithoutAChunkOfItsOwnIsClaimedAFewEventsAtATime) {
+  // One claim per event would bounce the claims' counter between the threads'
+  // caches at top speed: such a source gets runs of 16 (Schedule::kLeastRun),
+  // each read by one lane in order, here with more lanes than threads.
+  expectRunsOf(chunkedJob(1000, 1, 4, 8), 1000, 16);
 }
 
 TEST(ReplicaChunkTest, LanesFinishTheirRunsWhenAnotherFindsTheEnd) {

@@ -75,7 +75,7 @@ TEST(RunReport, JsonHasEveryKey) {
   EXPECT_EQ(keysOf(json.at("path_report")), (std::set<std::string>{"paths", "outputs"}));
   EXPECT_EQ(keysOf(json.at("versions")), (std::set<std::string>{"lanes", "tbb", "compiler"}));
   EXPECT_EQ(keysOf(json.at("monitor")),
-            (std::set<std::string>{"timed_calls", "timed_waits", "timed_events", "ns_per_call", "ns_per_wait",
+            (std::set<std::string>{"timed_calls", "timed_waits", "timed_events", "ns_per_call", "ns_per_wait", "timing_sample",
                                    "estimated_s", "thread_time_share"}));
   EXPECT_EQ(json.at("events_per_s"), 50.0);
 }

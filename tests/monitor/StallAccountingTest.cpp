@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 
 #include <gtest/gtest.h>
 
+#include "Recorder.h"
 #include "core/TestPlugins.h"
 #include "lanes/core/EventProcessor.h"
 #include "lanes/monitor/EventStatistics.h"
@@ -18,29 +18,6 @@
 namespace lanes::test {
 namespace {
 
-// Keeps every call and wait; thread-safe (a lock: a test's jobs are small).
-class Recorder : public ProcessingObserver {
- public:
-  void callFinished(CallRecord const& call) override {
-    std::lock_guard lock(mutex_);
-    calls.push_back(call);
-  }
-  void waitFinished(WaitRecord const& wait) override {
-    std::lock_guard lock(mutex_);
-    waits.push_back(wait);
-  }
-  void eventStarted(unsigned lane, EventId const&, Clock::time_point) override {
-    std::lock_guard lock(mutex_);
-    ++started[lane];
-  }
-  std::vector<CallRecord> calls;
-  std::vector<WaitRecord> waits;
-  std::map<unsigned, int> started;  // events begun, by lane
-
- private:
-  std::mutex mutex_;
-};
-
 struct Shape {
   unsigned threads;
   unsigned lanes;
@@ -50,7 +27,7 @@ constexpr int kEvents = 40;
 // Module indices in the job below (modules in order, then outputs).
 constexpr unsigned kGpu = 0, kSerial = 1, kFew = 2, kEven = 3, kOut = 4;
 
-class StallAccountingTest : public ::testing::TestWithParam<Shape> {
+class StallAccountingTest : public ::testing::TestWithParam<Shape>, protected ObservedJob {
  protected:
   void SetUp() override {
     auto config = job("count:events=" + std::to_string(kEvents));
@@ -62,16 +39,10 @@ class StallAccountingTest : public ::testing::TestWithParam<Shape> {
                       {"even", PluginSpec::parse("even:in=n")}};
     config.paths = {{"selected", {"even", "serial"}}};
     config.outputs.push_back({"out", PluginSpec::parse("collect:in=gpu,ready=true"), {}});
-    auto registry = testRegistry(observations);
-    EventProcessor processor(std::move(config), registry);
-    for (ProcessingObserver* observer : std::initializer_list<ProcessingObserver*>{&statistics, &paths, &events, &recorder}) {
-      processor.addObserver(observer);
-    }
     auto const start = Clock::now();
-    auto const summary = processor.run();
+    auto const summary = run(std::move(config), testRegistry(observations));
     auto const wall = Clock::now() - start;
     ASSERT_FALSE(summary.failed) << summary.error;
-    info = processor.info();
     totals = statistics.totals();
     // All the CPU the threads could have used: the breakdown's overhead and idle are then exact complements.
     double const threadSeconds = info.threads * std::chrono::duration<double>(wall).count();
@@ -94,11 +65,6 @@ class StallAccountingTest : public ::testing::TestWithParam<Shape> {
   }
 
   Observations observations;
-  ModuleStatistics statistics;
-  PathStatistics paths;
-  EventStatistics events;
-  Recorder recorder;
-  JobInfo info;
   ModuleStatistics::Totals totals;
   RunReport report;
 };

@@ -43,6 +43,10 @@ struct JobConfig {
   std::uint64_t maxEvents = 0;    // 0: until the source ends
   bool endless = false;           // allows maxEvents 0 on a source that never ends (only a stop ends the job)
   ErrorPolicy onError = ErrorPolicy::Stop;
+  // While someone observes: each lane times one event in this many exactly
+  // and counts every call of the others without reading the clock (at least 1;
+  // 1: every event timed). See ProcessingObserver on what untimed events report.
+  unsigned timingSample = 1;
 };
 
 }  // namespace lanes

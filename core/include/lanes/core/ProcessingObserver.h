@@ -17,6 +17,9 @@ namespace lanes {
 
 using Clock = std::chrono::steady_clock;
 
+// The time of what a job whose timing is sampled did not time (see ProcessingObserver).
+inline constexpr Clock::time_point kUntimed{};
+
 // One module call, source access or output call, as it happened.
 struct CallRecord {
   unsigned module;  // index into JobInfo::modules, or kSourceProducer
@@ -25,6 +28,7 @@ struct CallRecord {
   EventId event;
   Clock::time_point begin;
   Clock::time_point end;
+  bool timed = true;  // false: counted, not timed (a sampled job's untimed event; begin and end kUntimed)
 };
 
 // A wait that is no call: what a lane or a module call waited for, from the
@@ -71,6 +75,7 @@ struct JobInfo {
   std::string source;
   std::uint64_t expectedEvents = 0;  // the events the job will process when known before it starts (0: unknown)
   std::vector<PathInfo> paths{};
+  unsigned timingSample = 1;  // JobConfig::timingSample: each lane times one event in this many
 };
 
 // Thread-safe: the per-event hooks are called concurrently from every worker
@@ -85,6 +90,13 @@ struct JobInfo {
 // it lasted no time). Clocks are read only while someone observes. An
 // interval whose ends were read on two threads (a wait, an event) may end a
 // few tens of nanoseconds before it begins (see FastClock).
+//
+// A job whose timing is sampled (JobInfo::timingSample N > 1) times one
+// event in N of each lane exactly, with the Idle wait before it; it reads no
+// clock for the others. Their calls are still reported, with begin and end
+// kUntimed (CallRecord::timed false); their waits are not reported; their
+// eventStarted() and eventFinished() get `when` kUntimed; pathFinished() is
+// called for every event.
 class ProcessingObserver {
  public:
   // What an observer listens to: the core calls the per-call and per-event

@@ -4,6 +4,7 @@
 // read it, the moment it finished), whatever its lane did meanwhile (its
 // calls, their waits, other lanes' calls on its threads). A float per event,
 // kept per lane: a lane's events follow each other, so its slot needs no lock.
+// A job whose timing is sampled gives the distribution of its timed events.
 
 #include <cstddef>
 #include <vector>
@@ -27,7 +28,7 @@ class EventStatistics : public ProcessingObserver {
   void eventStarted(unsigned lane, EventId const& id, Clock::time_point when) override;
   void eventFinished(unsigned lane, EventId const& id, EventStatus status, Clock::time_point when) override;
 
-  // {events, median_s, p90_s, p99_s, max_s, slowest: [{event: "run:lumi:event", s}],
+  // {events (those timed), median_s, p90_s, p99_s, max_s, slowest: [{event: "run:lumi:event", s}],
   // histogram (LogHistogram's, for merging parts)} (percentiles by the nearest
   // rank; zeros when no event finished).
   nlohmann::json toJson() const;
@@ -37,8 +38,8 @@ class EventStatistics : public ProcessingObserver {
     float seconds;
     EventId id;
   };
-  // Padded: lanes on different threads do not share a cache line.
-  struct alignas(64) LaneTimes {
+  // Padded: lanes on different threads do not share a cache line (or a pair, which a CPU may prefetch together).
+  struct alignas(128) LaneTimes {
     Clock::time_point started;
     std::vector<float> seconds;
     std::vector<Timed> slowest;  // at most slowest_, unordered

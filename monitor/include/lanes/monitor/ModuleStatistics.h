@@ -13,6 +13,11 @@
 //   - time in outputs: every Acquire, Event and ProductReady call of a module
 //     whose kind is Output.
 // Other transitions (beginJob, endJob, ...) are not counted.
+//
+// In a job whose timing is sampled (JobInfo::timingSample > 1) every call is
+// counted and only the timed ones are summed; totals() then gives estimates:
+// each module's, the source's and the outputs' sums and waits scaled by their
+// calls / timed calls, the lanes' idle time by the source's.
 
 #include <cstddef>
 #include <cstdint>
@@ -31,6 +36,7 @@ struct CallTotals {
   std::uint64_t calls = 0;
   Clock::duration time{};
   std::uint64_t events = 0;  // Event calls among them (an output's: the events it wrote)
+  std::uint64_t timed = 0;   // calls among them that were timed (all but a sampled job's untimed ones)
 
   double seconds() const { return std::chrono::duration<double>(time).count(); }
   CallTotals& operator+=(CallTotals const& other);
@@ -61,8 +67,9 @@ class ModuleStatistics : public ProcessingObserver {
     std::vector<Clock::duration> laneIdle;  // by lane
     CallTotals source;
     CallTotals outputs;
-    std::uint64_t timedCalls = 0;  // every call record received (what the monitor's timing cost: see MonitorCost)
+    std::uint64_t timedCalls = 0;  // every timed call record received (what the monitor's timing cost: see MonitorCost)
     std::uint64_t timedWaits = 0;  // every wait record received
+    unsigned timingSample = 1;     // JobInfo::timingSample: above 1, the times are estimates
   };
 
   ModuleStatistics();
@@ -109,6 +116,7 @@ class ModuleStatistics : public ProcessingObserver {
 
   std::vector<bool> isOutput_;  // by module index
   unsigned lanes_ = 0;
+  unsigned timingSample_ = 1;
   // Names this statistics' current job for the threads' caches (a new one per
   // jobStarted(), as the accumulators are then cleared).
   std::uint64_t generation_ = 0;

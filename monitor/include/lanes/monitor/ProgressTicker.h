@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <ostream>
 #include <string>
@@ -20,8 +21,12 @@
 
 namespace lanes {
 
-// Thread-safe: eventFinished() may be called concurrently from any thread;
-// jobStarted() and jobFinished() are called by the thread that runs the job.
+// Thread-safe: eventFinished() may be called concurrently for different lanes
+// (for one lane, in turn: ProcessingObserver's ordering); jobStarted() and
+// jobFinished() are called by the thread that runs the job. Each lane counts
+// on a cache line of its own, which the drawing thread sums: a count shared by
+// every event would bounce between the threads' caches at top speed.
+// Off: listens to nothing.
 class ProgressTicker : public ProcessingObserver {
  public:
   // Draws on `out` (which must outlive the ticker) every `period`. `part`
@@ -33,7 +38,7 @@ class ProgressTicker : public ProcessingObserver {
   ProgressTicker(ProgressTicker const&) = delete;
   ProgressTicker& operator=(ProgressTicker const&) = delete;
 
-  unsigned hooks() const override { return kEvents; }
+  unsigned hooks() const override { return line_.style() == ProgressStyle::Off ? 0u : unsigned{kEvents}; }
   void jobStarted(JobInfo const& info) override;
   void eventFinished(unsigned lane, EventId const& id, EventStatus status, Clock::time_point when) override;
   void jobFinished() override;
@@ -41,10 +46,16 @@ class ProgressTicker : public ProcessingObserver {
  private:
   void tick();
   void stop();
+  std::uint64_t events() const;
+
+  struct alignas(128) LaneCount {
+    std::atomic<std::uint64_t> done{0};  // written by its lane alone
+  };
 
   ProgressLine line_;  // drawn by the thread, then (once it is joined) by jobFinished()
   bool const wholeJob_;
-  std::atomic<std::uint64_t> events_{0};
+  std::unique_ptr<LaneCount[]> lanes_;
+  unsigned laneCount_ = 0;
   std::mutex mutex_;  // guards stopping_
   std::condition_variable wake_;
   bool stopping_ = false;

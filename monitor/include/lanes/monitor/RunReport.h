@@ -10,7 +10,8 @@
 // modules_s, source_s, outputs_s, overhead_s, idle_s}, stall_s, lane_idle_s
 // [by lane], path_report {paths, outputs [{label, events}]}, event_times,
 // memory, monitor {timed_calls, timed_waits, timed_events, ns_per_call,
-// ns_per_wait, estimated_s, thread_time_share} (MonitorCost), failed, error,
+// ns_per_wait, estimated_s, thread_time_share, timing_sample} (MonitorCost:
+// timing_sample above 1 makes every time above an estimate), failed, error,
 // stop_requested, versions {lanes, tbb, compiler},
 // source (Source::details(), when the source has any: skipped_files
 // [{file, error}]), and any of `sections` (see there).

@@ -88,6 +88,8 @@ class MonitorSums {
     cost_.waits += waits;
     cost_.events += events;
     cost_.seconds += monitor.value("estimated_s", 0.0);
+    // Every part of a job samples alike (one --monitor-sample for all).
+    cost_.timingSample = std::max(cost_.timingSample, monitor.value("timing_sample", 1u));
     callNs_ += static_cast<double>(calls) * monitor.value("ns_per_call", 0.0);
     waitNs_ += static_cast<double>(waits + events) * monitor.value("ns_per_wait", 0.0);
   }

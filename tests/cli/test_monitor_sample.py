@@ -22,6 +22,15 @@ def test_the_report_says_the_timing_is_sampled_and_by_how_much(lanes):
     assert "times estimated" in sampled.stdout
 
 
+def test_a_multi_process_report_says_the_timing_is_sampled(lanes):
+    result = lanes("run", "--source", "empty", "--output", "dummy", "-t", "1", "-n", 400, "--processes", 2,
+                   "--monitor-sample", 8)
+    assert result.returncode == 0, result.stderr
+    assert result.report["monitor"]["timing_sample"] == 8
+    assert all(w["report"]["monitor"]["timing_sample"] == 8 for w in result.report["workers"])
+    assert "timing sampled: one event in 8 per lane timed" in result.stdout
+
+
 @pytest.mark.parametrize("sample", [2, 7, 100])
 def test_every_call_is_counted_and_one_event_in_n_timed(lanes, sample):
     result = lanes("run", "--source", "empty", "--module", "analyzer", "--output", "dummy",

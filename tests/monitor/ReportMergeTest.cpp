@@ -131,6 +131,17 @@ TEST(ReportMerge, PartsWithoutAMonitorSectionCountAsZero) {
   EXPECT_EQ(mergePartReports({}).toJson()["monitor"]["timed_calls"], 0);
 }
 
+TEST(ReportMerge, ThePartsTimingSampleIsKept) {
+  auto a = part(1.0, {0.01}, "1:1:1");
+  auto b = part(1.0, {0.02}, "1:1:2");
+  a["monitor"] = monitorOf(10, 0, 1, 40.0, 0.0);
+  b["monitor"] = monitorOf(20, 0, 1, 40.0, 0.0);
+  EXPECT_EQ(mergePartReports({&a, &b}).toJson()["monitor"]["timing_sample"], 1);
+  a["monitor"]["timing_sample"] = 16;
+  b["monitor"]["timing_sample"] = 16;
+  EXPECT_EQ(mergePartReports({&a, &b}).toJson()["monitor"]["timing_sample"], 16);
+}
+
 TEST(ReportMerge, PartsWithoutFiguresCountAsZero) {
   auto const a = part(1.0, {0.01, 0.02}, "1:1:2");
   nlohmann::json const empty = nlohmann::json::object();

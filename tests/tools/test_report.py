@@ -153,6 +153,14 @@ def test_a_single_process_page_shows_the_monitors_cost_without_saying_merged(sin
     text = (single / "page.html").read_text()
     assert f'id="monitor-calls">{report["monitor"]["timed_calls"]:,} x ' in text
     assert 'id="stall-s">' in text and "Merged from" not in text
+    assert 'id="monitor-sample">every call timed<' in text
+
+
+def test_a_page_says_when_the_timing_was_sampled(tmp_path):
+    completed = lanes("run", *SMALL_JOB, "--monitor-sample", 4, "--html", "page.html", cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    text = (tmp_path / "page.html").read_text()
+    assert 'id="monitor-sample">one event in 4 per lane timed: call counts exact, times estimated<' in text
 
 
 def test_compare_reads_a_multi_process_report_as_a_single_process_one(single, tmp_path):

@@ -195,6 +195,13 @@ def stalls_section(report):
             f"{parts_said(report)}</p>{figure_table('stalls', rows)}")
 
 
+def timing_said(sample):
+    """Whether the report's times are exact or estimated from one event in `sample` (--monitor-sample)."""
+    if sample > 1:
+        return f"one event in {sample:,} per lane timed: call counts exact, times estimated"
+    return "every call timed"
+
+
 def monitor_section(report):
     """What the monitor's own timing cost the job, estimated (the report's monitor section)."""
     monitor = report.get("monitor")
@@ -206,7 +213,8 @@ def monitor_section(report):
             ("share of thread time", "monitor-share", f"{100 * monitor.get('thread_time_share', 0.0):.2f}%"),
             ("timed calls", "monitor-calls",
              f"{monitor.get('timed_calls', 0):,} x {monitor.get('ns_per_call', 0.0):.1f} ns"),
-            ("timed waits and event ends", "monitor-waits", f"{waits:,} x {monitor.get('ns_per_wait', 0.0):.1f} ns")]
+            ("timed waits and event ends", "monitor-waits", f"{waits:,} x {monitor.get('ns_per_wait', 0.0):.1f} ns"),
+            ("timing", "monitor-sample", timing_said(monitor.get("timing_sample", 1)))]
     return ("<h2>The monitor's cost</h2><p>What timing the job cost, estimated: its records times the cost of one, "
             f"measured on the machine as the report was built.{parts_said(report)}</p>{figure_table('monitor', rows)}")
 

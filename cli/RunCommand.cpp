@@ -455,12 +455,15 @@ int runMpiRank(RunArguments const& arguments) {
     json["signal"] = signalStop.signalled();
     return json;
   });
+  // Rank 0 writes its files and releases the other ranks before it prints:
+  // after Ctrl-C to mpirun, OpenMPI stops reading the ranks' output, and a
+  // summary longer than the pipe holds would keep rank 0, and every rank
+  // waiting for its status, from ending until mpirun kills them.
   int status = 0;
-  if (session.rank() == 0) {
-    node::printMpiReport(report, std::cout);
-    status = writeHtmlReport(arguments, report, finishJson(report, arguments.report));
-  }
-  return session.fromRankZero(status);
+  if (session.rank() == 0) status = writeHtmlReport(arguments, report, finishJson(report, arguments.report));
+  status = session.fromRankZero(status);
+  if (session.rank() == 0) node::printMpiReport(report, std::cout);
+  return status;
 }
 
 #else

@@ -246,6 +246,40 @@ def test_sigterm_to_the_ranks_stops_every_rank_gracefully(tmp_path):
     assert not [p.name for p in tmp_path.iterdir() if ".worker-" in p.name]
 
 
+def test_ctrl_c_to_mpirun_with_a_raised_kill_timeout_merges_the_parts_and_writes_the_report(tmp_path):
+    # OpenMPI passes Ctrl-C on as SIGTERM to the ranks (here, about odls_base_sigkill_timeout seconds after it) and
+    # SIGKILLs them that long again later (default 1 s: the README says to raise it), and it stops reading the
+    # ranks' output. The output and the report must be complete before then: rank 0 writes them before it prints
+    # its summary, which here (a row per product's waiter, 947 of them) is longer than a pipe holds.
+    marker = tmp_path / "marker"
+    command = mpirun_command("-t", 1, "--source", f"root:file={DATA / 'nanoAOD_2015_CMS_Open_Data_ttbar.root'},repeat=200",
+                             "-n", 0, "--endless", "--waiter", "busy:scale=1e-10",
+                             "--module", "analyzer:time=0.002,work=sleep",
+                             "--module", f"fault:at=227291415,action=sleep,seconds=0,once={marker}",  # the file's 6th
+                             "--output", "root:file=out.root,keep=nMuon", "--chunk", 2,
+                             "--report", tmp_path / "report.json")
+    environment = {**os.environ, **MPI_ENVIRONMENT, "OMPI_MCA_odls_base_sigkill_timeout": "20"}
+    with open(tmp_path / "stdout.txt", "w") as out, open(tmp_path / "stderr.txt", "w") as err:
+        process = subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                   env=environment)
+    try:
+        assert poll_until(marker.exists, 120), "no rank processed the file's 6th event"
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=180)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode != 0  # mpirun's own status for a job it ended
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["stop_requested"] and report["signal"] == signal.SIGTERM and not report["failed"]
+    assert [row["status"] for row in report["workers"]] == ["stopped"] * RANKS
+    counts = written_events(tmp_path / "out.root")
+    assert sum(counts.values()) == report["events"] == report["outputs"][0]["events_written"]
+    assert set(counts.values()) == {1}
+    assert not [p.name for p in tmp_path.iterdir() if ".worker-" in p.name]
+
+
 @pytest.mark.parametrize("arguments, fragment", [
     (["--distribution", "queue"], "--distribution under MPI must be 'mpi-queue', 'block' or 'round-robin'"),
     (["--distribution", "block", "-n", 0], "--distribution block splits the job's events into blocks: give"),

@@ -82,6 +82,10 @@ struct TreeSource::OpenFile {
   std::vector<std::pair<TClass*, void*>> initialObjects;
   std::vector<TLeaf*> idLeaves;
   std::vector<Window> windows;  // per product
+  // Per product: ROOT's fatal error that stopped a read of its branch. The
+  // branch is not read again: the fatal error left it, and the object it
+  // was filling, half-way (a later read of it crashed in 1 of ~160 jobs).
+  std::vector<std::string> fatal;
 
   ~OpenFile() {
     for (std::size_t p = 0; p < windows.size(); ++p) {
@@ -437,6 +441,13 @@ void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first,
 
 void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry, Pending& pending) const {
   auto const& layout = layout_->branches[product];
+  auto const failed = [&](std::string const& why) {
+    return Exception("cannot read branch '" + layout.name + "' of entry " + std::to_string(entry) + " in '" +
+                     origin() + "': " + why);
+  };
+  if (!file.fatal[product].empty()) {
+    throw failed("not read after ROOT's fatal error in an earlier entry: " + file.fatal[product]);
+  }
   void* object = nullptr;
   ObjectPool::Item* item = nullptr;
   if (layout.kind == Kind::Object) {
@@ -449,16 +460,13 @@ void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry,
     object = layout.cls->New();  // an emulated class: owned by its EmulatedObject product
     file.objects[product] = object;
   }
-  auto const failed = [&](std::string const& why) {
-    return Exception("cannot read branch '" + layout.name + "' of entry " + std::to_string(entry) + " in '" +
-                     origin() + "': " + why);
-  };
   Int_t bytes = -1;
   try {
     ThrowOnRootFatal const guard;
     bytes = file.branches[product]->GetEntry(entry);
   } catch (Exception const& fatal) {
     if (item) item->pool->discard(item);  // the object ROOT was filling may be half-built: not destroyed
+    file.fatal[product] = fatal.message();
     throw failed(fatal.message());
   }
   if (bytes < 0) {
@@ -530,6 +538,7 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
   file->leaves.resize(products);
   file->objects.resize(products);
   file->windows.resize(products);
+  file->fatal.resize(products);
   for (std::size_t p = 0; p < products; ++p) {
     auto const& layout = layout_->branches[p];
     auto* branch = file->tree->GetBranch(layout.name.c_str());

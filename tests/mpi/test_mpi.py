@@ -5,6 +5,7 @@ report. Every merged file is read back with uproot and must hold every event exa
 Skipped, with the reason, only when the build has no MPI (CTest passes LANES_MPI, from CMake's FindMPI).
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -211,18 +212,44 @@ def test_a_failing_rank_stops_every_rank_and_leaves_no_output(tmp_path):
     assert_nothing_under(tmp_path / "out.root")
 
 
+@contextlib.contextmanager
+def mpirun_in_background(tmp_path, command, **environment):
+    """Starts `command` (stdout and stderr into tmp_path's stdout.txt and stderr.txt) and yields the Popen; it is
+    killed if it is still running when the block ends."""
+    with open(tmp_path / "stdout.txt", "w") as out, open(tmp_path / "stderr.txt", "w") as err:
+        process = subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                   env={**os.environ, **MPI_ENVIRONMENT, **environment})
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def assert_stopped_gracefully(tmp_path):
+    """The report of a job whose ranks were stopped by SIGTERM: every rank stopped, the parts merged into
+    out.root with every processed event once, no part left. Returns the report."""
+    path = tmp_path / "report.json"
+    assert path.exists(), (tmp_path / "stderr.txt").read_text()
+    report = json.loads(path.read_text())
+    assert report["stop_requested"] and report["signal"] == signal.SIGTERM and not report["failed"]
+    assert [row["status"] for row in report["workers"]] == ["stopped"] * RANKS
+    counts = written_events(tmp_path / "out.root")
+    assert sum(counts.values()) == report["events"] == report["outputs"][0]["events_written"]
+    assert set(counts.values()) == {1}
+    assert not [p.name for p in tmp_path.iterdir() if ".worker-" in p.name]
+    return report
+
+
 def test_sigterm_to_the_ranks_stops_every_rank_gracefully(tmp_path):
-    # As a batch system stops a job: SIGTERM to every rank. (Ctrl-C to mpirun is OpenMPI's to forward; on this
-    # machine, without a terminal, OpenMPI 4.1 did not: the README says so.)
-    # The signal goes once event 6 has been processed (the fault module's marker), so that some event is written.
+    # As a batch system stops a job: SIGTERM to every rank (Ctrl-C to mpirun: the next test). The signal goes
+    # once event 6 has been processed (the fault module's marker), so that some event is written.
     marker = tmp_path / "marker"
     command = mpirun_command("-t", 1, "--source", SOURCE, "-n", 0, "--waiter", "busy:scale=0.002",
                              "--module", f"fault:at=6,action=sleep,seconds=0,once={marker}",
                              "--output", "root:file=out.root", "--chunk", 2, "--report", tmp_path / "report.json")
-    with open(tmp_path / "stdout.txt", "w") as out, open(tmp_path / "stderr.txt", "w") as err:
-        process = subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                   env={**os.environ, **MPI_ENVIRONMENT})
-    try:
+    with mpirun_in_background(tmp_path, command) as process:
         parts = lambda: [p for p in tmp_path.iterdir() if ".worker-" in p.name]  # noqa: E731
         assert poll_until(lambda: len(parts()) == RANKS, 120), "the ranks did not start writing"
         assert poll_until(marker.exists, 120), "no rank processed event 6"
@@ -231,19 +258,8 @@ def test_sigterm_to_the_ranks_stops_every_rank_gracefully(tmp_path):
         for rank in ranks:
             os.kill(rank, signal.SIGTERM)
         process.wait(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    report = Result(subprocess.CompletedProcess(command, process.returncode), tmp_path / "report.json").report
-    assert report is not None, (tmp_path / "stderr.txt").read_text()
-    assert report["stop_requested"] and report["signal"] == signal.SIGTERM and not report["failed"]
-    assert [row["status"] for row in report["workers"]] == ["stopped"] * RANKS
-    counts = written_events(tmp_path / "out.root")
-    assert sum(counts.values()) == report["events"] == report["outputs"][0]["events_written"]
-    assert set(counts.values()) == {1}
+    assert_stopped_gracefully(tmp_path)
     assert "events written to out.root" in (tmp_path / "stdout.txt").read_text()
-    assert not [p.name for p in tmp_path.iterdir() if ".worker-" in p.name]
 
 
 def test_ctrl_c_to_mpirun_with_a_raised_kill_timeout_merges_the_parts_and_writes_the_report(tmp_path):
@@ -258,26 +274,12 @@ def test_ctrl_c_to_mpirun_with_a_raised_kill_timeout_merges_the_parts_and_writes
                              "--module", f"fault:at=227291415,action=sleep,seconds=0,once={marker}",  # the file's 6th
                              "--output", "root:file=out.root,keep=nMuon", "--chunk", 2,
                              "--report", tmp_path / "report.json")
-    environment = {**os.environ, **MPI_ENVIRONMENT, "OMPI_MCA_odls_base_sigkill_timeout": "20"}
-    with open(tmp_path / "stdout.txt", "w") as out, open(tmp_path / "stderr.txt", "w") as err:
-        process = subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                   env=environment)
-    try:
+    with mpirun_in_background(tmp_path, command, OMPI_MCA_odls_base_sigkill_timeout="20") as process:
         assert poll_until(marker.exists, 120), "no rank processed the file's 6th event"
         process.send_signal(signal.SIGINT)
         process.wait(timeout=180)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     assert process.returncode != 0  # mpirun's own status for a job it ended
-    report = json.loads((tmp_path / "report.json").read_text())
-    assert report["stop_requested"] and report["signal"] == signal.SIGTERM and not report["failed"]
-    assert [row["status"] for row in report["workers"]] == ["stopped"] * RANKS
-    counts = written_events(tmp_path / "out.root")
-    assert sum(counts.values()) == report["events"] == report["outputs"][0]["events_written"]
-    assert set(counts.values()) == {1}
-    assert not [p.name for p in tmp_path.iterdir() if ".worker-" in p.name]
+    assert_stopped_gracefully(tmp_path)
 
 
 @pytest.mark.parametrize("arguments, fragment", [

@@ -126,12 +126,17 @@ class MenuReader {
     if (auto const* job = menu["job"].as_table()) {
       for (auto const& [key, value] : *job) {
         auto const name = std::string(key.str());
-        if (name != "threads" && name != "lanes" && name != "events") fail("unknown key job." + name + " (known: threads, lanes, events)");
+        if (name != "threads" && name != "lanes" && name != "events" && name != "plugin-libraries") {
+          fail("unknown key job." + name + " (known: threads, lanes, events, plugin-libraries)");
+        }
       }
       settings.threads = static_cast<unsigned>(whole(*job, "threads", std::numeric_limits<unsigned>::max()));
       settings.lanes = static_cast<unsigned>(whole(*job, "lanes", std::numeric_limits<unsigned>::max()));
       settings.hasEvents = job->contains("events");
       settings.events = whole(*job, "events", std::numeric_limits<std::int64_t>::max());
+      for (auto const& library : strings(*job, "plugin-libraries", "job")) {
+        settings.pluginLibraries.push_back((directory_ / library).lexically_normal().string());
+      }
     }
     if (menu.empty()) fail("the menu is empty: it has no [job], [source], [[module]], [[waiter]], [[path]] or [[output]]");
     if (menu.contains("source") && !menu["source"].is_table()) fail("'source' must be a table: write [source]");

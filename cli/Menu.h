@@ -7,6 +7,7 @@
 // that start with "./" or "../" are paths relative to the menu file.
 
 #include <string>
+#include <vector>
 
 #include "lanes/core/JobConfig.h"
 
@@ -17,6 +18,7 @@ struct MenuJobSettings {
   unsigned lanes = 0;
   std::uint64_t events = 0;
   bool hasEvents = false;
+  std::vector<std::string> pluginLibraries;  // job.plugin-libraries, relative paths made relative to the menu's directory
 };
 
 // Reads `path` into `config` (replacing its source if the menu has one and

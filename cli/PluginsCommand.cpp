@@ -2,7 +2,11 @@
 
 #include <iomanip>
 #include <iostream>
+#include <memory>
 
+#include <nlohmann/json.hpp>
+
+#include "PluginLibraries.h"
 #include "lanes/core/PluginRegistry.h"
 
 namespace lanes::cli {
@@ -31,8 +35,24 @@ options of every SPEC (key=value, separated by commas; a key given twice is an e
 void printSection(char const* title, std::vector<PluginInfo> const& plugins) {
   std::cout << title << ":\n";
   for (auto const& plugin : plugins) {
-    std::cout << "  " << std::left << std::setw(18) << plugin.name + " " << plugin.help << "\n";
+    std::cout << "  " << std::left << std::setw(18) << plugin.name + " " << plugin.help;
+    if (!plugin.library.empty()) std::cout << " [from " << plugin.library << "]";
+    std::cout << "\n";
   }
+}
+
+// [{kind, name, help, library (null: built in)}], in the order of the text.
+nlohmann::json toJson(std::vector<std::pair<char const*, std::vector<PluginInfo>>> const& sections) {
+  auto plugins = nlohmann::json::array();
+  for (auto const& [kind, infos] : sections) {
+    for (auto const& info : infos) {
+      plugins.push_back({{"kind", kind},
+                         {"name", info.name},
+                         {"help", info.help},
+                         {"library", info.library.empty() ? nlohmann::json() : nlohmann::json(info.library)}});
+    }
+  }
+  return plugins;
 }
 
 std::vector<PluginInfo> withRole(std::vector<PluginInfo> const& plugins, bool waiters) {
@@ -43,16 +63,35 @@ std::vector<PluginInfo> withRole(std::vector<PluginInfo> const& plugins, bool wa
   return result;
 }
 
+struct PluginsArguments {
+  std::vector<std::string> libraries;
+  bool json = false;
+};
+
 }  // namespace
 
 void addPluginsCommand(CLI::App& app) {
-  auto* plugins = app.add_subcommand("plugins", "List the sources, modules, waiters and outputs a SPEC can name");
-  plugins->callback([] {
+  auto arguments = std::make_shared<PluginsArguments>();
+  auto* plugins = app.add_subcommand("plugins", "List the sources, modules, waiters and outputs a SPEC can name, "
+                                                "and the plugin library each one comes from");
+  addPluginLibraryOption(*plugins, arguments->libraries);
+  plugins->add_flag("--json", arguments->json, "Print JSON: [{kind, name, help, library (null: built in)}]");
+  plugins->callback([arguments] {
+    loadPluginLibraries(arguments->libraries);
     auto const& registry = PluginRegistry::instance();
-    printSection("sources (--source)", registry.sources());
-    printSection("modules (--module)", withRole(registry.modules(), false));
-    printSection("waiters (--waiter)", withRole(registry.modules(), true));
-    printSection("outputs (--output)", registry.outputs());
+    std::vector<std::pair<char const*, std::vector<PluginInfo>>> const sections{
+        {"source", registry.sources()},
+        {"module", withRole(registry.modules(), false)},
+        {"waiter", withRole(registry.modules(), true)},
+        {"output", registry.outputs()}};
+    if (arguments->json) {
+      std::cout << toJson(sections).dump(1) << "\n";
+      return;
+    }
+    printSection("sources (--source)", sections[0].second);
+    printSection("modules (--module)", sections[1].second);
+    printSection("waiters (--waiter)", sections[2].second);
+    printSection("outputs (--output)", sections[3].second);
     std::cout << kGenericOptions;
   });
 }

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <iostream>
 
+#include "InstallLayout.h"
+
 namespace lanes::cli {
 
 namespace {
@@ -30,7 +32,7 @@ std::vector<char*> argvOf(std::vector<std::string>& words) {
 
 }  // namespace
 
-std::string toolPath(char const* name) { return std::string(LANES_SOURCE_DIR "/tools/") + name + ".py"; }
+std::string toolPath(char const* name) { return lanesFile(std::string("tools/") + name + ".py"); }
 
 CLI::App* addToolCommand(CLI::App& app, char const* name, char const* description) {
   auto* command = app.add_subcommand(name, description);

@@ -1,6 +1,6 @@
 #pragma once
 // The commands that are Python tools (tools/*.py: scan, report, compare),
-// run by the project's venv.
+// run by the project's venv (that of the build, for an installed lanes too).
 
 #include <string>
 #include <vector>
@@ -9,7 +9,7 @@
 
 namespace lanes::cli {
 
-// tools/NAME.py in the source tree.
+// tools/NAME.py among lanes' files (InstallLayout.h).
 std::string toolPath(char const* name);
 
 // Replaces this process with `python TOOL ARGS...`, so that signals and the

@@ -17,9 +17,11 @@
 #include "AccelOptions.h"
 #include "CleanCommand.h"
 #include "HtmlReport.h"
+#include "InstallLayout.h"
 #include "Menu.h"
 #include "MultiProcessTrace.h"
 #include "PinCommand.h"
+#include "PluginLibraries.h"
 #include "SignalStop.h"
 #include "WholeNumber.h"
 #include "lanes/core/EventProcessor.h"
@@ -44,7 +46,7 @@ namespace {
 // the real file in shared/data by tools/derive_profile.py), a busy waiter per
 // product, a dummy output.
 void addDefaultJob(JobConfig& config) {
-  config.source = PluginSpec::parse("synthetic:profile=" LANES_SOURCE_DIR "/data/profiles/nanoaod.json");
+  config.source = PluginSpec::parse("synthetic:profile=" + lanesFile("data/profiles/nanoaod.json"));
   config.waiters.push_back(PluginSpec::parse("busy:scale=1e-6"));
   config.outputs.push_back({"out", PluginSpec::parse("dummy"), {}});
 }
@@ -112,6 +114,9 @@ JobConfig makeJob(RunArguments const& arguments) {
   JobConfig config;
   MenuJobSettings menu;
   if (!arguments.menu.empty()) menu = loadMenu(arguments.menu, config);
+  auto libraries = arguments.pluginLibraries;  // before anything looks a plugin up
+  libraries.insert(libraries.end(), menu.pluginLibraries.begin(), menu.pluginLibraries.end());
+  loadPluginLibraries(libraries);
   bool const describesJob = !arguments.menu.empty() || arguments.sourceGiven || !arguments.waiters.empty() ||
                             !arguments.modules.empty() || !arguments.outputs.empty();
   if (!describesJob) addDefaultJob(config);
@@ -285,6 +290,7 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
   if (pinner) report.sections["pinning"] = pinningReport(arguments.pin, *pinner);
   if (watchdog) noteWatchdog(*watchdog, report);
   if (summary.configurationError) report.sections["configuration_error"] = true;
+  if (auto libraries = loadedPluginLibraries(); !libraries.empty()) report.sections["plugin_libraries"] = libraries;
   report.stopRequested = report.stopRequested || signals->signalled();
   if (trace) {
     try {
@@ -550,6 +556,7 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   run->add_option("--output", arguments->outputs, "Output SPEC, e.g. dummy:ready=true (repeatable)")->allow_extra_args(false);
   run->add_option("--menu", arguments->menu, "Menu file (TOML) describing source, modules, paths, outputs")
       ->check(CLI::ExistingFile);
+  addPluginLibraryOption(*run, arguments->pluginLibraries);
   run->add_option("--report", arguments->report, "Write the run report as JSON to FILE");
   run->add_option("--trace", arguments->trace, "Write every call as a Chrome trace (Perfetto) to FILE");
   run->add_option("--html", arguments->html,

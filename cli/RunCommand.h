@@ -21,6 +21,7 @@ struct RunArguments {
   std::vector<std::string> modules;
   std::vector<std::string> outputs;
   std::string menu;
+  std::vector<std::string> pluginLibraries;  // --plugin-library (PluginLibraries.h)
   std::string report;
   std::string trace;
   std::string html;  // --html FILE: the HTML report of the job (tools/report.py)

@@ -86,6 +86,8 @@ def parser():
     p.add_argument("--force", action="store_true", help="start afresh in a directory that holds another scan")
     p.add_argument("--dry-run", action="store_true", help="check the scan, print its points and every run's "
                    "command line, and exit without running or writing anything")
+    p.add_argument("--plugin-library", metavar="PATH", action="append", default=[],
+                   help="a plugin library every run loads (repeatable; as `lanes run --plugin-library`)")
     p.add_argument("--lanes", metavar="PATH", default=os.environ.get("LANES_BINARY"),
                    help="the lanes binary to run (`lanes scan` passes itself)")
     return p
@@ -156,11 +158,17 @@ def build(argv):
     if not options.lanes or not Path(options.lanes).is_file():
         raise ScanError(f"no lanes binary at {options.lanes!r}: give --lanes PATH (`lanes scan` does)")
 
+    libraries = []
+    for library in options.plugin_library:
+        if not Path(library).is_file():
+            raise ScanError(f"plugin library {library!r} is not found")
+        libraries += ["--plugin-library", str(Path(library).resolve())]
+
     def setting(name, default=None):
         value = getattr(options, name)
         return value if value is not None else settings.get(name, default)
 
-    scan = Scan(grid.parse_run_arguments(settings.get("args", []) + run_args), list(axes.values()),
+    scan = Scan(grid.parse_run_arguments(libraries + settings.get("args", []) + run_args), list(axes.values()),
                 procedure=setting("procedure", "fixed"), events=setting("events"), repeat=setting("repeat", 1),
                 cores=setting("cores"))
     for name in ("events", "repeat", "cores"):

@@ -1,5 +1,7 @@
 #include "lanes/core/PluginRegistry.h"
 
+#include <utility>
+
 #include "lanes/core/Exception.h"
 
 namespace lanes {
@@ -45,19 +47,39 @@ PluginRegistry& PluginRegistry::instance() {
   return registry;
 }
 
+template <typename Factory>
+void PluginRegistry::add(std::map<std::string, Entry<Factory>>& map, char const* kind, PluginInfo info,
+                         Factory factory) {
+  info.library = library_;
+  auto it = map.find(info.name);
+  if (it != map.end() && !library_.empty()) {
+    conflicts_.push_back({kind, info.name, it->second.info.library});
+    return;
+  }
+  auto name = info.name;  // built in: the last registration wins
+  map[std::move(name)] = {std::move(info), std::move(factory)};
+}
+
 void PluginRegistry::addSource(PluginInfo info, SourceFactory factory) {
-  auto name = info.name;
-  sources_[name] = {std::move(info), std::move(factory)};
+  add(sources_, "source", std::move(info), std::move(factory));
 }
 
 void PluginRegistry::addModule(PluginInfo info, ModuleFactory factory) {
-  auto name = info.name;
-  modules_[name] = {std::move(info), std::move(factory)};
+  add(modules_, "module", std::move(info), std::move(factory));
 }
 
 void PluginRegistry::addOutput(PluginInfo info, OutputFactory factory) {
-  auto name = info.name;
-  outputs_[name] = {std::move(info), std::move(factory)};
+  add(outputs_, "output", std::move(info), std::move(factory));
+}
+
+void PluginRegistry::beginLibrary(std::string library) {
+  library_ = std::move(library);
+  conflicts_.clear();
+}
+
+std::vector<PluginConflict> PluginRegistry::endLibrary() {
+  library_.clear();
+  return std::exchange(conflicts_, {});
 }
 
 std::unique_ptr<Source> PluginRegistry::makeSource(std::string const& name, Options const& options) const {

@@ -26,6 +26,8 @@ SOURCE = "[source]\nplugin = 'synthetic'\nevents = 5\nsize = { a = 10 }\n"
         (SOURCE + "[job]\nevents = -1\n", ["job.events must be an integer"]),
         (SOURCE + "[job]\nthreads = 5000000000\n", ["job.threads must be an integer from 0 to 4294967295"]),
         (SOURCE + "[job]\nthreds = 2\n", ["unknown key job.threds"]),
+        (SOURCE + "[job]\nplugin-libraries = './libmine.so'\n", ["job.plugin-libraries must be an array of strings"]),
+        (SOURCE + "[job]\nplugin-libraries = ['./libmine.so']\n", ["plugin library '", "/libmine.so' is not found"]),
         (SOURCE + "[[module]]\nplugin = 'producer'\nlabel = 7\n", ["module[0] needs a string 'label'"]),
         (SOURCE + "[[module]]\nplugin = 'producer'\nlabel = ''\n", ["module[0] needs a string 'label'"]),
         (SOURCE + "[module]\nplugin = 'producer'\nlabel = 'x'\n", ["'module' must be an array of tables"]),

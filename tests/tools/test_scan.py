@@ -259,6 +259,7 @@ def test_a_full_disk_fails_the_scan_in_one_line_and_leaves_no_half_plot(tmp_path
     (["--repeat", "0", "--", *EMPTY], ["repeat"]),
     (["--vary", "threads=1", "--vary", "threads=2", "--", *EMPTY], ["threads is given twice"]),
     (["--", "--source"], ["--source needs a value"]),
+    (["--plugin-library", "libnowhere.so", "--", *EMPTY], ["plugin library 'libnowhere.so' is not found"]),
 ])
 def test_bad_arguments_are_refused_in_one_line_before_anything_runs(tmp_path, args, words):
     assert_one_line_error(lanes_scan(tmp_path / "scan", *args), *words)

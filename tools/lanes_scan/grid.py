@@ -25,7 +25,7 @@ COMPONENT_AXIS = re.compile(r"^(source|output|module|waiter)(?:\[([^\]]+)\])?(?:
 # `lanes run` options that take a value; anything else passes through as it is.
 VALUE_OPTIONS = {"-t", "-l", "-n", "-p", "--source", "--waiter", "--module", "--output", "--menu", "--report",
                  "--trace", "--on-error", "--pin", "--distribution", "--chunk", "--events-before-fork",
-                 "--output-mode", "--accel", "--accel-strategy"}
+                 "--output-mode", "--accel", "--accel-strategy", "--plugin-library"}
 LONG_NAMES = {"--threads": "-t", "--lanes": "-l", "--events": "-n", "--processes": "-p"}
 
 

@@ -52,10 +52,21 @@ struct PluginInfo {
   std::string help;
   PluginRole role = PluginRole::Module;
   std::vector<FileOption> files = {};
+  std::string library = {};  // the plugin library that registered it; empty: built into lanes
 };
 
-// Registration happens during static initialisation (single-threaded); after
-// main() starts the registry is only read, from one thread at start-up.
+// A plugin library registered a name that was taken already (by lanes or by
+// another library): the first registration stays.
+struct PluginConflict {
+  std::string kind;  // "source", "module" or "output"
+  std::string name;
+  std::string firstLibrary;  // empty: built into lanes
+};
+
+// Externally synchronised by start-up: registration happens during static
+// initialisation (single-threaded), and while the command loads plugin
+// libraries, one at a time, before any job starts; after that the registry is
+// only read, from one thread at start-up.
 class PluginRegistry {
  public:
   static PluginRegistry& instance();
@@ -63,6 +74,13 @@ class PluginRegistry {
   void addSource(PluginInfo info, SourceFactory factory);
   void addModule(PluginInfo info, ModuleFactory factory);
   void addOutput(PluginInfo info, OutputFactory factory);
+
+  // Between these two calls a plugin library loads (its static registrars
+  // run): what it registers is marked as `library`'s, and a name registered
+  // already is not replaced but returned by endLibrary() as a conflict (a
+  // registrar must not throw: it runs inside the dynamic loader).
+  void beginLibrary(std::string library);
+  std::vector<PluginConflict> endLibrary();
 
   // Each throws lanes::Exception for an unknown name (listing the known ones)
   // or for options the plugin did not recognise.
@@ -86,9 +104,14 @@ class PluginRegistry {
     PluginInfo info;
     Factory factory;
   };
+  template <typename Factory>
+  void add(std::map<std::string, Entry<Factory>>& map, char const* kind, PluginInfo info, Factory factory);
+
   std::map<std::string, Entry<SourceFactory>> sources_;
   std::map<std::string, Entry<ModuleFactory>> modules_;
   std::map<std::string, Entry<OutputFactory>> outputs_;
+  std::string library_;  // the library loading now; empty: none
+  std::vector<PluginConflict> conflicts_;
 };
 
 // Static registrars. A module type registered this way must be constructible

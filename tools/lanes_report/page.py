@@ -108,7 +108,7 @@ def card(key, label, value):
     return f'<div class="card"><div class="v" id="{key}">{esc(value)}</div><div class="k">{esc(label)}</div></div>'
 
 
-def cards(figures):
+def cards(figures, parts="processes"):
     shown = [("events", "events", number(figures["events"])),
              ("events-per-s", "events/s", number(figures["events_per_s"], 1)),
              ("wall-s", "wall time (s)", number(figures["wall_s"])),
@@ -116,7 +116,7 @@ def cards(figures):
              ("threads", "threads", number(figures["threads"])),
              ("peak-rss", "peak RSS", mib(figures["peak_rss_bytes"]))]
     if figures["processes"]:
-        shown.insert(4, ("processes", "processes", number(figures["processes"])))
+        shown.insert(4, ("processes", parts, number(figures["processes"])))
     if figures["total_pss_bytes"]:
         shown.append(("total-pss", "peak total PSS", mib(figures["total_pss_bytes"])))
     return '<div class="cards">' + "".join(card(*entry) for entry in shown) + "</div>"
@@ -330,7 +330,8 @@ def run_body(source, trace, title, page_directory):
     report = source["report"]
     failed = (f'<p class="failed" id="failure">The job failed: {esc(report.get("error", ""))}</p>'
               if report.get("failed") else "")
-    return (f"<h1>{esc(title)}</h1>{failed}{cards(inputs.figures(report))}"
+    parts = "ranks" if report.get("mode") == "mpi" else "processes"
+    return (f"<h1>{esc(title)}</h1>{failed}{cards(inputs.figures(report), parts)}"
             + charts_section(drawings.run_charts(report)) + stalls_section(report) + monitor_section(report)
             + stall_graph_section(trace) + module_table(report) + workers_section(report)
             + trace_section(trace, page_directory) + provenance_section(report.get("provenance"))

@@ -84,6 +84,19 @@ def legend(entries, x, y, width=WIDTH):
     return "".join(parts)
 
 
+def y_grid(y_ticks, y_of, left, right):
+    """Horizontal grid lines at the ticks of a y axis, labelled on its left."""
+    return "".join(f'<line x1="{left}" y1="{y_of(tick):.1f}" x2="{WIDTH - right}" y2="{y_of(tick):.1f}" '
+                   f'stroke="#eee"/><text x="{left - 6}" y="{y_of(tick) + 4:.1f}" text-anchor="end" fill="#555">'
+                   f"{short(tick)}</text>" for tick in y_ticks)
+
+
+def axis_labels(x_label, y_label, height, top, right):
+    """The x axis' name under its right end, the y axis' above its top."""
+    return (f'<text x="{WIDTH - right}" y="{height - 4}" text-anchor="end" fill="#555">{esc(x_label)}</text>'
+            f'<text x="4" y="{top - 10}" fill="#555">{esc(y_label)}</text>')
+
+
 def bar_chart(element_id, title, rows, unit, note=""):
     """Horizontal bars across the page, one per row, each a stack of parts: rows are (label, [(part, value, colour)],
     tooltip)."""
@@ -144,10 +157,7 @@ def histogram(element_id, title, bins, markers, note=""):
     def y_of(count):
         return top + plot_h * (1 - count / count_ticks[-1])
 
-    body = []
-    for tick in count_ticks:
-        body.append(f'<line x1="{left}" y1="{y_of(tick):.1f}" x2="{WIDTH - right}" y2="{y_of(tick):.1f}" stroke="#eee"/>'
-                    f'<text x="{left - 6}" y="{y_of(tick) + 4:.1f}" text-anchor="end" fill="#555">{short(tick)}</text>')
+    body = [y_grid(count_ticks, y_of, left, right)]
     for exponent in range(math.ceil(low_log), math.floor(high_log) + 1):
         for mantissa in (1, 2, 5):
             value = mantissa * 10.0 ** exponent
@@ -175,7 +185,7 @@ def histogram(element_id, title, bins, markers, note=""):
     return figure(element_id, title, svg(WIDTH, height, "".join(body)), note)
 
 
-def line_chart(element_id, title, series, x_label, y_label, references=(), y_floor=None, note="", keys=None):
+def line_chart(element_id, title, series, x_label, y_label, references=(), note="", keys=None):
     """Lines over a linear x axis. series: (name, [(x, y)], colour, dashed); references: (name, y, colour), drawn
     as thin horizontal lines (a job's threads, its lanes); keys: the legend's (name, colour, dashed) entries, by
     default one per series."""
@@ -183,7 +193,7 @@ def line_chart(element_id, title, series, x_label, y_label, references=(), y_flo
     height = 280
     points = [p for _, values, _, _ in series for p in values]
     x_high = max([p[0] for p in points] + [0.0]) or 1.0
-    y_high = max([p[1] for p in points] + [r[1] for r in references] + [y_floor or 0.0]) or 1.0
+    y_high = max([p[1] for p in points] + [r[1] for r in references] + [0.0]) or 1.0
     x_ticks, y_ticks = ticks(x_high), ticks(y_high * 1.05, 4)
     plot_w, plot_h = WIDTH - left - right, height - top - bottom
 
@@ -193,10 +203,7 @@ def line_chart(element_id, title, series, x_label, y_label, references=(), y_flo
     def y_of(y):
         return top + plot_h * (1 - y / y_ticks[-1])
 
-    body = []
-    for tick in y_ticks:
-        body.append(f'<line x1="{left}" y1="{y_of(tick):.1f}" x2="{WIDTH - right}" y2="{y_of(tick):.1f}" stroke="#eee"/>'
-                    f'<text x="{left - 6}" y="{y_of(tick) + 4:.1f}" text-anchor="end" fill="#555">{short(tick)}</text>')
+    body = [y_grid(y_ticks, y_of, left, right)]
     for tick in x_ticks:
         body.append(f'<text x="{x_of(tick):.1f}" y="{top + plot_h + 16}" text-anchor="middle" fill="#555">'
                     f"{short(tick)}</text>")
@@ -209,8 +216,7 @@ def line_chart(element_id, title, series, x_label, y_label, references=(), y_flo
         drawn = " ".join(f"{x_of(x):.2f},{y_of(y):.2f}" for x, y in values)
         body.append(f'<polyline class="series" data-name="{esc(name)}" data-values="{data([list(v) for v in values])}" '
                     f'points="{drawn}" fill="none" stroke="{colour}" stroke-width="2"{DASHED if dashed else ""}/>')
-    body.append(f'<text x="{WIDTH - right}" y="{height - 4}" text-anchor="end" fill="#555">{esc(x_label)}</text>'
-                f'<text x="4" y="{top - 10}" fill="#555">{esc(y_label)}</text>'
+    body.append(axis_labels(x_label, y_label, height, top, right)
                 + legend(keys or [(name, colour, dashed) for name, _, colour, dashed in series], 4, 14))
     return figure(element_id, title, svg(WIDTH, height, "".join(body)), note)
 
@@ -236,10 +242,7 @@ def point_chart(element_id, title, series, x_label, y_label, ideal=False, note="
     def y_of(y):
         return top + plot_h * (1 - y / y_ticks[-1])
 
-    body = []
-    for tick in y_ticks:
-        body.append(f'<line x1="{left}" y1="{y_of(tick):.1f}" x2="{WIDTH - right}" y2="{y_of(tick):.1f}" stroke="#eee"/>'
-                    f'<text x="{left - 6}" y="{y_of(tick) + 4:.1f}" text-anchor="end" fill="#555">{short(tick)}</text>')
+    body = [y_grid(y_ticks, y_of, left, right)]
     for x in xs:
         body.append(f'<text x="{x_of(x):.1f}" y="{top + plot_h + 16}" text-anchor="middle" fill="#555">{short(x)}</text>')
     for i, (name, values) in enumerate(series):
@@ -258,8 +261,7 @@ def point_chart(element_id, title, series, x_label, y_label, ideal=False, note="
                         f'<line x1="{x_of(x):.2f}" y1="{y_of(low):.2f}" x2="{x_of(x):.2f}" y2="{y_of(high):.2f}" '
                         f'stroke="{colour}"/><circle cx="{x_of(x):.2f}" cy="{y_of(median):.2f}" r="4" '
                         f'fill="{colour}"/></g>')
-    body.append(f'<text x="{WIDTH - right}" y="{height - 4}" text-anchor="end" fill="#555">{esc(x_label)}</text>'
-                f'<text x="4" y="{top - 10}" fill="#555">{esc(y_label)}</text>'
+    body.append(axis_labels(x_label, y_label, height, top, right)
                 + legend([(name or "", COLOURS[i % len(COLOURS)], None) for i, (name, _) in enumerate(series)
                           if name] + ([("ideal scaling", "#777", True)] if ideal else []), 4, 14))
     return figure(element_id, title, svg(WIDTH, height, "".join(body)), note)

@@ -3,7 +3,6 @@ opens offline, from file://. A run's page, a scan's, and a comparison's."""
 
 import base64
 import html
-import json
 import os
 import shlex
 import sys

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -18,6 +17,7 @@
 #include "CleanCommand.h"
 #include "HtmlReport.h"
 #include "InstallLayout.h"
+#include "JobProvenance.h"
 #include "Menu.h"
 #include "MultiProcessTrace.h"
 #include "PinCommand.h"
@@ -251,13 +251,17 @@ void warnAboutSkippedFiles(EventProcessor const& processor) {
   }
 }
 
+SummaryRows summaryRows(RunArguments const& arguments) {
+  return arguments.summary == "full" ? SummaryRows::all() : SummaryRows{};
+}
+
 // One part of a job with the monitor attached: the whole job in a single
 // process, or a worker's share of a multi-process job. `signals` is the
 // process's SignalStop, or nullptr for a forked worker, which makes its own
 // (it has a single thread, as a SignalStop needs). `progress`: the part's
-// own progress line.
+// own progress line. `provenance`: the job's, as it started.
 RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArguments const& arguments, SignalStop* signals,
-                  ProgressStyle progress) {
+                  ProgressStyle progress, Provenance const& provenance) {
   std::optional<SignalStop> ownSignals;
   if (!signals) signals = &ownSignals.emplace(SignalStop::Role::Worker);
   signals->attach(processor);
@@ -278,7 +282,7 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
 
   auto const usageBefore = ResourceUsage::sample();
   auto const start = Clock::now();
-  MemorySampler memory;
+  MemorySampler memory(std::chrono::milliseconds(20), 512, [&statistics] { return statistics.events.eventsInFlight(); });
   auto const summary = part ? processor.process(*part) : processor.run();
   auto const wall = Clock::now() - start;
   memory.stop();
@@ -287,6 +291,8 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
                                  processor.sourceDetails());
   statistics.addTo(report);
   report.memory = memory.toJson();
+  report.activity = memory.activityJson();
+  report.provenance = provenance;
   if (pinner) report.sections["pinning"] = pinningReport(arguments.pin, *pinner);
   if (watchdog) noteWatchdog(*watchdog, report);
   if (summary.configurationError) report.sections["configuration_error"] = true;
@@ -308,18 +314,20 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
 
 int runSingleProcess(RunArguments const& arguments) {
   SignalStop signalStop;  // before any thread starts
+  auto const provenance = jobProvenance(arguments.menu);
   auto job = makeJob(arguments);
   auto const files = outputFiles(job);
   warnAboutStalePartials(files);
   signalStop.onAbort([&files] { removeOwnPartials(files); });
   EventProcessor processor(std::move(job));
   warnAboutSkippedFiles(processor);
-  auto const report = runPart(processor, nullptr, arguments, &signalStop, progressStyle(arguments.progress));
+  auto const report =
+      runPart(processor, nullptr, arguments, &signalStop, progressStyle(arguments.progress), provenance);
   if (report.sections.count("configuration_error")) {  // bad input, found as the modules began: no event ran
     std::cerr << "lanes: error: " << report.error << "\n";
     return 2;
   }
-  report.printTable(std::cout);
+  report.printTable(std::cout, summaryRows(arguments));
   auto const status = finish(report.failed, report.error, signalStop.signalled(), arguments.report,
                              [&] { report.writeJson(arguments.report); });
   return writeHtmlReport(arguments, report.toJson(), status);
@@ -350,9 +358,7 @@ node::MultiProcessOptions multiProcessOptions(RunArguments const& arguments) {
   options.progressPeriod = progressPeriod(arguments);
   options.watchdogSeconds = watchdogSeconds(arguments);
   options.watchdogAction = watchdogAction(arguments);
-  // The independent jobs of --no-fork run this very command line.
-  std::ifstream cmdline("/proc/self/cmdline");
-  for (std::string argument; std::getline(cmdline, argument, '\0');) options.commandLine.push_back(argument);
+  options.commandLine = commandLine();  // the independent jobs of --no-fork run this very command line
   node::validate(options);
   return options;
 }
@@ -362,13 +368,15 @@ int runExecWorker(RunArguments const& arguments) {
   SignalStop signalStop(SignalStop::Role::Worker);  // before any thread starts
   auto const role = node::WorkerRole::parse(arguments.workerRole);
   auto const options = multiProcessOptions(arguments);
+  auto const provenance = jobProvenance(arguments.menu);
   EventProcessor processor(makeJob(arguments));
   return node::runWorkerProcess(processor, options, role, [&](EventProcessor& p, ProcessPart const& part) {
-    return runPart(p, &part, arguments, &signalStop, ProgressStyle::Off).toJson();
+    return runPart(p, &part, arguments, &signalStop, ProgressStyle::Off, provenance).toJson();
   });
 }
 
 int runMultiProcess(RunArguments const& arguments) {
+  auto const provenance = jobProvenance(arguments.menu);
   auto options = multiProcessOptions(arguments);
   std::vector<TraceSlice> parentWork;  // for --trace
   if (!arguments.trace.empty()) {
@@ -383,15 +391,17 @@ int runMultiProcess(RunArguments const& arguments) {
   warnAboutSkippedFiles(processor);
   auto const origin = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
   auto report = node::runMultiProcess(processor, options, [&](EventProcessor& p, ProcessPart const& part) {
-    return runPart(p, &part, arguments, nullptr, ProgressStyle::Off).toJson();
+    return runPart(p, &part, arguments, nullptr, ProgressStyle::Off, provenance).toJson();
   });
+  report["provenance"] = provenance.toJson();
+  addPartHosts(report);
   if (!arguments.trace.empty()) finishJobTrace(arguments.trace, report, origin, parentWork);
   if (auto const source = processor.sourceDetails(); !source.empty()) report["source"] = nlohmann::json::parse(source);
   if (report.value("configuration_error", false)) {  // bad input, found as a worker's outputs began: as in one process
     std::cerr << "lanes: error: " << report["error"].get<std::string>() << "\n";
     return 2;
   }
-  node::printMultiProcessReport(report, std::cout);
+  node::printMultiProcessReport(report, std::cout, summaryRows(arguments));
   printSkippedFiles(report.value("source", nlohmann::json()), std::cout);
   if (report["aborted"].get<bool>()) {  // said so already; the report is written still, if it can be
     if (!arguments.report.empty()) {
@@ -436,9 +446,11 @@ int runMpiRank(RunArguments const& arguments) {
   node::MpiSession session;
   std::optional<EventProcessor> processor;
   node::MpiOptions options;
+  Provenance provenance;
   std::string error;
   try {
     refuseUnderMpi(arguments);
+    provenance = jobProvenance(arguments.menu);
     auto job = makeJob(arguments);
     options = mpiOptions(arguments, job);
     if (session.rank() == 0) warnAboutStalePartials(outputFiles(job));
@@ -455,9 +467,9 @@ int runMpiRank(RunArguments const& arguments) {
   }
   auto rankArguments = arguments;  // a rank records its part of the trace where node::runMpi gathers it from
   if (!arguments.trace.empty()) rankArguments.trace = node::mpiTraceRecording();
-  auto const report = node::runMpi(*processor, session, options, [&](EventProcessor& p, ProcessPart const& part) {
+  auto report = node::runMpi(*processor, session, options, [&](EventProcessor& p, ProcessPart const& part) {
     auto json = runPart(p, &part, rankArguments, &signalStop,
-                        arguments.progress > 0 ? ProgressStyle::Heartbeat : ProgressStyle::Off).toJson();
+                        arguments.progress > 0 ? ProgressStyle::Heartbeat : ProgressStyle::Off, provenance).toJson();
     json["signal"] = signalStop.signalled();
     return json;
   });
@@ -466,9 +478,13 @@ int runMpiRank(RunArguments const& arguments) {
   // summary longer than the pipe holds would keep rank 0, and every rank
   // waiting for its status, from ending until mpirun kills them.
   int status = 0;
-  if (session.rank() == 0) status = writeHtmlReport(arguments, report, finishJson(report, arguments.report));
+  if (session.rank() == 0) {
+    report["provenance"] = provenance.toJson();
+    addPartHosts(report);
+    status = writeHtmlReport(arguments, report, finishJson(report, arguments.report));
+  }
   status = session.fromRankZero(status);
-  if (session.rank() == 0) node::printMpiReport(report, std::cout);
+  if (session.rank() == 0) node::printMpiReport(report, std::cout, summaryRows(arguments));
   return status;
 }
 
@@ -561,6 +577,10 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   run->add_option("--trace", arguments->trace, "Write every call as a Chrome trace (Perfetto) to FILE");
   run->add_option("--html", arguments->html,
                   "Write the HTML report (figures, modules, the trace for Perfetto; `lanes report`) to FILE");
+  run->add_option("--summary", arguments->summary,
+                  "short (default): the module table and the path report folded to about a screen; full: every "
+                  "module and path")
+      ->check(CLI::IsMember({"short", "full"}));
   run->add_option("--monitor-sample", arguments->monitorSample,
                   "Time one event in N of each lane exactly and count every call (default 1: every event); the report "
                   "then scales its times from the timed calls, as estimates")

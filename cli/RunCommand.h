@@ -25,6 +25,7 @@ struct RunArguments {
   std::string report;
   std::string trace;
   std::string html;  // --html FILE: the HTML report of the job (tools/report.py)
+  std::string summary = "short";  // --summary short|full: how much of the report is printed
   std::string onError = "stop";
   unsigned monitorSample = 1;  // --monitor-sample N: time one event in N per lane (JobConfig::timingSample)
   // Multi-process mode (node/MultiProcessJob.h); processes == 0: one process.

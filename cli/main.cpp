@@ -6,6 +6,7 @@
 
 #include "CleanCommand.h"
 #include "InspectCommand.h"
+#include "JobProvenance.h"
 #include "PinCommand.h"
 #include "PluginsCommand.h"
 #include "ReportCommand.h"
@@ -19,6 +20,8 @@
 int main(int argc, char** argv) {
   CLI::App app{"lanes: a HEP event-processing framework and throughput laboratory on oneTBB", "lanes"};
   app.require_subcommand(1);
+  app.footer("The guide, a page per topic (running jobs, reports, several processes, MPI, scans, ...): docs/README.md\n"
+             "in the lanes source tree. `lanes COMMAND --help` gives a command's options.");
   app.failure_message(lanes::cli::failureMessage);
   int exitCode = 0;
   lanes::cli::addRunCommand(app, exitCode);
@@ -30,6 +33,7 @@ int main(int argc, char** argv) {
   lanes::cli::addCleanCommand(app, exitCode);
   lanes::cli::addScanCommand(app, exitCode);
   lanes::cli::addReportCommands(app, exitCode);
+  lanes::cli::addProvenanceCommand(app);
   try {
     app.parse(argc, argv);
   } catch (CLI::ParseError const& error) {

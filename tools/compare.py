@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`lanes compare A B`: two run reports or two scan directories side by side.
 
-Started by `lanes compare ARGS`, or directly: .venv/bin/python tools/compare.py A B [--json]
+Started by `lanes compare ARGS`, or directly: .venv/bin/python tools/compare.py A B [--json] [--html FILE]
 """
 
 import json
@@ -10,7 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lanes_report import comparison, inputs  # noqa: E402  (after the path is set)
+from lanes_report import comparison, inputs, page, provenance  # noqa: E402  (after the path is set)
+from report import write_page  # noqa: E402
 
 
 def parser():
@@ -18,11 +19,13 @@ def parser():
                              description="Compare two run reports (lanes run --report) or two scan directories "
                              "(lanes scan -o): figures side by side with ratios B/A and per-module deltas by impact; "
                              "for scans, every common point and those whose difference exceeds the run-to-run "
-                             "spread.")
+                             "spread. A warning line says when the two ran on different machines or builds (host, "
+                             "CPU model, cores, lanes commit).")
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.add_argument("--top", type=int, default=20, metavar="N", help="modules shown in the text (default 20)")
+    p.add_argument("--html", metavar="FILE.html", help="also write the comparison as one self-contained HTML page")
     return p
 
 
@@ -31,11 +34,24 @@ def main(argv):
         options = parser().parse_args(argv)
         if options.top < 1:
             raise inputs.InputError(f"--top must be at least 1, not {options.top}")
+        if options.html and not Path(options.html).resolve().parent.is_dir():
+            raise inputs.InputError(f"cannot write {options.html}: directory {Path(options.html).parent} does not "
+                                    "exist")
         result = comparison.compare(inputs.load(options.a), inputs.load(options.b))
     except inputs.InputError as error:
         print(f"lanes: error: {error}", file=sys.stderr)
         return 2
+    warning = provenance.warning(result["provenance"]["differences"])
+    if warning:
+        print(f"lanes compare: warning: {warning}", file=sys.stderr)
     print(json.dumps(result, indent=2) if options.json else comparison.text(result, options.top))
+    if options.html:
+        title = f"lanes compare: {Path(options.a).name} and {Path(options.b).name}"
+        try:
+            write_page(page.render_comparison(result, title), Path(options.html))
+        except OSError as error:
+            print(f"lanes: error: cannot write {options.html}: {error.strerror}", file=sys.stderr)
+            return 1
     return 0
 
 

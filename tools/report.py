@@ -17,9 +17,11 @@ from lanes_report import inputs, page  # noqa: E402  (after the path is set)
 def parser():
     p = inputs.OneLineParser(prog="lanes report", allow_abbrev=False,
                              description="Write the HTML report of a run report (lanes run --report) or a scan "
-                             "directory (lanes scan -o): summary figures, sortable module table, thread time, stall "
-                             "graph, the scan's plots, configuration and versions, and the trace for Perfetto. One "
-                             "file, no network.")
+                             "directory (lanes scan -o): headline figures; charts of where the threads' time went, "
+                             "the event times, memory and concurrency over time (a scan's: rate, speed-up and CPU "
+                             "efficiency); stalls, the monitor's cost, the stall graph, the sortable module table, "
+                             "what ran where (provenance), the configuration, and the trace for Perfetto. One file, "
+                             "no network.")
     p.add_argument("input", metavar="DIR_OR_REPORT.json")
     p.add_argument("-o", "--output", metavar="FILE.html", required=True)
     p.add_argument("--title", help="the page's title (default: lanes run: or lanes scan: and the input's name)")
@@ -28,9 +30,8 @@ def parser():
     return p
 
 
-def write(source, trace, output, title=None):
-    """Writes the page through OUTPUT.tmp, renamed when complete."""
-    text = page.render(source, trace, title)
+def write_page(text, output):
+    """Writes a page through OUTPUT.tmp, renamed when complete."""
     temporary = Path(str(output) + ".tmp")
     try:
         temporary.write_text(text)
@@ -38,6 +39,11 @@ def write(source, trace, output, title=None):
     except OSError:
         temporary.unlink(missing_ok=True)
         raise
+
+
+def write(source, trace, output, title=None):
+    """Writes the page of a run report or a scan (inputs.load()) to OUTPUT."""
+    write_page(page.render(source, trace, title, Path(output).parent), output)
 
 
 def main(argv):

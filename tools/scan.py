@@ -240,7 +240,8 @@ def main(argv):
         if options.dry_run:
             print_plan(scan, runs)
             return 0
-        runner.prepare(scan, runs, directory, options.force)
+        command = ["lanes", "scan"] + (argv[2:] if argv[:1] == ["--lanes"] else argv)  # as the user gave it
+        runner.prepare(scan, runs, directory, options.force, runner.provenance_of(options.lanes, command))
     except ScanError as error:
         print(f"lanes: error: {error}", file=sys.stderr)
         return 2

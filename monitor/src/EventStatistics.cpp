@@ -7,13 +7,28 @@
 
 namespace lanes {
 
-void EventStatistics::jobStarted(JobInfo const& info) { lanes_ = std::vector<LaneTimes>(info.lanes); }
+void EventStatistics::jobStarted(JobInfo const& info) {
+  std::lock_guard lock(lanesMutex_);
+  lanes_ = std::vector<LaneTimes>(info.lanes);
+}
 
-void EventStatistics::eventStarted(unsigned lane, EventId const&, Clock::time_point when) { lanes_.at(lane).started = when; }
+void EventStatistics::eventStarted(unsigned lane, EventId const&, Clock::time_point when) {
+  auto& times = lanes_.at(lane);
+  times.started = when;
+  times.inFlight.store(true, std::memory_order_relaxed);
+}
+
+unsigned EventStatistics::eventsInFlight() const {
+  std::lock_guard lock(lanesMutex_);
+  unsigned count = 0;
+  for (auto const& lane : lanes_) count += lane.inFlight.load(std::memory_order_relaxed) ? 1 : 0;
+  return count;
+}
 
 // The two ends may have been read on two threads: a few nanoseconds negative is none.
 void EventStatistics::eventFinished(unsigned lane, EventId const& id, EventStatus, Clock::time_point when) {
   auto& times = lanes_.at(lane);
+  times.inFlight.store(false, std::memory_order_relaxed);
   if (when == kUntimed) return;  // a sampled job's untimed event
   auto const seconds = std::max(0.0f, std::chrono::duration<float>(when - times.started).count());
   times.seconds.push_back(seconds);

@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <iomanip>
 #include <sstream>
-
-#include <tbb/version.h>
 
 #include "lanes/monitor/AtomicFile.h"
 
@@ -26,16 +25,6 @@ std::vector<ModuleReport> moduleReports(JobInfo const& job, ModuleStatistics::To
     if (i < details.size() && !details[i].empty()) reports.back().details = nlohmann::json::parse(details[i]);
   }
   return reports;
-}
-
-std::string compilerVersion() {
-#if defined(__clang__)
-  return "clang " __clang_version__;
-#elif defined(__GNUC__)
-  return "gcc " __VERSION__;
-#else
-  return "unknown";
-#endif
 }
 
 // One line per output that reports a file in its details (Module::details()).
@@ -81,8 +70,9 @@ std::uint64_t timedEvents(RunReport const& report, ModuleStatistics::Totals cons
 
 }  // namespace
 
-VersionReport VersionReport::current() {
-  return {LANES_VERSION, std::string(TBB_runtime_version()) + " (headers " TBB_VERSION_STRING ")", compilerVersion()};
+SummaryRows SummaryRows::all() {
+  auto const every = std::numeric_limits<std::size_t>::max();
+  return {every, every};
 }
 
 RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistics, RunSummary const& summary,
@@ -111,7 +101,7 @@ RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistic
   report.failed = summary.failed;
   report.error = summary.error;
   report.stopRequested = summary.stopRequested;
-  report.versions = VersionReport::current();
+  report.provenance = Provenance::current();
   if (!sourceDetails.empty()) report.source = nlohmann::json::parse(sourceDetails);
   return report;
 }
@@ -160,11 +150,12 @@ nlohmann::json RunReport::toJson() const {
                              {"path_report", {{"paths", paths.is_null() ? nlohmann::json::array() : paths}, {"outputs", outputs}}},
                              {"event_times", eventTimes},
                              {"memory", memory},
+                             {"activity", activity},
                              {"monitor", monitor.toJson(threadTime.totalSeconds)},
                              {"failed", failed},
                              {"error", error},
                              {"stop_requested", stopRequested},
-                             {"versions", {{"lanes", versions.lanes}, {"tbb", versions.tbb}, {"compiler", versions.compiler}}}});
+                             {"provenance", provenance.toJson()}});
   if (!source.is_null()) json["source"] = source;
   return json;
 }
@@ -245,7 +236,7 @@ void printEventTimes(RunReport const& report, std::ostream& out) {
 }
 
 void printHeadline(RunReport const& report, std::ostream& out) {
-  out << "lanes " << report.versions.lanes << ": " << report.events << " events";
+  out << "lanes " << report.provenance.lanesVersion << ": " << report.events << " events";
   if (report.eventsSkipped > 0) out << " (+" << report.eventsSkipped << " skipped)";
   out << " in " << fixed(report.wallSeconds, 3) << " s = " << fixed(report.eventsPerSecond, 1) << " events/s  ["
       << report.threads << " threads, " << report.lanes << " lanes]\n";
@@ -306,51 +297,99 @@ void printModules(RunReport const& report, std::size_t maxRows, std::ostream& ou
   for (auto const& row : rows) line(row, fixed(row.seconds, 3), share(row.seconds, total), fixed(row.stall, 3));
 }
 
+std::uint64_t count(nlohmann::json const& counts, char const* key) { return counts[key].get<std::uint64_t>(); }
+
+std::uint64_t turnedAway(nlohmann::json const& path) { return count(path, "rejected") + count(path, "failed"); }
+
+// The paths to print: all of them in the job's order, or, past `maxPaths`,
+// those that rejected or failed most events, then the busiest.
+std::vector<nlohmann::json const*> shownPaths(nlohmann::json const& paths, std::size_t maxPaths) {
+  std::vector<nlohmann::json const*> shown;
+  for (auto const& path : paths) shown.push_back(&path);
+  if (shown.size() <= maxPaths) return shown;
+  std::stable_sort(shown.begin(), shown.end(), [](auto const* a, auto const* b) {
+    if (turnedAway(*a) != turnedAway(*b)) return turnedAway(*a) > turnedAway(*b);
+    return count(*a, "visited") > count(*b, "visited");
+  });
+  shown.resize(maxPaths);
+  return shown;
+}
+
 // The trigger report: per path and per module on it, events visited,
-// accepted, rejected, failed; per output, events written.
-void printPaths(RunReport const& report, std::ostream& out) {
-  if (!report.paths.is_array() || report.paths.empty()) return;
+// accepted, rejected, failed; per output, events written. Folded, a path
+// lists only the modules that rejected or failed events. Returns whether it
+// folded.
+bool printPaths(RunReport const& report, std::size_t maxPaths, std::ostream& out) {
+  if (!report.paths.is_array() || report.paths.empty()) return false;
+  bool const folded = report.paths.size() > maxPaths;
+  auto const shown = shownPaths(report.paths, maxPaths);
+  auto const listed = [folded](nlohmann::json const& module) { return !folded || turnedAway(module) > 0; };
   std::size_t width = 11;
-  for (auto const& path : report.paths) {
-    width = std::max(width, path["name"].get<std::string>().size());
-    for (auto const& module : path["modules"]) width = std::max(width, module["label"].get<std::string>().size() + 2);
+  for (auto const* path : shown) {
+    width = std::max(width, (*path)["name"].get<std::string>().size());
+    for (auto const& module : (*path)["modules"]) {
+      if (listed(module)) width = std::max(width, module["label"].get<std::string>().size() + 2);
+    }
   }
   auto const line = [&](std::string const& name, nlohmann::json const& counts) {
     out << "  " << std::left << std::setw(width) << name << std::right;
-    for (auto const* key : {"visited", "accepted", "rejected", "failed"}) out << std::setw(10) << counts[key].get<std::uint64_t>();
+    for (auto const* key : {"visited", "accepted", "rejected", "failed"}) out << std::setw(10) << count(counts, key);
     out << "\n";
   };
   out << "\n  " << std::left << std::setw(width) << "path/module" << std::right << std::setw(10) << "visited"
       << std::setw(10) << "accepted" << std::setw(10) << "rejected" << std::setw(10) << "failed" << "\n";
-  for (auto const& path : report.paths) {
-    line(path["name"].get<std::string>(), path);
-    for (auto const& module : path["modules"]) line("  " + module["label"].get<std::string>(), module);
+  for (auto const* path : shown) {
+    line((*path)["name"].get<std::string>(), *path);
+    for (auto const& module : (*path)["modules"]) {
+      if (listed(module)) line("  " + module["label"].get<std::string>(), module);
+    }
+  }
+  if (folded) {
+    std::size_t turning = 0;
+    for (auto const& path : report.paths) turning += turnedAway(path) > 0 ? 1 : 0;
+    for (auto const* path : shown) turning -= turnedAway(*path) > 0 ? 1 : 0;
+    out << "  (" << report.paths.size() - shown.size() << " more paths, "
+        << (turning ? std::to_string(turning) + " of them rejecting or failing events)" : "none rejecting or failing an event)")
+        << "\n";
   }
   for (auto const& module : report.modules) {
     if (module.kind == toString(ModuleKind::Output)) out << "  output " << module.label << ": " << module.events << " events written\n";
   }
+  return folded;
+}
+
+// The module table and the path report, folded to `rows`; returns whether
+// either was.
+bool printTables(RunReport const& report, SummaryRows rows, std::ostream& out) {
+  bool const modulesFolded = report.modules.size() + 1 > rows.modules;  // and the source's row
+  printModules(report, rows.modules, out);
+  bool const pathsFolded = printPaths(report, rows.paths, out);
+  return modulesFolded || pathsFolded;
+}
+
+void printFoldedHint(bool folded, std::ostream& out) {
+  if (folded) out << "  (folded: --summary full prints every module and path; --report FILE.json keeps them all)\n";
 }
 
 }  // namespace
 
-void RunReport::printTable(std::ostream& out, std::size_t maxRows) const {
+void RunReport::printTable(std::ostream& out, SummaryRows rows) const {
   auto const flags = out.flags();
   printHeadline(*this, out);
   out << "\n";
-  printModules(*this, maxRows, out);
-  printPaths(*this, out);
+  bool const folded = printTables(*this, rows, out);
   printFilesWritten(*this, out);
   printSkippedFiles(source, out);
+  printFoldedHint(folded, out);
   out.flags(flags);
 }
 
-void RunReport::printAnalysis(std::ostream& out, std::size_t maxRows) const {
+void RunReport::printAnalysis(std::ostream& out, SummaryRows rows) const {
   auto const flags = out.flags();
   printThreadTime(*this, out);
   printEventTimes(*this, out);
   out << "\n";
-  printModules(*this, maxRows, out);
-  printPaths(*this, out);
+  printFoldedHint(printTables(*this, rows, out), out);
   out.flags(flags);
 }
 

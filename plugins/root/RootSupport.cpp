@@ -3,6 +3,7 @@
 #include <TBuffer.h>
 #include <TClass.h>
 #include <TError.h>
+#include <RVersion.h>
 #include <TROOT.h>
 #include <TSystem.h>
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "lanes/core/Exception.h"
+#include "lanes/core/LibraryVersions.h"
 #include "root/EmulatedRecord.h"
 
 namespace lanes::rootio {
@@ -104,6 +106,10 @@ struct DefaultSignals {
     if (gSystem) gSystem->ResetSignals();
   }
 } const defaultSignals;
+
+// Every report's provenance names the ROOT release these plugins were built
+// against, which is the one they run with (the project's wheel).
+RegisterLibraryVersion const rootVersion("root_version", [] { return std::string(ROOT_RELEASE); });
 
 }  // namespace
 

@@ -30,6 +30,7 @@ def assert_one_line_error(result, *fragments, code=2):
           "--module", "producer:label=b,consumes=x,produces.y=1", "--output", "dummy"], ["dependency cycle"]),
         (["--report", "/no/such/dir/report.json"], ["/no/such/dir"]),
         (["--trace", "/no/such/dir/trace.json"], ["/no/such/dir"]),
+        (["--summary", "long"], ["--summary", "long"]),
     ],
 )
 def test_bad_job(lanes, args, fragments):

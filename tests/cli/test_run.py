@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from conftest import REPO
 
 MENUS = REPO / "examples"
@@ -15,11 +17,32 @@ def test_default_job_runs_and_reports(lanes):
     assert report["events_skipped"] == 0
     assert report["failed"] is False
     for key in ("threads", "lanes", "wall_s", "events_per_s", "cpu_user_s", "cpu_sys_s", "cpu_efficiency",
-                "peak_rss_bytes", "modules", "source_s", "outputs_s", "versions"):
+                "peak_rss_bytes", "modules", "source_s", "outputs_s", "activity", "provenance"):
         assert key in report
     labels = {m["label"] for m in report["modules"]}
     assert "out" in labels and "busy/Jet_pt" in labels  # a waiter per NanoAOD product
     assert all(m["calls"] == 40 for m in report["modules"] if m["label"].startswith("busy/"))
+
+
+@pytest.mark.parametrize("processes", [[], ["-p", "2"]])
+def test_the_default_jobs_summary_fits_a_screen(lanes, processes):
+    """947 modules, each on a path of its own: the module table and the path report are folded, and one line says
+    how to see everything; --summary full lists every module and path."""
+    folded = lanes("run", "-n", "20", *processes)
+    assert folded.returncode == 0, folded.stderr
+    lines = folded.stdout.splitlines()
+    assert len(lines) <= 60, folded.stdout
+    modules, paths = len(folded.report["modules"]), len(folded.report["path_report"]["paths"])
+    assert modules > 900 and paths > 900
+    assert f"  ({modules + 1 - 15} more)" in folded.stdout  # the modules and the source, 15 shown
+    assert f"  ({paths - 15} more paths, none rejecting or failing an event)" in lines
+    assert lines[-1] == "  (folded: --summary full prints every module and path; --report FILE.json keeps them all)"
+    full = lanes("run", "-n", "20", *processes, "--summary", "full")
+    assert full.returncode == 0, full.stderr
+    first_words = {line.split()[0] for line in full.stdout.splitlines() if line.strip()}
+    assert {path["name"] for path in full.report["path_report"]["paths"]} <= first_words
+    assert {module["label"] for module in full.report["modules"]} <= first_words
+    assert " more)" not in full.stdout and " more paths" not in full.stdout and "folded" not in full.stdout
 
 
 def test_ticker_is_quiet_when_stderr_is_not_a_terminal(lanes):
@@ -109,9 +132,6 @@ def test_plugins_lists_every_kind(lanes):
     assert result.returncode == 0
     for name in ("synthetic", "empty", "busy", "sleep", "event-time", "fault", "offload", "dummy", "producer"):
         assert name in result.stdout
-
-
-import pytest  # noqa: E402
 
 
 @pytest.mark.parametrize("action, signal_number", [("interrupt", 2), ("terminate", 15)])

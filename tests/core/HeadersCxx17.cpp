@@ -8,6 +8,7 @@
 #include "lanes/core/JobConfig.h"
 #include "lanes/core/JobFiles.h"
 #include "lanes/core/LaneActivity.h"
+#include "lanes/core/LibraryVersions.h"
 #include "lanes/core/LimitedTaskQueue.h"
 #include "lanes/core/ModuleTypes.h"
 #include "lanes/core/Options.h"
@@ -23,10 +24,12 @@
 #include "lanes/monitor/ModuleStatistics.h"
 #include "lanes/monitor/MonitorCost.h"
 #include "lanes/monitor/PathStatistics.h"
+#include "lanes/monitor/Provenance.h"
 #include "lanes/monitor/ProgressTicker.h"
 #include "lanes/monitor/ResourceUsage.h"
 #include "lanes/monitor/RunReport.h"
 #include "lanes/monitor/RunStatistics.h"
+#include "lanes/monitor/Sha256.h"
 #include "lanes/monitor/TraceRecorder.h"
 
 static_assert(__cplusplus < 202002L, "this file must be compiled as C++17");

@@ -54,9 +54,10 @@ TEST(RunReport, DerivesTheFigures) {
   EXPECT_DOUBLE_EQ(report.modules[1].totalSeconds, 0.6);
   EXPECT_DOUBLE_EQ(report.sourceSeconds, 0.1);
   EXPECT_DOUBLE_EQ(report.outputsSeconds, 0.1);
-  EXPECT_FALSE(report.versions.lanes.empty());
-  EXPECT_FALSE(report.versions.tbb.empty());
-  EXPECT_FALSE(report.versions.compiler.empty());
+  EXPECT_FALSE(report.provenance.lanesVersion.empty());
+  EXPECT_FALSE(report.provenance.tbbVersion.empty());
+  EXPECT_FALSE(report.provenance.compiler.empty());
+  EXPECT_FALSE(report.provenance.started.empty());
 }
 
 TEST(RunReport, JsonHasEveryKey) {
@@ -65,7 +66,8 @@ TEST(RunReport, JsonHasEveryKey) {
                                                  "events_per_s", "cpu_user_s", "cpu_sys_s", "cpu_efficiency",
                                                  "peak_rss_bytes", "modules", "source_s", "outputs_s", "thread_time",
                                                  "stall_s", "lane_idle_s", "path_report", "event_times", "memory",
-                                                 "monitor", "failed", "error", "stop_requested", "versions"}));
+                                                 "activity", "monitor", "failed", "error", "stop_requested",
+                                                 "provenance"}));
   ASSERT_EQ(json.at("modules").size(), 3u);
   EXPECT_EQ(keysOf(json.at("modules")[0]),
             (std::set<std::string>{"label", "plugin", "kind", "concurrency", "calls", "events", "total_s", "stall_s",
@@ -73,7 +75,10 @@ TEST(RunReport, JsonHasEveryKey) {
   EXPECT_EQ(keysOf(json.at("thread_time")),
             (std::set<std::string>{"total_s", "modules_s", "source_s", "outputs_s", "overhead_s", "idle_s"}));
   EXPECT_EQ(keysOf(json.at("path_report")), (std::set<std::string>{"paths", "outputs"}));
-  EXPECT_EQ(keysOf(json.at("versions")), (std::set<std::string>{"lanes", "tbb", "compiler"}));
+  // lanes_tests links the ROOT plugins, which name ROOT's release.
+  EXPECT_EQ(keysOf(json.at("provenance")),
+            (std::set<std::string>{"command", "menu", "host", "cpu_model", "cores", "numa_nodes", "kernel",
+                                   "lanes_version", "git_commit", "root_version", "tbb_version", "compiler", "started"}));
   EXPECT_EQ(keysOf(json.at("monitor")),
             (std::set<std::string>{"timed_calls", "timed_waits", "timed_events", "ns_per_call", "ns_per_wait", "timing_sample",
                                    "estimated_s", "thread_time_share"}));
@@ -134,7 +139,7 @@ TEST(RunReport, TableListsModulesByTotalTime) {
 
 TEST(RunReport, TableSumsUpTheRowsPastTheLimit) {
   std::ostringstream table;
-  sampleReport().printTable(table, 2);
+  sampleReport().printTable(table, {2});
   auto const text = table.str();
   EXPECT_NE(text.find("select"), std::string::npos) << text;
   EXPECT_NE(text.find("tracks"), std::string::npos) << text;
@@ -175,6 +180,96 @@ TEST(RunReport, TablePrintsThePathReport) {
   EXPECT_NE(text.find("HLT_A"), std::string::npos) << text;
   EXPECT_NE(text.find("output writer: 1 events written"), std::string::npos) << text;
   EXPECT_EQ(report.toJson().at("path_report").at("outputs")[0].at("events"), 1);
+}
+
+// `count` paths named P0, P1, ...: path i visited 100 + i events; those in
+// `rejecting` rejected 10 of them at their second module.
+nlohmann::json paths(int count, std::set<int> const& rejecting) {
+  auto paths = nlohmann::json::array();
+  for (int i = 0; i < count; ++i) {
+    int const visited = 100 + i, rejected = rejecting.count(i) ? 10 : 0;
+    auto const counts = [](int v, int r) { return nlohmann::json{{"visited", v}, {"accepted", v - r}, {"rejected", r}, {"failed", 0}}; };
+    auto path = counts(visited, rejected);
+    path["name"] = "P" + std::to_string(i);
+    path["modules"] = {counts(visited, 0), counts(visited, rejected)};
+    path["modules"][0]["label"] = "first" + std::to_string(i);
+    path["modules"][1]["label"] = "second" + std::to_string(i);
+    paths.push_back(path);
+  }
+  return paths;
+}
+
+std::vector<std::string> linesOf(std::string const& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The path report's rows after its header, each cut after its name (before the counts).
+std::vector<std::string> pathRows(std::string const& text) {
+  std::vector<std::string> rows;
+  bool inside = false;
+  for (auto const& line : linesOf(text)) {
+    if (line.find("path/module") != std::string::npos) {
+      inside = true;
+    } else if (inside && line.rfind("  output ", 0) == 0) {
+      break;
+    } else if (inside) {
+      rows.push_back(line.substr(0, line.find("  ", line.find_first_not_of(' '))));
+    }
+  }
+  return rows;
+}
+
+TEST(RunReport, PathReportFoldsToRejectingPathsThenTheBusiest) {
+  auto report = sampleReport();
+  report.paths = paths(40, {3, 7});
+  std::ostringstream table;
+  report.printTable(table, {15, 4});
+  auto const rows = pathRows(table.str());
+  // P7 and P3 rejected, P7 the busier of them; then P39 and P38, the busiest; a
+  // folded path lists only its modules that rejected or failed events.
+  ASSERT_EQ(rows.size(), 7u) << table.str();
+  EXPECT_EQ(rows[0], "  P7");
+  EXPECT_EQ(rows[1], "    second7");
+  EXPECT_EQ(rows[2], "  P3");
+  EXPECT_EQ(rows[3], "    second3");
+  EXPECT_EQ(rows[4], "  P39");
+  EXPECT_EQ(rows[5], "  P38");
+  EXPECT_EQ(rows[6], "  (36 more paths, none rejecting or failing an event)");
+  EXPECT_NE(table.str().find("--summary full prints every module and path"), std::string::npos) << table.str();
+}
+
+TEST(RunReport, PathReportSaysHowManyFoldedPathsRejected) {
+  auto report = sampleReport();
+  report.paths = paths(10, {1, 2, 3});
+  std::ostringstream table;
+  report.printTable(table, {15, 2});
+  EXPECT_NE(table.str().find("(8 more paths, 1 of them rejecting or failing events)"), std::string::npos) << table.str();
+}
+
+TEST(RunReport, FullSummaryListsEveryPathAndModuleInJobOrder) {
+  auto report = sampleReport();
+  report.paths = paths(40, {3});
+  std::ostringstream table;
+  report.printTable(table, SummaryRows::all());
+  auto const rows = pathRows(table.str());
+  ASSERT_EQ(rows.size(), 120u) << table.str();
+  EXPECT_EQ(rows[0], "  P0");
+  EXPECT_EQ(rows[1], "    first0");
+  EXPECT_EQ(rows[119], "    second39");
+  EXPECT_EQ(table.str().find("more"), std::string::npos) << table.str();
+  EXPECT_EQ(table.str().find("--summary full"), std::string::npos) << "nothing folded, nothing to say";
+}
+
+TEST(RunReport, ASmallReportIsNotFolded) {
+  auto report = sampleReport();
+  report.paths = paths(3, {});
+  std::ostringstream table;
+  report.printTable(table);
+  EXPECT_EQ(pathRows(table.str()).size(), 9u) << table.str();
+  EXPECT_EQ(table.str().find("--summary full"), std::string::npos) << table.str();
 }
 
 TEST(RunReport, TableShowsTheError) {

@@ -105,8 +105,26 @@ def test_the_html_page_shows_the_merged_figures_and_the_monitors_cost(job, tmp_p
     assert f'id="monitor-estimated">{1e3 * report["monitor"]["estimated_s"]:,.2f} ms<' in dom
     assert f'id="stall-s">{report["stall_s"]:.3f} s' in dom and 'id="stalls-most">serial' in dom
     assert f"Merged from the job's {RANKS} ranks." in dom
-    assert 'id="thread-time"' in dom
+    assert 'id="chart-time"' in dom
     assert_not_blank(pixels)
+
+
+def test_the_report_keeps_rank_zeros_provenance_and_lists_the_ranks_hosts(job):
+    report = job[1].report
+    provenance = report["provenance"]
+    assert provenance["command"][provenance["command"].index("run") - 1].endswith("lanes")
+    assert provenance["host"] == report["workers"][0]["host"]
+    assert provenance["hosts"] == list(dict.fromkeys(row["host"] for row in report["workers"]))
+    for row in report["workers"]:
+        assert row["report"]["provenance"]["host"] == row["host"]
+
+
+def test_the_default_jobs_summary_fits_a_screen(tmp_path):
+    result = mpi_lanes(tmp_path, "-n", 30)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) <= 60, result.stdout
+    assert lines[-1] == "  (folded: --summary full prints every module and path; --report FILE.json keeps them all)"
 
 
 def test_compare_reads_an_mpi_and_a_multi_process_report_alike(job, tmp_path):

@@ -105,3 +105,61 @@ def test_bad_input_is_one_line(tmp_path, setup, args, words):
     assert len(lines) == 1 and lines[0].startswith("lanes: error: ")
     for word in words:
         assert word in lines[0]
+
+
+def with_provenance(report, **changes):
+    provenance = {"host": "node1", "cpu_model": "Intel Xeon", "cores": {"logical": 8, "physical": 4},
+                  "git_commit": {"commit": "a" * 40, "dirty": False}, "lanes_version": "0.1.0"}
+    return {**report, "provenance": {**provenance, **changes}}
+
+
+@pytest.mark.parametrize("changes, said", [
+    ({"host": "node2"}, "host node1 / node2"),
+    ({"cpu_model": "AMD EPYC"}, "CPU model Intel Xeon / AMD EPYC"),
+    ({"cores": {"logical": 16, "physical": 8}}, "cores 8 logical, 4 physical / 16 logical, 8 physical"),
+    ({"git_commit": {"commit": "b" * 40, "dirty": False}}, "lanes commit aaaaaaaaaaaa / bbbbbbbbbbbb"),
+    ({"git_commit": {"commit": "a" * 40, "dirty": True}}, "lanes commit aaaaaaaaaaaa / aaaaaaaaaaaa (with local "
+                                                          "changes)"),
+])
+def test_a_warning_line_says_when_the_runs_ran_on_different_machines_or_builds(tmp_path, changes, said):
+    base = report(100.0, {"x": 1.0})
+    (tmp_path / "a.json").write_text(json.dumps(with_provenance(base)))
+    (tmp_path / "b.json").write_text(json.dumps(with_provenance(base, **changes)))
+    for extra in ([], ["--json"]):
+        completed = compare("a.json", "b.json", *extra, cwd=tmp_path)
+        assert completed.returncode == 0, completed.stderr
+        lines = completed.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("lanes compare: warning: A and B ran on different machines "
+                                                       "or builds (") and said in lines[0], completed.stderr
+    result = json.loads(completed.stdout)
+    assert len(result["provenance"]["differences"]) == 1
+
+
+def test_no_warning_when_both_ran_on_the_same_machine_and_build(tmp_path):
+    same = with_provenance(report(100.0, {"x": 1.0}), started="2025-01-01T00:00:00Z")
+    (tmp_path / "a.json").write_text(json.dumps(same))
+    (tmp_path / "b.json").write_text(json.dumps({**same, "events_per_s": 120.0}))
+    completed = compare("a.json", "b.json", cwd=tmp_path)
+    assert completed.returncode == 0 and completed.stderr == ""
+
+
+def test_a_report_without_provenance_cannot_be_told_apart(tmp_path):
+    (tmp_path / "a.json").write_text(json.dumps(with_provenance(report(100.0, {"x": 1.0}))))
+    (tmp_path / "b.json").write_text(json.dumps(report(100.0, {"x": 1.0})))
+    completed = compare("a.json", "b.json", cwd=tmp_path)
+    assert completed.stderr.splitlines() == ["lanes compare: warning: cannot tell whether A and B ran on the same "
+                                             "machine and build (provenance recorded / not recorded (an older "
+                                             "lanes))"]
+
+
+def test_compare_writes_its_page_and_refuses_a_page_nowhere(tmp_path):
+    (tmp_path / "a.json").write_text(json.dumps(with_provenance(report(100.0, {"x": 1.0}))))
+    (tmp_path / "b.json").write_text(json.dumps(with_provenance(report(150.0, {"x": 0.5}), host="node2")))
+    completed = compare("a.json", "b.json", "--html", "c.html", cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    text = (tmp_path / "c.html").read_text()
+    assert 'id="provenance-warning"' in text and "host node1 / node2" in text
+    assert 'data-label="x (A)" data-total="1.0"' in text and 'data-label="x (B)" data-total="0.5"' in text
+    refused = compare("a.json", "b.json", "--html", "nowhere/c.html", cwd=tmp_path)
+    assert refused.returncode == 2 and refused.stderr.startswith("lanes: error: cannot write nowhere/c.html")
+    assert len(refused.stderr.splitlines()) == 1 and refused.stdout == ""

@@ -68,8 +68,12 @@ def test_run_html_renders_in_chromium_with_its_figures(single, tmp_path):
     assert f'id="cpu-efficiency">{100 * report["cpu_efficiency"]:.1f}%<' in dom
     for module in report["modules"]:
         assert f'data-value="{module["label"]}"' in dom
-    assert report["versions"]["lanes"] in dom and report["versions"]["compiler"] in dom
+    provenance = report["provenance"]
+    for said in (provenance["lanes_version"], provenance["compiler"], provenance["host"], provenance["kernel"]):
+        assert said in dom
     assert 'id="open-perfetto"' in dom and "ui.perfetto.dev" in dom and "trace.json" in dom
+    assert 'id="trace-file" href="trace.json"' in dom, "the trace beside the page, linked"
+    assert "trace_processor --httpd" in dom, "how to open it offline"
     assert not list(single.glob("page.html.*")), "the report's copy and the page's temporary are gone"
     assert_not_blank(pixels)
 
@@ -88,7 +92,8 @@ def test_the_module_table_sorts_by_total_time_and_has_stall_time_when_the_report
                            "calls": 10, "total_s": 0.1, "stall_s": 0.0},
                           {"label": "slow", "plugin": "busy", "kind": "analyzer", "concurrency": "one",
                            "calls": 10, "total_s": 0.6, "stall_s": 0.25}],
-              "thread_time": {"modules": 0.7, "source": 0.2, "idle": 0.1}}
+              "thread_time": {"total_s": 1.0, "modules_s": 0.7, "source_s": 0.2, "outputs_s": 0.0, "overhead_s": 0.0,
+                              "idle_s": 0.1}}
     (tmp_path / "r.json").write_text(json.dumps(report))
     completed = lanes("report", "r.json", "-o", "r.html", "--title", "slow <b>job</b>", cwd=tmp_path)
     assert completed.returncode == 0, completed.stderr
@@ -98,7 +103,7 @@ def test_the_module_table_sorts_by_total_time_and_has_stall_time_when_the_report
     assert rows == ["slow", "(source)", "fast"]
     assert "<h1>slow &lt;b&gt;job&lt;/b&gt;</h1>" in dom
     assert "stall s" in dom and 'data-value="0.25"' in dom
-    assert 'id="thread-time"' in dom and "idle" in dom
+    assert 'id="chart-time"' in dom and 'data-label="idle" data-total="0.1"' in dom
     assert 'id="failure"' in dom and "1:1:7" in dom
     assert 'id="open-perfetto"' not in dom  # no trace given
     assert_not_blank(pixels)
@@ -190,7 +195,7 @@ def test_a_multi_process_report_without_merged_figures_is_refused_in_one_line(tm
     assert not (tmp_path / "x.html").exists()
 
 
-def test_scan_html_has_its_points_and_plots(tmp_path):
+def test_scan_html_has_its_points_and_charts(tmp_path):
     scan = tmp_path / "scan"
     completed = lanes("scan", "-o", scan, "--html", tmp_path / "scan.html", "--vary", "threads=1,2", "--events",
                       "200", "--", "--source", "empty", "--output", "dummy", cwd=tmp_path)
@@ -204,8 +209,8 @@ def test_scan_html_has_its_points_and_plots(tmp_path):
     assert points.count("<tr>") == 1 + len(summary)
     for point in summary:
         assert shown(point["events_per_s"]["median"], 1) in points
-    for plot in (scan / "plots").glob("*.png"):
-        assert f'id="plot-{plot.stem}"><img alt="{plot.stem}" src="data:image/png;base64,' in dom
+    for chart in ("rate", "speedup", "efficiency"):
+        assert f'id="chart-scan-{chart}"' in dom
     assert 'id="point-count">2<' in dom
     assert_not_blank(pixels)
     again = lanes("report", scan, "-o", tmp_path / "again.html", cwd=tmp_path)
@@ -248,3 +253,34 @@ def test_scan_html_in_a_missing_directory_is_refused_before_the_scan(tmp_path):
                       "threads=1,2", "--", "--source", "empty", "--output", "dummy", cwd=tmp_path)
     assert_one_line_error(completed, "HTML report", "nowhere")
     assert not (tmp_path / "scan").exists()
+
+
+def test_the_configuration_and_the_provenance_are_legible():
+    """Units and rounding, nothing raw, nothing empty (no empty error, no `false`)."""
+    report = {"events_per_s": 1.0, "wall_s": 2.0, "lanes": 4, "cpu_user_s": 1.23456789, "error": "", "failed": False,
+              "stop_requested": False, "pinning": {"strategy": "numa-compact", "threads_pinned": 2},
+              "merge_s": 0.0123456, "memory": {"total_rss_bytes": 3 << 20},
+              "provenance": {"command": ["lanes", "run", "--menu", "my menu.toml"],
+                             "menu": {"path": "/work/my menu.toml", "sha256": "ab" * 32}, "host": "node7",
+                             "cpu_model": "AMD EPYC 7763", "cores": {"logical": 128, "physical": 64},
+                             "numa_nodes": 8, "kernel": "Linux 6.1.0 x86_64", "lanes_version": "0.1.0",
+                             "git_commit": {"commit": "0123456789abcdef0123456789abcdef01234567", "dirty": True},
+                             "root_version": "6.40/00", "tbb_version": "2021.9.0", "compiler": "gcc 12.2.0",
+                             "started": "2025-01-31T12:34:56Z"}}
+    text = page.render({"kind": "run", "path": Path("r.json"), "report": report})
+    configuration = text.split('id="configuration"')[1].split("</table>")[0]
+    assert "<th>cpu user</th><td>1.235 s</td>" in configuration
+    assert "<th>merge</th><td>0.012 s</td>" in configuration
+    assert "<th>pinning</th><td>strategy numa-compact, threads pinned 2</td>" in configuration
+    assert "error" not in configuration and "stop requested" not in configuration and "failed" not in configuration
+    assert "1.23456789" not in text and "0.0123456" not in text
+    provenance = text.split('id="provenance"')[1].split("</table>")[0]
+    for shown in ("lanes run --menu &#x27;my menu.toml&#x27;", "2025-01-31 12:34:56 UTC", "128 logical, 64 physical",
+                  "0.1.0, commit 0123456789ab (with local changes)", "AMD EPYC 7763", "6.40/00", "node7",
+                  "/work/my menu.toml (SHA-256 abababababababab…)"):
+        assert shown in provenance, shown
+
+
+def test_a_report_without_provenance_says_so():
+    text = page.render({"kind": "run", "path": Path("r.json"), "report": {"events_per_s": 1.0, "wall_s": 2.0}})
+    assert "Not recorded: the report was written by an older lanes." in text

@@ -182,10 +182,18 @@ def test_a_small_scan_writes_reports_table_summary_and_plots(tmp_path):
     for name in ("rate", "cpu_efficiency", "speedup"):
         for suffix in ("png", "svg"):
             assert (out / "plots" / f"{name}.{suffix}").stat().st_size > 0
-    for run in json.loads((out / "manifest.json").read_text())["runs"]:
+    manifest = json.loads((out / "manifest.json").read_text())
+    provenance = manifest["provenance"]  # once per scan, as it started
+    assert provenance["command"] == ["lanes", "scan", "-o", str(out), "--vary", "threads=1,2", "--vary",
+                                     "output.ready=false,true", "--repeat", "2", "--events", "50", "--", *EMPTY]
+    for run in manifest["runs"]:
         meta = json.loads((out / "runs" / f"{run['run']}.meta.json").read_text())
         assert meta["commands"] == run["commands"] and meta["status"] == "ok"
-        assert json.loads((out / "runs" / f"{run['run']}.json").read_text())["events"] == 50
+        report = json.loads((out / "runs" / f"{run['run']}.json").read_text())
+        assert report["events"] == 50
+        assert report["provenance"]["command"] == run["commands"][0]  # and once per run
+        for key in ("host", "cpu_model", "cores", "git_commit", "lanes_version"):
+            assert report["provenance"][key] == provenance[key], key
 
 
 def test_an_interrupted_or_damaged_scan_resumes_only_what_is_missing(tmp_path):

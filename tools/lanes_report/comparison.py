@@ -2,7 +2,7 @@
 
 import json
 
-from . import inputs
+from . import inputs, provenance
 
 RUN_FIGURES = ("events", "events_per_s", "wall_s", "cpu_s", "cpu_efficiency", "threads", "peak_rss_bytes",
                "total_pss_bytes", "stall_s", "monitor_ms")
@@ -73,11 +73,21 @@ def compare_scans(a, b):
             "only_a": [pa[k]["axes"] for k in pa if k not in pb], "only_b": [pb[k]["axes"] for k in pb if k not in pa]}
 
 
+def recorded(source):
+    """A run report's provenance, or a scan's (its manifest's)."""
+    return (source["report"] if source["kind"] == "run" else source["manifest"]).get("provenance")
+
+
 def compare(a, b):
+    """compare_runs() or compare_scans(), with provenance {a, b, differences}: where the two ran, and how that
+    differs (host, CPU model, cores, lanes commit)."""
     if a["kind"] != b["kind"]:
         raise inputs.InputError(f"cannot compare a {a['kind']} ({a['path']}) with a {b['kind']} ({b['path']}): give "
                                 "two run reports or two scan directories")
-    return compare_runs(a, b) if a["kind"] == "run" else compare_scans(a, b)
+    result = compare_runs(a, b) if a["kind"] == "run" else compare_scans(a, b)
+    pa, pb = recorded(a), recorded(b)
+    result["provenance"] = {"a": pa, "b": pb, "differences": provenance.differences(pa, pb)}
+    return result
 
 
 def shown(value):

@@ -1,7 +1,7 @@
 """What the report and the comparison read: a run report (single-process, multi-process or MPI, all with the same
 keys for the job's figures) or a scan directory.
 
-Only the JSON that lanes writes is read (reports, a scan's manifest.json and summary.json, its plots).
+Only the JSON that lanes writes is read (reports, a scan's manifest.json and summary.json).
 """
 
 import argparse
@@ -34,7 +34,7 @@ def is_report(value):
 
 
 def load(path):
-    """{"kind": "run", "report": {...}, "path": P} or {"kind": "scan", "manifest", "summary", "plots", "path"}."""
+    """{"kind": "run", "report": {...}, "path": P} or {"kind": "scan", "manifest", "summary", "path"}."""
     path = Path(path)
     if path.is_dir():
         if not (path / "summary.json").is_file():
@@ -43,9 +43,7 @@ def load(path):
         if not isinstance(summary, dict) or not isinstance(summary.get("points"), list):
             raise InputError(f"{path / 'summary.json'} is not a scan summary (no points)")
         manifest = read_json(path / "manifest.json", "the scan manifest") if (path / "manifest.json").is_file() else {}
-        plots = sorted((path / "plots").glob("*.png")) if (path / "plots").is_dir() else []
-        return {"kind": "scan", "path": path, "summary": summary["points"], "manifest": manifest, "plots": plots,
-                "reports": sorted((path / "runs").glob("*.json")) if (path / "runs").is_dir() else []}
+        return {"kind": "scan", "path": path, "summary": summary["points"], "manifest": manifest}
     if not path.exists():
         raise InputError(f"{path} does not exist")
     report = read_json(path, "the report")
@@ -71,14 +69,6 @@ def modules(report):
     rows.append({"label": "(source)", "plugin": "", "kind": "", "concurrency": "", "calls": None,
                  "total_s": report.get("source_s", 0.0)})
     return sorted(rows, key=lambda m: -m["total_s"])
-
-
-def thread_time(report):
-    """{category: seconds} of the thread-time breakdown, or {} when the report has none."""
-    breakdown = report.get("thread_time", {})
-    return {name.removesuffix("_s"): value  # modules_s, source_s, ...: the table says the unit
-            for name, value in (breakdown.items() if isinstance(breakdown, dict) else [])
-            if name != "total_s" and isinstance(value, (int, float)) and not isinstance(value, bool)}
 
 
 def figures(report):

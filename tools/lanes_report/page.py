@@ -1,31 +1,39 @@
-"""The HTML report: one self-contained file (inline CSS and JS, images as data URIs) that opens offline."""
+"""The HTML report: one self-contained file (inline CSS, SVG charts and script; the stall graph as a data URI) that
+opens offline, from file://. A run's page, a scan's, and a comparison's."""
 
 import base64
 import html
-import json
+import os
+import shlex
 import sys
 import tempfile
 from pathlib import Path
 
 from lanes_plots.stall_graph import stall_graph
 
-from . import inputs
+from . import drawings, inputs, provenance
 
 TRACE_EMBED_LIMIT = 16 * 1024 * 1024  # larger traces are named, not embedded: the page must stay openable
 
 STYLE = """
-body{font:14px/1.4 system-ui,sans-serif;margin:24px auto;max-width:1200px;color:#222;padding:0 16px}
-h1{font-size:22px} h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}
+body{font:14px/1.45 system-ui,sans-serif;margin:20px auto;max-width:1180px;color:#222;padding:0 16px}
+h1{font-size:22px;margin-bottom:6px} h2{font-size:17px;margin-top:26px;border-bottom:1px solid #ddd}
 .cards{display:flex;flex-wrap:wrap;gap:10px}
-.card{border:1px solid #ccd;border-radius:6px;padding:8px 14px;min-width:120px;background:#f7f8fc}
+.card{border:1px solid #ccd;border-radius:6px;padding:8px 14px;min-width:110px;background:#f7f8fc}
 .card .v{font-size:20px;font-weight:600} .card .k{color:#666;font-size:12px}
-.failed{background:#fde8e8;border:1px solid #e99;padding:8px;border-radius:6px}
+.failed,.warning{border-radius:6px;padding:8px 12px} .failed{background:#fde8e8;border:1px solid #e99}
+.warning{background:#fff6e0;border:1px solid #e8c35a}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:8px 24px}
+figure.chart{margin:10px 0} figure.chart.wide{grid-column:1/-1}
+figcaption{font-weight:600;margin-bottom:2px} svg{display:block;max-width:100%}
+.note{color:#666;font-size:12px;margin:2px 0 0}
 table{border-collapse:collapse;margin:6px 0} td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums} th.sortable{cursor:pointer;user-select:none}
-th.sortable:after{content:" \\2195";color:#aaa}
-.bar{display:flex;height:22px;border-radius:4px;overflow:hidden;margin:6px 0;max-width:800px}
-.bar div{height:100%} img{max-width:100%;border:1px solid #eee;margin:6px 0}
-code{background:#f3f3f3;padding:1px 4px}
+th{font-weight:600} td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+th.sortable{cursor:pointer;user-select:none} th.sortable:after{content:" \\2195";color:#aaa}
+.scroll{max-height:440px;overflow:auto;border:1px solid #eee}
+.scroll thead th{position:sticky;top:0;background:#fff}
+img{max-width:100%;border:1px solid #eee;margin:6px 0} code{background:#f3f3f3;padding:1px 4px}
+tr.differs td{background:#fff6e0}
 """
 
 SORT_SCRIPT = """
@@ -66,8 +74,6 @@ if (perfettoButton) perfettoButton.addEventListener("click", function () {
 });
 """
 
-COLOURS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c"]
-
 
 def esc(value):
     return html.escape(str(value), quote=True)
@@ -89,6 +95,10 @@ def percent(value):
     return "–" if value is None else f"{100 * value:.1f}%"
 
 
+def milliseconds(seconds):
+    return "–" if seconds is None else f"{1e3 * seconds:,.2f} ms"
+
+
 def image(path):
     return f'<img alt="{esc(Path(path).stem)}" src="data:image/png;base64,{base64.b64encode(Path(path).read_bytes()).decode()}">'
 
@@ -97,7 +107,7 @@ def card(key, label, value):
     return f'<div class="card"><div class="v" id="{key}">{esc(value)}</div><div class="k">{esc(label)}</div></div>'
 
 
-def cards(figures):
+def cards(figures, parts="processes"):
     shown = [("events", "events", number(figures["events"])),
              ("events-per-s", "events/s", number(figures["events_per_s"], 1)),
              ("wall-s", "wall time (s)", number(figures["wall_s"])),
@@ -105,7 +115,7 @@ def cards(figures):
              ("threads", "threads", number(figures["threads"])),
              ("peak-rss", "peak RSS", mib(figures["peak_rss_bytes"]))]
     if figures["processes"]:
-        shown.insert(4, ("processes", "processes", number(figures["processes"])))
+        shown.insert(4, ("processes", parts, number(figures["processes"])))
     if figures["total_pss_bytes"]:
         shown.append(("total-pss", "peak total PSS", mib(figures["total_pss_bytes"])))
     return '<div class="cards">' + "".join(card(*entry) for entry in shown) + "</div>"
@@ -117,41 +127,27 @@ def cell(value, text=None, numeric=True):
     return f'<td class="{"n" if numeric else ""}" data-value="{esc(sort_key)}">{esc(shown)}</td>'
 
 
+def sortable(element_id, head, rows, numeric_from):
+    """A table sorted by clicking a column; `rows` are lists of cell() texts."""
+    header = "".join(f'<th class="{"n" if i >= numeric_from else ""}">{esc(h)}</th>' for i, h in enumerate(head))
+    body = "".join("<tr>" + "".join(row) + "</tr>" for row in rows)
+    return f'<table class="sortable" id="{element_id}"><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>'
+
+
 def module_table(report):
     rows = inputs.modules(report)
     stalls = any("stall_s" in row for row in rows)
     total = sum(row["total_s"] for row in rows) or 1.0
     head = ["module", "plugin", "kind", "concurrency", "calls", "total s", "share"] + (["stall s"] if stalls else [])
-    lines = [f'<table class="sortable" id="modules"><thead><tr>'
-             + "".join(f'<th class="{"n" if i >= 4 else ""}">{h}</th>' for i, h in enumerate(head))
-             + "</tr></thead><tbody>"]
+    cells = []
     for row in rows:
-        cells = [cell(row[k], numeric=False) for k in ("label", "plugin", "kind", "concurrency")]
-        cells += [cell(row["calls"]), cell(row["total_s"]), cell(row["total_s"] / total, percent(row["total_s"] / total))]
+        line = [cell(row[k], numeric=False) for k in ("label", "plugin", "kind", "concurrency")]
+        line += [cell(row["calls"]), cell(row["total_s"]), cell(row["total_s"] / total, percent(row["total_s"] / total))]
         if stalls:
-            cells.append(cell(row.get("stall_s")))
-        lines.append("<tr>" + "".join(cells) + "</tr>")
-    lines.append("</tbody></table>")
-    return f"<h2>Modules ({len(rows) - 1} and the source)</h2><p>Click a column to sort.</p>" + "".join(lines)
-
-
-def thread_time_section(report):
-    breakdown = inputs.thread_time(report)
-    if not breakdown:
-        return ""
-    total = sum(breakdown.values()) or 1.0
-    bar = "".join(f'<div title="{esc(name)}: {value:.3f} s" style="width:{100 * value / total:.3f}%;'
-                  f'background:{COLOURS[i % len(COLOURS)]}"></div>' for i, (name, value) in enumerate(breakdown.items()))
-    rows = "".join(f'<tr><td><span style="color:{COLOURS[i % len(COLOURS)]}">&#9632;</span> {esc(name)}</td>'
-                   f'<td class="n">{value:.3f}</td><td class="n">{percent(value / total)}</td></tr>'
-                   for i, (name, value) in enumerate(breakdown.items()))
-    return (f'<h2>Thread time</h2><div class="bar" id="thread-time">{bar}</div>'
-            f'<table><thead><tr><th>where</th><th class="n">s</th><th class="n">share</th></tr></thead>'
-            f"<tbody>{rows}</tbody></table>")
-
-
-def milliseconds(seconds):
-    return "–" if seconds is None else f"{1e3 * seconds:,.2f} ms"
+            line.append(cell(row.get("stall_s")))
+        cells.append(line)
+    return (f"<h2>Modules ({len(rows) - 1} and the source)</h2><p>By total time; click a column to sort.</p>"
+            f'<div class="scroll">{sortable("modules", head, cells, 4)}</div>')
 
 
 def parts_said(report):
@@ -167,13 +163,15 @@ def parts_said(report):
 
 
 def figure_table(element_id, rows):
-    """A table of (name, the value's element id, value) rows."""
-    cells = "".join(f'<tr><th>{esc(name)}</th><td id="{key}">{esc(value)}</td></tr>' for name, key, value in rows)
+    """A table of (name, the value's element id, value[, title]) rows."""
+    cells = "".join(f'<tr><th>{esc(row[0])}</th><td id="{row[1]}"'
+                    + (f' title="{esc(row[3])}"' if len(row) > 3 and row[3] else "") + f">{esc(row[2])}</td></tr>"
+                    for row in rows)
     return f'<table id="{element_id}"><tbody>{cells}</tbody></table>'
 
 
 def stalls_section(report):
-    """The stall total with the module that stalls most, and the event-time distribution."""
+    """The stall total with the module that stalls most, and the event-time percentiles."""
     rows = []
     total = report["thread_time"].get("total_s") if isinstance(report.get("thread_time"), dict) else None
     if isinstance(report.get("stall_s"), (int, float)):
@@ -233,60 +231,110 @@ def stall_graph_section(trace):
         return f'<h2>Stall graph</h2><div id="stall-graph">{image(png)}</div>'
 
 
-def trace_section(trace):
+def trace_section(trace, page_directory):
+    """The trace: a link to the file beside the page, how to open it in Perfetto (offline too), and, when it is not
+    too large, a button that hands the embedded copy to ui.perfetto.dev."""
     if trace is None:
         return ""
     size = trace.stat().st_size
-    text = (f"<h2>Timeline</h2><p>The trace <code>{esc(trace)}</code> ({mib(size)}) opens in Perfetto: go to "
-            f'<a href="https://ui.perfetto.dev">ui.perfetto.dev</a>, click "Open trace file" and choose it '
-            f"(Perfetto reads it in the browser; nothing is uploaded).</p>")
+    link = Path(os.path.relpath(trace.resolve(), page_directory.resolve())).as_posix()
+    text = (f'<h2>Timeline</h2><p id="trace">The job\'s trace: <a id="trace-file" href="{esc(link)}">'
+            f"{esc(trace.name)}</a> ({mib(size)}, every module call on a thread's row). Open it in Perfetto: "
+            f'<a href="https://ui.perfetto.dev">ui.perfetto.dev</a>, "Open trace file", choose the file; Perfetto '
+            f"reads it in the browser and uploads nothing. Offline: the Perfetto UI works without the network once "
+            f"the browser has opened it (it caches itself), or run Perfetto's <code>trace_processor --httpd "
+            f"{esc(trace.name)}</code> and open ui.perfetto.dev, which then uses it.</p>")
     if size <= TRACE_EMBED_LIMIT:
         data = base64.b64encode(trace.read_bytes()).decode()
         text += (f'<p><button id="open-perfetto" data-title="{esc(trace.name)}">Open this trace in Perfetto</button> '
-                 f"(the trace is in this page; the button opens ui.perfetto.dev, which needs the network)</p>"
+                 f"(the trace is in this page, so the page alone is enough; the button opens ui.perfetto.dev, which "
+                 f"needs the network the first time)</p>"
                  f'<script type="application/octet-stream" id="trace-data">{data}</script>')
     return text
 
 
-def key_values(title, values, element_id):
-    rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v if isinstance(v, str) else json.dumps(v))}</td></tr>"
-                   for k, v in values.items())
-    return f'<h2>{esc(title)}</h2><table id="{element_id}"><tbody>{rows}</tbody></table>'
+def provenance_section(record, title="What ran, where"):
+    rows = provenance.rows(record)
+    if not rows:
+        return (f"<h2>{esc(title)}</h2><p id=\"provenance\">Not recorded: the report was written by an older lanes.</p>")
+    return f"<h2>{esc(title)}</h2>" + figure_table("provenance", [(name, f"provenance-{i}", text, full)
+                                                                   for i, (name, text, full) in enumerate(rows)])
+
+
+SHOWN_ELSEWHERE = {"modules", "workers", "versions", "memory", "activity", "thread_time", "events_per_s", "wall_s",
+                   "events", "monitor", "event_times", "stall_s", "provenance", "path_report", "lane_idle_s",
+                   "threads", "processes", "cpu_efficiency", "peak_rss_bytes", "failed", "error", "source", "prefork"}
+
+
+def label(key):
+    """A key as a person reads it: its unit suffix dropped (the value says it), underscores as spaces."""
+    for suffix in ("_bytes", "_s"):
+        key = key.removesuffix(suffix)
+    return key.replace("_", " ")
+
+
+def pretty(key, value):
+    """A value with its unit and a sensible rounding; None for what is not worth a line (empty, false, null)."""
+    if value is None or value == "" or value == [] or value == {} or value is False:
+        return None
+    if value is True:
+        return "yes"
+    if isinstance(value, (int, float)):
+        if key.endswith("_bytes"):
+            return mib(value)
+        if key.endswith("_s"):
+            return f"{value:,.3f} s"
+        if key.endswith(("efficiency", "share")):
+            return percent(value)
+        return f"{value:,}" if isinstance(value, int) else f"{value:,.4g}"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        parts = [(label(k), pretty(k, v)) for k, v in value.items()]
+        return ", ".join(f"{k} {v}" for k, v in parts if v is not None) or None
+    if all(isinstance(v, dict) for v in value):
+        return "; ".join(filter(None, (pretty(key, v) for v in value))) or None
+    return ", ".join(filter(None, (pretty(key, v) for v in value))) or None
 
 
 def configuration(report):
-    """The report's scalar settings and small sections (pinning, writer...), and its software versions."""
-    skip = {"modules", "workers", "versions", "memory", "thread_time", "events_per_s", "wall_s", "events", "monitor",
-            "event_times", "stall_s"}
-    settings = {k: v for k, v in report.items() if k not in skip and (not isinstance(v, (dict, list)) or
-                                                                      len(json.dumps(v)) < 300)}
-    versions = report.get("versions") or next((w.get("versions") for w in inputs.worker_reports(report)), {}) or {}
-    return key_values("Configuration", settings, "configuration") + key_values("Software", versions, "versions")
+    """The report's other settings and small sections (lanes, pinning, distribution, writer...), legibly."""
+    rows = [(label(key), pretty(key, value)) for key, value in report.items() if key not in SHOWN_ELSEWHERE]
+    cells = "".join(f"<tr><th>{esc(name)}</th><td>{esc(text)}</td></tr>" for name, text in rows if text is not None)
+    return f'<h2>Configuration</h2><table id="configuration"><tbody>{cells}</tbody></table>'
 
 
 def workers_section(report):
     workers = report.get("workers", [])
     if not workers:
         return ""
-    rows = ""
+    rows = []
     for worker in workers:
         part = worker.get("report") if isinstance(worker.get("report"), dict) else {}
-        rows += ("<tr>" + cell(worker.get("part", ""), numeric=False)
-                 + cell(worker.get("pid"), str(worker.get("pid"))) + cell(part.get("events")) + cell(part.get("events_per_s"))
-                 + cell(part.get("wall_s")) + "</tr>")
-    return (f'<h2>Workers</h2><table class="sortable" id="workers"><thead><tr><th>worker</th><th class="n">pid</th>'
-            f'<th class="n">events</th><th class="n">events/s</th><th class="n">wall s</th></tr></thead>'
-            f"<tbody>{rows}</tbody></table>")
+        host = worker.get("host") or (part.get("provenance") or {}).get("host", "")
+        rows.append([cell(worker.get("part", ""), numeric=False), cell(host, numeric=False),
+                     cell(worker.get("pid"), str(worker.get("pid"))), cell(worker.get("status", ""), numeric=False),
+                     cell(part.get("events")), cell(part.get("events_per_s"), number(part.get("events_per_s"), 1)),
+                     cell(part.get("wall_s"))])
+    name = "Ranks" if report.get("mode") == "mpi" else "Workers"
+    return (f"<h2>{name}</h2>" + sortable("workers", [name[:-1].lower(), "host", "pid", "status", "events",
+                                                      "events/s", "wall s"], rows, 2))
 
 
-def run_body(source, trace, title):
+def charts_section(body):
+    return f'<div class="charts">{body}</div>' if body else ""
+
+
+def run_body(source, trace, title, page_directory):
     report = source["report"]
     failed = (f'<p class="failed" id="failure">The job failed: {esc(report.get("error", ""))}</p>'
               if report.get("failed") else "")
-    return (f"<h1>{esc(title)}</h1>{failed}{cards(inputs.figures(report))}"
-            + thread_time_section(report) + stalls_section(report) + monitor_section(report)
-            + stall_graph_section(trace) + module_table(report)
-            + workers_section(report) + trace_section(trace) + configuration(report))
+    parts = "ranks" if report.get("mode") == "mpi" else "processes"
+    return (f"<h1>{esc(title)}</h1>{failed}{cards(inputs.figures(report), parts)}"
+            + charts_section(drawings.run_charts(report)) + stalls_section(report) + monitor_section(report)
+            + stall_graph_section(trace) + module_table(report) + workers_section(report)
+            + trace_section(trace, page_directory) + provenance_section(report.get("provenance"))
+            + configuration(report))
 
 
 def spread_text(spread, digits=1, scale=1.0):
@@ -298,18 +346,16 @@ def spread_text(spread, digits=1, scale=1.0):
 
 def scan_table(points):
     axes = list(points[0]["axes"]) if points else []
-    head = "".join(f"<th>{esc(a)}</th>" for a in axes) + ('<th class="n">runs</th><th class="n">failed</th>'
-                                                         '<th class="n">events/s (median, min – max)</th>'
-                                                         '<th class="n">CPU efficiency</th><th class="n">wall s</th>')
-    rows = ""
+    rows = []
     for point in points:
         rate, efficiency, wall = point.get("events_per_s"), point.get("cpu_efficiency"), point.get("wall_s")
-        rows += ("<tr>" + "".join(cell(point["axes"][a], numeric=False) for a in axes) + cell(point["runs"])
-                 + cell(point["failed_runs"]) + cell(rate["median"] if rate else None, spread_text(rate))
-                 + cell(efficiency["median"] if efficiency else None, percent(efficiency and efficiency["median"]))
-                 + cell(wall["median"] if wall else None, spread_text(wall, 3)) + "</tr>")
-    return (f'<h2>Points</h2><table class="sortable" id="points"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{rows}</tbody></table>")
+        rows.append([cell(point["axes"][a], numeric=False) for a in axes]
+                    + [cell(point["runs"]), cell(point["failed_runs"]),
+                       cell(rate["median"] if rate else None, spread_text(rate)),
+                       cell(efficiency["median"] if efficiency else None, percent(efficiency and efficiency["median"])),
+                       cell(wall["median"] if wall else None, spread_text(wall, 3))])
+    head = axes + ["runs", "failed", "events/s (median, min – max)", "CPU efficiency", "wall s"]
+    return "<h2>Points</h2>" + sortable("points", head, rows, len(axes))
 
 
 def scan_body(source, title):
@@ -324,28 +370,82 @@ def scan_body(source, title):
         summary.append(card("best-events-per-s", "best events/s (" + ", ".join(f"{k}={v}" for k, v in
                                                                                 best["axes"].items()) + ")",
                             number(best["events_per_s"]["median"], 1)))
-    plots = "".join(f'<figure id="plot-{esc(p.stem)}">{image(p)}<figcaption>{esc(p.stem)}</figcaption></figure>'
-                    for p in source["plots"])
-    settings = {k: v for k, v in manifest.items() if not isinstance(v, (dict, list)) or len(json.dumps(v)) < 300}
-    versions = next((r["versions"] for r in map(load_quietly, source["reports"]) if r and "versions" in r), {})
+    scan = manifest.get("scan") if isinstance(manifest.get("scan"), dict) else {}
+    settings = [("run arguments", shlex.join(scan.get("run_arguments") or []) or None),
+                ("axes", "; ".join(f"{name} = {', '.join(map(str, values))}"
+                                   for name, values in (scan.get("axes") or {}).items()) or None)]
+    settings += [(name, pretty(name, scan.get(name))) for name in ("procedure", "events", "repeat", "cores")]
     return (f"<h1>{esc(title)}</h1>"
-            f'<div class="cards">{"".join(summary)}</div>{scan_table(points)}'
-            + (f"<h2>Plots</h2>{plots}" if plots else "")
-            + key_values("Configuration", settings, "configuration") + key_values("Software", versions, "versions"))
+            f'<div class="cards">{"".join(summary)}</div>'
+            + charts_section(drawings.scan_charts(points)) + scan_table(points)
+            + provenance_section(manifest.get("provenance"), "What ran, where (the scan; each run's report has its own)")
+            + '<h2>Configuration</h2><table id="configuration"><tbody>'
+            + "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in settings if v is not None)
+            + "</tbody></table>")
 
 
-def load_quietly(path):
-    try:
-        return json.loads(Path(path).read_text())
-    except (OSError, ValueError):
-        return None
+FIGURE_NAMES = {"events_per_s": "events/s", "wall_s": "wall time", "cpu_s": "CPU time", "cpu_efficiency":
+                "CPU efficiency", "peak_rss_bytes": "peak RSS", "total_pss_bytes": "peak total PSS",
+                "stall_s": "stall time", "monitor_ms": "the monitor's cost"}
 
 
-def render(source, trace=None, title=None):
-    """The page of a loaded run report or scan (inputs.load()); `trace` is the run's trace file, if any; the
-    title is "lanes run: NAME" (or scan) after the input's name unless given."""
-    title = title or f"lanes {source['kind']}: {source['path'].name}"
-    body = run_body(source, trace, title) if source["kind"] == "run" else scan_body(source, title)
+def figure_text(name, value):
+    """A compared figure with its unit (inputs.figures())."""
+    if value is None:
+        return "–"
+    if name == "events_per_s":
+        return f"{value:,.1f}"
+    return f"{value:,.2f} ms" if name == "monitor_ms" else pretty(name, value)
+
+
+def comparison_body(result, title):
+    warning = provenance.warning(result["provenance"]["differences"])
+    said = f'<p class="warning" id="provenance-warning">{esc(warning)}</p>' if warning else ""
+    sides = f"<p>A: <code>{esc(result['a'])}</code><br>B: <code>{esc(result['b'])}</code></p>"
+    if result["kind"] == "run":
+        rows = [[cell(FIGURE_NAMES.get(f["name"], label(f["name"])), numeric=False),
+                 cell(f["a"], figure_text(f["name"], f["a"])), cell(f["b"], figure_text(f["name"], f["b"])),
+                 cell(f["ratio"], "–" if f["ratio"] is None else f"{f['ratio']:.3f}")] for f in result["figures"]]
+        body = (charts_section(drawings.compare_modules_chart(result))
+                + "<h2>Figures</h2>" + sortable("figures", ["figure", "A", "B", "B/A"], rows, 1))
+    else:
+        rows = [[cell(" ".join(f"{k}={v}" for k, v in p["axes"].items()), numeric=False),
+                 cell(p["metrics"]["events_per_s"]["a"] and p["metrics"]["events_per_s"]["a"]["median"]),
+                 cell(p["metrics"]["events_per_s"]["b"] and p["metrics"]["events_per_s"]["b"]["median"]),
+                 cell(p["metrics"]["events_per_s"]["ratio"]),
+                 cell(str(p["metrics"]["events_per_s"]["beyond_spread"]), numeric=False)] for p in result["points"]]
+        body = (charts_section(drawings.compare_scans_chart(result))
+                + "<h2>Points</h2>" + sortable("points", ["point", "events/s A", "events/s B", "B/A",
+                                                          "beyond the spread"], rows, 1))
+    return f"<h1>{esc(title)}</h1>{said}{sides}{body}" + provenance_pair(result)
+
+
+def provenance_pair(result):
+    """The two provenances side by side, the rows that differ marked."""
+    a = {name: text for name, text, _ in provenance.rows(result["provenance"]["a"])}
+    b = {name: text for name, text, _ in provenance.rows(result["provenance"]["b"])}
+    names = list(a) + [n for n in b if n not in a]
+    rows = "".join(f'<tr class="{"differs" if a.get(n) != b.get(n) else ""}"><th>{esc(n)}</th><td>{esc(a.get(n, "–"))}'
+                   f'</td><td>{esc(b.get(n, "–"))}</td></tr>' for n in names if n != "command")
+    return ('<h2>What ran, where</h2><table id="provenance"><thead><tr><th></th><th>A</th><th>B</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table>")
+
+
+def document(title, body):
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<style>{STYLE}</style></head><body>{body}"
             f"<script>{SORT_SCRIPT}{PERFETTO_SCRIPT}</script></body></html>\n")
+
+
+def render(source, trace=None, title=None, page_directory=Path(".")):
+    """The page of a loaded run report or scan (inputs.load()); `trace` is the run's trace file, if any, linked from
+    the page in `page_directory`; the title is "lanes run: NAME" (or scan) after the input's name unless given."""
+    title = title or f"lanes {source['kind']}: {source['path'].name}"
+    body = (run_body(source, trace, title, page_directory) if source["kind"] == "run" else scan_body(source, title))
+    return document(title, body)
+
+
+def render_comparison(result, title):
+    """The page of a comparison (comparison.compare()), with its provenance warning when there is one."""
+    return document(title, comparison_body(result, title))

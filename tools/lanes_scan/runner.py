@@ -1,6 +1,7 @@
 """Runs a scan's runs, interleaved, each a `lanes run` process (or several concurrent copies) with --report.
 
-The output directory holds manifest.json (the scan and every run's command lines), runs/RUN[-cK].json (each
+The output directory holds manifest.json (the scan, every run's command lines, and the scan's provenance: what
+`lanes provenance` says of the machine and the build as it started), runs/RUN[-cK].json (each
 copy's report), runs/RUN.meta.json (written when a run ends: its commands, exit statuses, duration, status and
 error), runs/RUN[-cK].out and .err (the copies' stdout and stderr), files/RUN[-cK]-NAME (what the outputs write, removed after
 the run unless kept), and log.jsonl (a line per run started,
@@ -76,8 +77,23 @@ def plan_runs(scan, lanes, directory):
     return runs
 
 
-def prepare(scan, runs, directory, force):
-    """Creates the directory and its manifest; refuses another scan's directory unless `force` (which clears it)."""
+def provenance_of(lanes, command):
+    """What `lanes provenance` says of this machine and build, with the scan's `command` as run."""
+    try:
+        completed = subprocess.run([str(lanes), "provenance"], capture_output=True, text=True, timeout=60,
+                                   stdin=subprocess.DEVNULL)
+        provenance = json.loads(completed.stdout) if completed.returncode == 0 else None
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        provenance = None
+    if not isinstance(provenance, dict):
+        raise ScanError(f"{lanes} provenance did not say where the scan runs: is it a lanes binary?")
+    provenance["command"] = command
+    return provenance
+
+
+def prepare(scan, runs, directory, force, provenance):
+    """Creates the directory and its manifest; refuses another scan's directory unless `force` (which clears it).
+    A resumed scan keeps the provenance of its start."""
     manifest_path = directory / "manifest.json"
     old = read_json(manifest_path) if manifest_path.exists() else None
     if manifest_path.exists() and (old is None or old.get("scan") != scan.describe()):
@@ -89,8 +105,11 @@ def prepare(scan, runs, directory, force):
         (directory / "log.jsonl").unlink(missing_ok=True)
     (directory / "runs").mkdir(parents=True, exist_ok=True)
     (directory / "files").mkdir(exist_ok=True)
+    if old and old.get("scan") == scan.describe() and isinstance(old.get("provenance"), dict):
+        provenance = old["provenance"]
     write_json(manifest_path, {
         "scan": scan.describe(),
+        "provenance": provenance,
         "points": [{"point": p.id, "axes": p.values} for p in scan.points()],
         "runs": [{"run": r.id, "point": r.point.id, "repeat": r.repeat, "copies": r.plan["copies"],
                   "commands": r.commands, "reports": [str(p) for p in r.reports]} for r in runs],

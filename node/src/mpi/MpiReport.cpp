@@ -14,7 +14,7 @@ std::string chunks(nlohmann::json const& report, bool queue) {
 
 }  // namespace
 
-void printMpiReport(nlohmann::json const& report, std::ostream& out) {
+void printMpiReport(nlohmann::json const& report, std::ostream& out, SummaryRows rows) {
   char line[256];
   bool const queue = report["distribution"] == "mpi-queue";
   std::snprintf(line, sizeof line, "mpi, %u ranks, %s distribution%s: %llu events in %.2f s = %.1f events/s\n",
@@ -55,7 +55,7 @@ void printMpiReport(nlohmann::json const& report, std::ostream& out) {
         << (shared ? " (by the shared writer, rank 0)\n" : " (merged from the ranks' parts)\n");
   }
   if (report.value("failed", false)) out << "FAILED: " << report["error"].get<std::string>() << "\n";
-  printMergedFigures(report, out);
+  printMergedFigures(report, out, rows);
 }
 
 }  // namespace lanes::node

@@ -20,6 +20,24 @@ RunReport mergedFigures(nlohmann::json const& report) {
   return mergePartReports(parts);
 }
 
+namespace {
+
+// A worker's sampled series (its report's `key`: memory or activity) with
+// their times moved onto the job's clock; null when it has none.
+nlohmann::json onJobClock(nlohmann::json const& worker, char const* key) {
+  auto const& part = worker["report"];
+  if (!part.contains(key) || !part[key].is_object()) return nullptr;
+  auto const started = worker.value("started_s", 0.0);
+  auto samples = nlohmann::json::array();
+  for (auto sample : part[key].value("samples", nlohmann::json::array())) {
+    sample[0] = started + sample[0].get<double>();
+    samples.push_back(sample);
+  }
+  return {{"part", worker["part"]}, {"interval_s", part[key].value("interval_s", 0.0)}, {"samples", samples}};
+}
+
+}  // namespace
+
 void addMergedFigures(nlohmann::json& report) {
   auto const figures = mergedFigures(report).toJson();
   for (auto const* key : {"modules", "source_s", "outputs_s", "thread_time", "stall_s", "lane_idle_s", "path_report",
@@ -27,21 +45,17 @@ void addMergedFigures(nlohmann::json& report) {
     report[key] = figures[key];
   }
   unsigned threads = 0;
-  auto workers = nlohmann::json::array();
+  auto memory = nlohmann::json::array();
+  auto activity = nlohmann::json::array();
   for (auto const& worker : report["workers"]) {
     if (!worker.contains("report") || !worker["report"].is_object()) continue;  // a worker that died
     threads += worker["report"].value("threads", 0u);
-    if (!worker["report"].contains("memory") || !worker["report"]["memory"].is_object()) continue;
-    auto const& memory = worker["report"]["memory"];
-    auto const started = worker.value("started_s", 0.0);
-    auto samples = nlohmann::json::array();
-    for (auto const& sample : memory.value("samples", nlohmann::json::array())) {
-      samples.push_back({started + sample[0].get<double>(), sample[1]});
-    }
-    workers.push_back({{"part", worker["part"]}, {"interval_s", memory.value("interval_s", 0.0)}, {"samples", samples}});
+    if (auto series = onJobClock(worker, "memory"); !series.is_null()) memory.push_back(std::move(series));
+    if (auto series = onJobClock(worker, "activity"); !series.is_null()) activity.push_back(std::move(series));
   }
   report["threads"] = threads;
-  report["memory"]["workers"] = workers;
+  report["memory"]["workers"] = memory;
+  report["activity"] = {{"workers", activity}};
 }
 
 namespace {
@@ -64,7 +78,7 @@ void printWorkerMemory(nlohmann::json const& memory, std::ostream& out) {
 
 }  // namespace
 
-void printMultiProcessReport(nlohmann::json const& report, std::ostream& out) {
+void printMultiProcessReport(nlohmann::json const& report, std::ostream& out, SummaryRows rows) {
   auto const megabytes = [](nlohmann::json const& memory, char const* key) {
     return memory.is_object() ? static_cast<double>(memory.value(key, 0ull)) / (1 << 20) : 0.0;
   };
@@ -110,15 +124,15 @@ void printMultiProcessReport(nlohmann::json const& report, std::ostream& out) {
         << (shared ? " (by the shared writer)\n" : " (merged from the workers' parts)\n");
   }
   if (report.value("failed", false)) out << "FAILED: " << report["error"].get<std::string>() << "\n";
-  printMergedFigures(report, out);
+  printMergedFigures(report, out, rows);
 }
 
-void printMergedFigures(nlohmann::json const& report, std::ostream& out) {
+void printMergedFigures(nlohmann::json const& report, std::ostream& out, SummaryRows rows) {
   printWorkerMemory(report["memory"], out);
   auto const figures = mergedFigures(report);
   if (figures.threads == 0) return;  // no part finished: nothing to analyse
   out << "\n";
-  figures.printAnalysis(out);
+  figures.printAnalysis(out, rows);
 }
 
 }  // namespace lanes::node

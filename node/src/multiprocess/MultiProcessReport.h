@@ -16,12 +16,12 @@ RunReport mergedFigures(nlohmann::json const& report);
 // source_s, outputs_s, thread_time, stall_s, lane_idle_s (worker after
 // worker), path_report, event_times, cpu_user_s, cpu_sys_s, cpu_efficiency,
 // monitor, and threads (the workers', summed: those that ran at once); and
-// memory.workers [{part, interval_s, samples}], each worker's RSS samples
-// with their times on the job's clock.
+// memory.workers and activity.workers [{part, interval_s, samples}], each
+// worker's RSS and activity samples with their times on the job's clock.
 void addMergedFigures(nlohmann::json& report);
 
 // Each worker's largest RSS sample, then the merged figures' analysis
-// (RunReport::printAnalysis), when a part finished.
-void printMergedFigures(nlohmann::json const& report, std::ostream& out);
+// (RunReport::printAnalysis, folded to `rows`), when a part finished.
+void printMergedFigures(nlohmann::json const& report, std::ostream& out, SummaryRows rows);
 
 }  // namespace lanes::node

@@ -5,8 +5,12 @@
 // calls, their waits, other lanes' calls on its threads). A float per event,
 // kept per lane: a lane's events follow each other, so its slot needs no lock.
 // A job whose timing is sampled gives the distribution of its timed events.
+// Each lane also says whether it holds an event, for a sampler that counts
+// the events in flight as the job runs.
 
+#include <atomic>
 #include <cstddef>
+#include <mutex>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,7 +21,9 @@ namespace lanes {
 
 // Lane-confined: eventStarted() and eventFinished() of one lane follow each
 // other (ProcessingObserver's ordering), those of different lanes run
-// concurrently. toJson() must not overlap with them: call it after jobFinished().
+// concurrently. toJson() must not overlap with them: call it after
+// jobFinished(). eventsInFlight() is thread-safe: any thread, at any time
+// (it and jobStarted() take a mutex; the lanes' hooks never do).
 class EventStatistics : public ProcessingObserver {
  public:
   // Names the `slowest` longest events.
@@ -27,6 +33,10 @@ class EventStatistics : public ProcessingObserver {
   void jobStarted(JobInfo const& info) override;
   void eventStarted(unsigned lane, EventId const& id, Clock::time_point when) override;
   void eventFinished(unsigned lane, EventId const& id, EventStatus status, Clock::time_point when) override;
+
+  // The lanes that hold an event now (started, not finished); a relaxed
+  // count, as a sampler needs: each lane's flag as it last saw it.
+  unsigned eventsInFlight() const;
 
   // {events (those timed), median_s, p90_s, p99_s, max_s, slowest: [{event: "run:lumi:event", s}],
   // histogram (LogHistogram's, for merging parts)} (percentiles by the nearest
@@ -44,9 +54,11 @@ class EventStatistics : public ProcessingObserver {
     std::vector<float> seconds;
     std::vector<Timed> slowest;  // at most slowest_, unordered
     float floor = 0;             // the fastest of `slowest` once it is full: faster events need no search
+    std::atomic<bool> inFlight{false};  // written by its lane alone, read by eventsInFlight()
   };
 
   std::size_t const slowest_;
+  mutable std::mutex lanesMutex_;  // guards lanes_ itself (not its elements) between jobStarted() and eventsInFlight()
   std::vector<LaneTimes> lanes_;
 };
 

@@ -9,10 +9,10 @@
 // total_s, stall_s, external_s}], source_s, outputs_s, thread_time {total_s,
 // modules_s, source_s, outputs_s, overhead_s, idle_s}, stall_s, lane_idle_s
 // [by lane], path_report {paths, outputs [{label, events}]}, event_times,
-// memory, monitor {timed_calls, timed_waits, timed_events, ns_per_call,
-// ns_per_wait, estimated_s, thread_time_share, timing_sample} (MonitorCost:
-// timing_sample above 1 makes every time above an estimate), failed, error,
-// stop_requested, versions {lanes, tbb, compiler},
+// memory, activity (MemorySampler's), monitor {timed_calls, timed_waits,
+// timed_events, ns_per_call, ns_per_wait, estimated_s, thread_time_share,
+// timing_sample} (MonitorCost: timing_sample above 1 makes every time above
+// an estimate), failed, error, stop_requested, provenance (Provenance.h),
 // source (Source::details(), when the source has any: skipped_files
 // [{file, error}]), and any of `sections` (see there).
 
@@ -27,6 +27,7 @@
 #include "lanes/core/EventProcessor.h"
 #include "lanes/monitor/ModuleStatistics.h"
 #include "lanes/monitor/MonitorCost.h"
+#include "lanes/monitor/Provenance.h"
 #include "lanes/monitor/ResourceUsage.h"
 
 namespace lanes {
@@ -45,15 +46,6 @@ struct ModuleReport {
   nlohmann::json details;  // Module::details(), parsed; null when it had none
 };
 
-// Immutable value type: what the job was built with and runs on.
-struct VersionReport {
-  std::string lanes;
-  std::string tbb;  // the runtime's version, and the headers' it was built with
-  std::string compiler;
-
-  static VersionReport current();
-};
-
 // Immutable value type: where the threads' time went. modules, source and
 // outputs are the calls' own times; overhead is the CPU time spent outside
 // them (scheduling, oneTBB's spinning); idle the rest. They add up to total
@@ -66,6 +58,17 @@ struct ThreadTime {
   double outputsSeconds = 0;
   double overheadSeconds = 0;
   double idleSeconds = 0;
+};
+
+// Immutable value type: how much of the summary is printed. The module table
+// lists the `modules` longest and one row sums up the rest; the path report
+// the `paths` that rejected or failed most events, then the busiest, and one
+// row counts the rest.
+struct SummaryRows {
+  std::size_t modules = 15;
+  std::size_t paths = 15;
+
+  static SummaryRows all();  // `lanes run --summary full`
 };
 
 // Immutable value type.
@@ -87,15 +90,18 @@ struct RunReport {
   double stallSeconds = 0;            // the modules' stalls, summed
   std::vector<double> laneIdleSeconds;  // by lane: without an event, waiting for the source
   // What other observers gathered (PathStatistics, EventStatistics,
-  // MemorySampler's toJson()); null when not gathered.
+  // MemorySampler's toJson() and activityJson()); null when not gathered.
   nlohmann::json paths;
   nlohmann::json eventTimes;
   nlohmann::json memory;
+  nlohmann::json activity;
   MonitorCost monitor;  // what timing the job cost, estimated
   bool failed = false;
   std::string error;
   bool stopRequested = false;
-  VersionReport versions;
+  // Provenance::current() as the report is built; the command line puts the
+  // job's in its place (taken as it started, with the command and the menu).
+  Provenance provenance;
   nlohmann::json source;  // Source::details(), parsed; null when it had none
   // What layers above the monitor add about the job, each a top-level key of
   // the JSON (node's `pinning`: {strategy, pus, threads_pinned}); toJson()'s
@@ -115,12 +121,12 @@ struct RunReport {
   void writeJson(std::string const& path) const;
 
   // Headline figures, then the modules and the source by total time, each
-  // with its share of the time of all of them; the `maxRows` longest are
-  // listed and one row sums up the rest.
-  void printTable(std::ostream& out, std::size_t maxRows = 15) const;
+  // with its share of the time of all of them, and the path report; each
+  // folded to `rows` (and then a line saying how to see them all).
+  void printTable(std::ostream& out, SummaryRows rows = {}) const;
   // Its stall analysis alone: the thread time, stalls, event times, the
   // module table and the path report (a multi-process job's merged figures).
-  void printAnalysis(std::ostream& out, std::size_t maxRows = 15) const;
+  void printAnalysis(std::ostream& out, SummaryRows rows = {}) const;
 };
 
 // One line per file that the source skipped (`source`: a report's "source").

@@ -111,8 +111,8 @@ nlohmann::json runMpi(EventProcessor& processor, MpiSession const& session, MpiO
                       PartRunner const& runner);
 
 // Prints the report's headline figures, one line per rank, and the ranks'
-// merged analysis.
-void printMpiReport(nlohmann::json const& report, std::ostream& out);
+// merged analysis, folded to `rows`.
+void printMpiReport(nlohmann::json const& report, std::ostream& out, SummaryRows rows = {});
 
 #endif
 

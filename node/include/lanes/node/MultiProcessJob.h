@@ -19,6 +19,7 @@
 
 #include "lanes/core/EventProcessor.h"
 #include "lanes/monitor/ProgressLine.h"
+#include "lanes/monitor/RunReport.h"
 #include "lanes/monitor/Watchdog.h"
 #include "lanes/node/EventDistribution.h"
 
@@ -102,7 +103,8 @@ int runWorkerProcess(EventProcessor& processor, MultiProcessOptions const& optio
 // [...], memory {...}, failed, error} (see MultiProcessReport.h).
 nlohmann::json runMultiProcess(EventProcessor& processor, MultiProcessOptions const& options, PartRunner const& runner);
 
-// Prints the report's headline figures and one line per worker.
-void printMultiProcessReport(nlohmann::json const& report, std::ostream& out);
+// Prints the report's headline figures, one line per worker, and the
+// workers' merged analysis, folded to `rows`.
+void printMultiProcessReport(nlohmann::json const& report, std::ostream& out, SummaryRows rows = {});
 
 }  // namespace lanes::node

@@ -173,6 +173,7 @@ nlohmann::json MultiProcessParent::run() {
   }
   if (options_.outputMode == OutputMode::SharedWriter) processor_.openSharedOutputs();
   if (options_.eventsBeforeFork) runBeforeFork();
+  processor_.beforeFork();
   threadsAtFork_ = threadsInProcess();
   if (threadsAtFork_ != 1) {
     throw Exception("multi-process job: " + std::to_string(threadsAtFork_) +

@@ -275,6 +275,8 @@ void NTupleSource::makePools() {
 
 NTupleSource::~NTupleSource() = default;
 
+void NTupleSource::beforeFork() { open_.clear(); }
+
 std::string NTupleSource::origin() const { return layout_->sequence.files()[originFile_]; }
 
 std::string NTupleSource::details() const { return layout_->skipped.details(); }

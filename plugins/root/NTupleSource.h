@@ -55,6 +55,9 @@ class NTupleSource : public Source {
   std::vector<std::string> fileList() const override;
   std::uint64_t fileEntries(std::size_t file) override;
   void learnFileEntries(std::size_t file, std::uint64_t entries) override;
+  // Closes the files this copy holds open: RNTuple's cluster cache reads
+  // ahead on a thread of each reader, which a fork would not copy.
+  void beforeFork() override;
   std::string origin() const override;
   std::string details() const override;
 

@@ -8,6 +8,7 @@
 #include <TObjArray.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -149,10 +150,17 @@ BasketCheck::BasketCheck(TBranch& branch, TFile& file) : file_(file) {
   forEachBranch(branch, [this](TBranch& each) { branches_.push_back({&each}); });
 }
 
-void BasketCheck::require(long long entry) {
+void BasketCheck::checkBaskets(long long entry) {
+  checkedFirst_ = checkedEnd_ = 0;  // none, until every branch's basket is checked
+  auto first = std::numeric_limits<long long>::min();
+  auto end = std::numeric_limits<long long>::max();
   for (auto& checked : branches_) {
     if (entry < checked.first || entry >= checked.end) check(checked, entry);
+    first = std::max(first, checked.first);
+    end = std::min(end, checked.end);
   }
+  checkedFirst_ = first;
+  checkedEnd_ = end;
 }
 
 void BasketCheck::check(Checked& checked, long long entry) {

@@ -36,18 +36,22 @@ class BasketCheck {
   // Before `entry` is read: reads each basket that holds it and has not been
   // checked (ROOT then reads the entry from it, not again from the file),
   // and throws lanes::Exception saying what is wrong with it, if anything.
-  void require(long long entry);
+  void require(long long entry) {
+    if (entry < checkedFirst_ || entry >= checkedEnd_) checkBaskets(entry);
+  }
 
  private:
   struct Checked {
     TBranch* branch;
     long long first = 0, end = 0;  // the entries of the basket checked last
   };
+  void checkBaskets(long long entry);
   void check(Checked& checked, long long entry);
   void checkHeader(TBranch& branch, int number, long long entries) const;
 
   TFile& file_;
   std::vector<Checked> branches_;
+  long long checkedFirst_ = 0, checkedEnd_ = 0;  // the entries that every branch's basket checked last holds
 };
 
 }  // namespace lanes::rootio

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "FatalSignals.h"
 #include "lanes/core/Exception.h"
 #include "lanes/monitor/AtomicFile.h"
 #include "root/Inspect.h"
@@ -39,6 +40,9 @@ void printDataset(rootio::InspectedDataset const& dataset) {
   std::cout << "  " << std::left << std::setw(94) << "total" << std::right << std::setw(14) << compressed
             << std::setw(14) << uncompressed << "\n";
   std::cout.unsetf(std::ios::floatfield);
+  for (auto const& product : dataset.products) {
+    if (!product.unreadable.empty()) std::cout << "  cannot read '" << product.name << "': " << product.unreadable << "\n";
+  }
 }
 
 nlohmann::json toJson(std::vector<rootio::InspectedDataset> const& datasets) {
@@ -50,7 +54,8 @@ nlohmann::json toJson(std::vector<rootio::InspectedDataset> const& datasets) {
                           {"type", p.type},
                           {"entries", p.entries},
                           {"compressed_bytes_per_event", p.compressedPerEvent},
-                          {"uncompressed_bytes_per_event", p.uncompressedPerEvent}});
+                          {"uncompressed_bytes_per_event", p.uncompressedPerEvent},
+                          {"unreadable", p.unreadable.empty() ? nlohmann::json() : nlohmann::json(p.unreadable)}});
     }
     json.push_back({{"name", dataset.name}, {"kind", dataset.kind}, {"entries", dataset.entries}, {"products", products}});
   }
@@ -69,6 +74,7 @@ rootio::InspectedDataset const& chosen(std::vector<rootio::InspectedDataset> con
 }
 
 void inspect(InspectArguments const& arguments) {
+  reportFatalSignals();  // before the file is opened
   auto const datasets = rootio::inspectFile(arguments.file);
   if (datasets.empty()) throw Exception("'" + arguments.file + "' holds no TTree or RNTuple");
   if (arguments.json) {
@@ -90,7 +96,8 @@ void addInspectCommand(CLI::App& app) {
   auto arguments = std::make_shared<InspectArguments>();
   auto* command = app.add_subcommand(
       "inspect", "List the TTrees and RNTuples of a ROOT file with each product's type and bytes per event (read "
-                 "from metadata; no event is read), and optionally write a profile that mimics it");
+                 "from metadata; no event is read), name the branches the root source cannot read and why, and "
+                 "optionally write a profile that mimics it");
   command->add_option("file", arguments->file, "ROOT file")->required();
   command->add_option("--profile", arguments->profile,
                       "Write a synthetic-source profile (mean uncompressed bytes of each product) to FILE");

@@ -46,7 +46,7 @@ int pinCommand(PinArguments const& arguments) {
 
 }  // namespace
 
-std::unique_ptr<node::ThreadPinner> pinJobThreads(std::string const& strategyName, EventProcessor& processor,
+std::unique_ptr<node::ThreadPinner> pinJobThreads(std::string const& strategyName, EventProcessor const& processor,
                                                   unsigned seat, unsigned seats) {
   if (strategyName.empty() || seats == 0) return nullptr;
   auto const strategy = node::PinStrategy::parse(strategyName);
@@ -56,7 +56,6 @@ std::unique_ptr<node::ThreadPinner> pinJobThreads(std::string const& strategyNam
   auto const pus = seats == 1 ? node::choosePus(machine, strategy, threads)
                               : node::allocateWorkers(machine, strategy, seats, threads).at(seat);
   auto pinner = std::make_unique<node::ThreadPinner>(pus);
-  processor.onThreadEntry([pinner = pinner.get()] { pinner->pinCallingThread(); });
   std::cout << "threads pinned by " << strategy.name() << " to PUs " << node::toString(pus) << "\n";
   return pinner;
 }

@@ -15,6 +15,7 @@
 
 #include "AccelOptions.h"
 #include "CleanCommand.h"
+#include "FatalSignals.h"
 #include "HtmlReport.h"
 #include "InstallLayout.h"
 #include "JobProvenance.h"
@@ -266,6 +267,10 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
   if (!signals) signals = &ownSignals.emplace(SignalStop::Role::Worker);
   signals->attach(processor);
   auto const pinner = pinJobThreads(arguments.pin, processor, part ? part->seat : 0, part ? part->seats : 1);
+  processor.onThreadEntry([pinner = pinner.get()] {
+    giveThreadSignalStack();  // every thread of the job may read a file
+    if (pinner) pinner->pinCallingThread();
+  });
   RunStatistics statistics;
   processor.addObserver(&statistics);
   std::unique_ptr<TraceRecorder> trace;
@@ -444,6 +449,7 @@ node::MpiOptions mpiOptions(RunArguments const& arguments, JobConfig const& job)
 int runMpiRank(RunArguments const& arguments) {
   SignalStop signalStop;  // before MPI starts its threads
   node::MpiSession session;
+  reportFatalSignals("rank " + std::to_string(session.rank()) + ": ");
   std::optional<EventProcessor> processor;
   node::MpiOptions options;
   Provenance provenance;
@@ -508,6 +514,7 @@ void requireSeveralProcesses(RunArguments const& arguments, bool mpi) {
 }
 
 int runJob(RunArguments const& arguments) {
+  reportFatalSignals();  // before the source opens a file
   if (!arguments.watchdogAction.empty() && watchdogSeconds(arguments) == 0) {
     throw Exception("--watchdog-action needs a watchdog: give --watchdog SECONDS");
   }

@@ -28,6 +28,8 @@ void EventProcessor::endJob() { schedule_->endJob(); }
 
 void EventProcessor::afterFork() { schedule_->afterFork(); }
 
+void EventProcessor::beforeFork() { schedule_->beforeFork(); }
+
 void EventProcessor::mergeOutputParts(std::vector<std::string> const& parts) {
   for (auto const& worker : schedule_->workers) {
     if (auto* output = worker->output()) output->mergeParts(parts);

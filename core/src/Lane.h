@@ -24,9 +24,12 @@ class Lane {
  public:
   Lane(Schedule& schedule, unsigned index);
 
-  // Source::afterFork() of the lane's copy of the source, if it has one.
+  // Source::afterFork() and beforeFork() of the lane's copy of the source, if it has one.
   void afterFork() {
     if (replica_) replica_->afterFork();
+  }
+  void beforeFork() {
+    if (replica_) replica_->beforeFork();
   }
 
   // What the lane does now; thread-safe (see LaneWatch).

@@ -377,6 +377,11 @@ void Schedule::afterFork() {
   for (auto& lane : lanes_) lane->afterFork();
 }
 
+void Schedule::beforeFork() {
+  source->beforeFork();
+  for (auto& lane : lanes_) lane->beforeFork();
+}
+
 void Schedule::startPart(ProcessPart const& part) {
   dispenser_ = part.events;
   eventsSkipped.store(0);

@@ -45,6 +45,7 @@ class Schedule {
   RunSummary process(ProcessPart const& part);
   void endJob();
   void afterFork();
+  void beforeFork();
 
   JobConfig const config;
   unsigned const lanes;

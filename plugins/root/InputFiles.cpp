@@ -3,6 +3,8 @@
 #include <TClass.h>
 #include <TFile.h>
 #include <TKey.h>
+#include <TList.h>
+#include <TROOT.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include "lanes/core/Exception.h"
 #include "lanes/core/JobFiles.h"
 #include "lanes/core/OutputModule.h"
+#include "lanes/core/ReadingNote.h"
 #include "root/RootSupport.h"
 
 namespace lanes::rootio {
@@ -57,17 +60,48 @@ void requireReadable(std::string const& path) {
   }
 }
 
+namespace {
+
+// The files ROOT lists (and closes when the process exits), as pointers that
+// are never followed.
+std::vector<TObjLink const*> listedFiles() {
+  std::vector<TObjLink const*> links;
+  for (auto* link = static_cast<TList*>(gROOT->GetListOfFiles())->FirstLink(); link; link = link->Next()) {
+    links.push_back(link);
+  }
+  return links;
+}
+
+// An exception out of TFile's constructor (a length that a damaged record
+// states, too large to allocate) frees a file that had listed itself: it is
+// taken off the list, unread, before the exit would close it.
+void unlistFilesSince(std::vector<TObjLink const*> const& before) {
+  auto* files = static_cast<TList*>(gROOT->GetListOfFiles());
+  for (auto* link = files->FirstLink(); link;) {
+    auto* next = link->Next();
+    if (std::find(before.begin(), before.end(), link) == before.end()) files->Remove(link);
+    link = next;
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<TFile> openInputFile(std::string const& path) {
   initialiseRoot();
   requireReadable(path);
   takeRootMessage();
   std::unique_ptr<TFile> file;
   std::string why;
+  auto const listed = listedFiles();
   try {
+    ReadingScope const reading({path.c_str()});
     ThrowOnRootFatal const guard;
     file.reset(TFile::Open(path.c_str(), "READ"));
   } catch (Exception const& fatal) {
     why = fatal.message();
+  } catch (std::exception const& error) {
+    unlistFilesSince(listed);
+    why = error.what();
   }
   if (!file || file->IsZombie()) {
     if (why.empty()) why = takeRootMessage();
@@ -90,6 +124,7 @@ void* readObject(TFile& file, std::string const& name, TClass* cls, char const* 
   takeRootMessage();
   std::string why;
   try {
+    ReadingScope const reading({file.GetName(), kind, name.c_str()});
     ThrowOnRootFatal const guard;
     if (auto* object = file.GetObjectChecked(name.c_str(), cls)) return object;
     why = takeRootMessage();

@@ -17,8 +17,10 @@
 #include <nlohmann/json.hpp>
 
 #include "lanes/core/Exception.h"
+#include "lanes/core/ReadingNote.h"
 #include "root/InputFiles.h"
 #include "root/RootSupport.h"
+#include "root/TreeSource.h"
 
 namespace lanes::rootio {
 
@@ -72,8 +74,9 @@ InspectedDataset inspectTree(TTree& tree) {
     auto* branch = static_cast<TBranch*>(object);
     auto const entries = static_cast<std::uint64_t>(branch->GetEntries());
     auto const bytes = bytesOf(*branch);
+    ReadingScope const reading({tree.GetCurrentFile()->GetName(), "TTree", tree.GetName(), "branch", branch->GetName()});
     dataset.products.push_back({branch->GetName(), typeOf(*branch), entries, perEvent(bytes.compressed, entries),
-                                perEvent(bytes.uncompressed, entries)});
+                                perEvent(bytes.uncompressed, entries), whyUnreadable(*branch)});
   }
   return dataset;
 }
@@ -101,15 +104,16 @@ std::vector<InspectedDataset> inspectFile(std::string const& path) {
     auto* key = static_cast<TKey*>(object);
     std::string const kind = key->GetClassName();
     if (kind == "ROOT::RNTuple") {
-      if (auto* ntuple = file->Get<ROOT::RNTuple>(key->GetName())) {
+      if (auto* ntuple = readObject<ROOT::RNTuple>(*file, key->GetName(), "RNTuple")) {
         try {
+          ReadingScope const reading({path.c_str(), "RNTuple", key->GetName()});
           datasets.push_back(inspectNtuple(*ntuple, key->GetName()));
         } catch (std::exception const& error) {
           throw Exception("'" + path + "': RNTuple '" + key->GetName() + "': " + rootExceptionMessage(error));
         }
       }
     } else if (auto* cls = TClass::GetClass(kind.c_str()); cls && cls->InheritsFrom(TTree::Class())) {
-      if (auto* tree = file->Get<TTree>(key->GetName())) datasets.push_back(inspectTree(*tree));
+      if (auto* tree = readObject<TTree>(*file, key->GetName(), "TTree")) datasets.push_back(inspectTree(*tree));
     }
   }
   return datasets;

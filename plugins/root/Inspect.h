@@ -16,6 +16,7 @@ struct InspectedProduct {
   std::uint64_t entries = 0;
   double compressedPerEvent = 0;    // bytes on disk
   double uncompressedPerEvent = 0;  // bytes in memory (ROOT's serialised size)
+  std::string unreadable;  // why the root source cannot read it as a product; "" if it can
 };
 
 struct InspectedDataset {

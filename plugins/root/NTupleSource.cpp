@@ -18,6 +18,7 @@
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
+#include "lanes/core/ReadingNote.h"
 #include "root/Dictionaries.h"
 #include "root/EmulatedRecord.h"
 #include "root/RootSupport.h"
@@ -118,6 +119,7 @@ std::unique_ptr<ROOT::RNTupleReader> openReader(TFile& file, std::string const& 
                     ntupleNames(file) + ")");
   }
   try {
+    ReadingScope const reading({file.GetName(), "RNTuple", name.c_str()});
     ThrowOnRootFatal const guard;
     ROOT::RNTupleDescriptor::RCreateModelOptions model;  // the model reads types without a dictionary
     model.SetEmulateUnknownTypes(true);
@@ -275,6 +277,8 @@ void NTupleSource::makePools() {
 
 NTupleSource::~NTupleSource() = default;
 
+void NTupleSource::beforeFork() { open_.clear(); }
+
 std::string NTupleSource::origin() const { return layout_->sequence.files()[originFile_]; }
 
 std::string NTupleSource::details() const { return layout_->skipped.details(); }
@@ -332,6 +336,7 @@ bool NTupleSource::position(std::uint64_t entry, SourceEvent& event) {
   std::uint64_t values[3] = {};
   for (std::size_t i = 0; i < 3; ++i) {
     try {
+      ReadingScope const reading(noteOf(kIdFields[i], local));
       ThrowOnRootFatal const guard;
       (*file.views[first + i])(local);
     } catch (ROOT::RException const& error) {
@@ -354,6 +359,7 @@ void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSl
   // An object of the field's pool, reused once an earlier event let it go.
   auto* item = field.cls ? pools_[product]->take() : nullptr;
   try {
+    ReadingScope const reading(noteOf(field.name.c_str(), local));
     ThrowOnRootFatal const guard;
     if (item) view.BindRawPtr(item->object);
     view(local);
@@ -374,6 +380,7 @@ void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSl
 void NTupleSource::readRecord(ROOT::RFieldBase& field, std::uint64_t entry, ProductSlot& slot) const {
   auto value = field.CreateValue();
   try {
+    ReadingScope const reading(noteOf(field.GetFieldName().c_str(), entry));
     ThrowOnRootFatal const guard;
     value.Read(entry);
   } catch (ROOT::RException const& error) {
@@ -389,6 +396,11 @@ Exception NTupleSource::readError(std::string const& field, std::uint64_t entry,
                    "': " + why);
 }
 
+ReadingNote NTupleSource::noteOf(char const* field, std::uint64_t entry) const {
+  return {layout_->sequence.files()[originFile_].c_str(), "RNTuple", layout_->ntuple.c_str(), "field", field,
+          static_cast<std::int64_t>(entry)};
+}
+
 std::pair<NTupleSource::OpenFile&, std::uint64_t> NTupleSource::fileOf(std::uint64_t entry) {
   auto const [index, local] = sequence_.locate(entry);
   originFile_ = index;
@@ -400,6 +412,7 @@ std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) co
   auto file = std::make_unique<OpenFile>();
   file->file = openInputFile(path);
   file->reader = openReader(*file->file, layout_->ntuple, layout_->options);
+  ReadingScope const reading({path.c_str(), "RNTuple", layout_->ntuple.c_str()});
   auto const& fields = layout_->fields;
   auto const& ids = layout_->ids;
   file->scalars.resize(fields.size() + ids.size());

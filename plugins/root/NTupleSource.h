@@ -10,6 +10,7 @@
 #include "lanes/core/Exception.h"
 #include "lanes/core/Options.h"
 #include "lanes/core/PluginOptions.h"
+#include "lanes/core/ReadingNote.h"
 #include "lanes/core/Source.h"
 #include "root/InputFiles.h"
 #include "root/ObjectPool.h"
@@ -55,6 +56,9 @@ class NTupleSource : public Source {
   std::vector<std::string> fileList() const override;
   std::uint64_t fileEntries(std::size_t file) override;
   void learnFileEntries(std::size_t file, std::uint64_t entries) override;
+  // Closes the files this copy holds open: RNTuple's cluster cache reads
+  // ahead on a thread of each reader, which a fork would not copy.
+  void beforeFork() override;
   std::string origin() const override;
   std::string details() const override;
 
@@ -76,6 +80,9 @@ class NTupleSource : public Source {
   void readRecord(ROOT::RFieldBase& field, std::uint64_t entry, ProductSlot& slot) const;
   // "cannot read field F of entry E in FILE: why", for the current file.
   Exception readError(std::string const& field, std::uint64_t entry, std::string const& why) const;
+  // What this copy reads, for a report of a crash inside ROOT: `field` at
+  // `entry` of the file of the last position or read.
+  ReadingNote noteOf(char const* field, std::uint64_t entry) const;
 
   void makePools();
 

@@ -5,7 +5,10 @@
 #include <TError.h>
 #include <RVersion.h>
 #include <TROOT.h>
+#include <TStreamerElement.h>
 #include <TSystem.h>
+#include <TVirtualCollectionProxy.h>
+#include <TVirtualStreamerInfo.h>
 
 #include <Compression.h>
 
@@ -13,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "lanes/core/Exception.h"
@@ -24,6 +28,8 @@ namespace lanes::rootio {
 namespace {
 
 thread_local std::string lastRootMessage;
+thread_local int lastRootLevel = 0;  // of lastRootMessage
+thread_local unsigned rootErrors = 0;
 thread_local int fatalGuards = 0;  // ThrowOnRootFatal objects alive on this thread
 
 // ROOT's messages would otherwise go to stderr in ROOT's own format; lanes
@@ -32,11 +38,16 @@ thread_local int fatalGuards = 0;  // ThrowOnRootFatal objects alive on this thr
 // directly from Fatal() and friends, holding no lock of its own, so a throw
 // from here unwinds only the frames of the ROOT call that failed.
 void keepRootMessage(int level, Bool_t abort, char const* location, char const* message) {
-  if (level >= kWarning) lastRootMessage = std::string(location) + ": " + message;
+  if (level >= kError) ++rootErrors;
+  if (level >= kWarning && (lastRootMessage.empty() || level >= lastRootLevel)) {
+    lastRootMessage = std::string(location) + ": " + message;
+    lastRootLevel = level;
+  }
   if (abort && fatalGuards > 0) {
     lastRootMessage.clear();
     throw Exception("ROOT fatal error in " + std::string(location) + ": " + message);
   }
+
   static bool const verbose = std::getenv("LANES_ROOT_VERBOSE") != nullptr;
   if (verbose || abort) DefaultErrorHandler(level, abort, location, message);
 }
@@ -128,6 +139,38 @@ ThrowOnRootFatal::ThrowOnRootFatal() { ++fatalGuards; }
 ThrowOnRootFatal::~ThrowOnRootFatal() { --fatalGuards; }
 
 std::string takeRootMessage() { return std::exchange(lastRootMessage, {}); }
+
+unsigned rootErrorsOnThisThread() { return rootErrors; }
+
+namespace {
+
+// emulationProblem() of `cls`, and of the classes it holds, skipping those in `seen`.
+std::string probeEmulation(TClass* cls, std::set<TClass*>& seen) {
+  if (!cls || cls->HasDictionary() || !seen.insert(cls).second) return {};
+  try {
+    ThrowOnRootFatal const guard;
+    if (auto* object = cls->New()) cls->Destructor(object);
+  } catch (Exception const& fatal) {
+    return fatal.message();
+  }
+  // A collection's elements, and objects behind pointers, are made only as
+  // they are read.
+  if (auto* proxy = cls->GetCollectionProxy()) return probeEmulation(proxy->GetValueClass(), seen);
+  auto* info = cls->GetStreamerInfo();
+  if (!info || !info->GetElements()) return {};
+  for (auto* object : *info->GetElements()) {
+    auto why = probeEmulation(static_cast<TStreamerElement*>(object)->GetClassPointer(), seen);
+    if (!why.empty()) return why;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string emulationProblem(TClass* cls) {
+  std::set<TClass*> seen;
+  return probeEmulation(cls, seen);
+}
 
 std::string rootExceptionMessage(std::exception const& error) {
   std::string message = error.what();

@@ -21,7 +21,14 @@ namespace lanes::rootio {
 void initialiseRoot();
 
 // The last error or warning ROOT reported on this thread ("" if none), cleared.
+// An error is kept over the warnings that follow it.
 std::string takeRootMessage();
+
+// How many errors (ROOT's Error() and worse) ROOT has reported on this
+// thread. A read during which this grows failed, even where ROOT carries on
+// (a damaged byte count: "read too many bytes", and the values after it are
+// garbage). Lane-confined, like the messages.
+unsigned rootErrorsOnThisThread();
 
 // While one is alive on a thread, a fatal error that ROOT reports on that
 // thread (Fatal(), which would abort the process) throws a lanes::Exception
@@ -39,6 +46,13 @@ class ThrowOnRootFatal {
   ThrowOnRootFatal(ThrowOnRootFatal const&) = delete;
   ThrowOnRootFatal& operator=(ThrowOnRootFatal const&) = delete;
 };
+
+// Why ROOT cannot make objects of `cls` here ("" if it can): a class without
+// a dictionary is emulated from the file's streamer information, and ROOT
+// emulates some members only by calling Fatal (a std::list<bool>: "Unsupported
+// value type 18"). Makes and destroys one object of `cls`, and of each class
+// its members and collections hold, with Fatal turned into the answer.
+std::string emulationProblem(TClass* cls);
 
 // What a ROOT exception (RNTuple's RException) says, in one line: its what()
 // runs to several lines with a stack, and notes on ROOT's own error handling.

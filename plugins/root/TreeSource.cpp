@@ -20,6 +20,8 @@
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
+#include "lanes/core/ReadingNote.h"
+#include "root/BasketCheck.h"
 #include "root/Dictionaries.h"
 #include "root/InputFiles.h"
 #include "root/RootSupport.h"
@@ -81,6 +83,7 @@ struct TreeSource::OpenFile {
   std::vector<void*> objects;  // the address each object branch reads into
   std::vector<std::pair<TClass*, void*>> initialObjects;
   std::vector<TLeaf*> idLeaves;
+  std::vector<BasketCheck> checks;  // per product
   std::vector<Window> windows;  // per product
   // Per product: ROOT's fatal error that stopped a read of its branch. The
   // branch is not read again: the fatal error left it, and the object it
@@ -125,6 +128,11 @@ TreeSource::BranchLayout layoutOf(TBranch& branch) {
     auto* cls = TClass::GetClass(branch.GetClassName());
     if (!cls) throw Exception("branch '" + name + "': unknown class '" + branch.GetClassName() + "'");
     bool const typed = cls->HasDictionary() && cls->GetTypeInfo();
+    if (auto const why = typed ? std::string() : emulationProblem(cls); !why.empty()) {
+      throw Exception("TTree '" + std::string(branch.GetTree()->GetName()) + "': branch '" + name + "' of class '" +
+                      cls->GetName() + "' cannot be read without its dictionary (" + why +
+                      "): leave it out with exclude=" + name + ", or give dictionaries=DIR");
+    }
     return {name, typed ? Kind::Object : Kind::Emulated, nullptr, cls};
   }
   auto* leaves = branch.GetListOfLeaves();
@@ -142,6 +150,19 @@ TreeSource::BranchLayout layoutOf(TBranch& branch) {
   return {name, array ? Kind::Array : Kind::Scalar, fundamental};
 }
 
+}  // namespace
+
+std::string whyUnreadable(TBranch& branch) {
+  try {
+    layoutOf(branch);
+    return {};
+  } catch (Exception const& error) {
+    return error.message();
+  }
+}
+
+namespace {
+
 bool isIdBranch(std::string const& name, std::string const& idBranch) {
   return name == idBranch || std::find(std::begin(kIdBranches), std::end(kIdBranches), name) != std::end(kIdBranches);
 }
@@ -157,6 +178,7 @@ bool describeBranches(TTree& tree, std::vector<std::string> const& include, std:
     if (isIdBranch(name, idBranch)) {
       ++ids;
     } else if (selectedName(name, include, exclude)) {
+      ReadingScope const reading({tree.GetCurrentFile()->GetName(), "TTree", tree.GetName(), "branch", branch->GetName()});
       branches.push_back(layoutOf(*branch));
     }
   }
@@ -272,6 +294,7 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
     file = openInputFile(files[index]);
     tree = findTree(*file, layout->tree);
   });
+  ReadingScope const reading({files[first].c_str(), "TTree", layout->tree.c_str()});
   auto const emulated = emulatedClasses(*tree, include, exclude);
   if (auto const dictionaries = options.getString("dictionaries"); dictionaries && !emulated.empty()) {
     loadDictionaries(*file, emulated, *dictionaries);
@@ -284,6 +307,13 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
     requireBranchMatches(*tree, include, exclude);
     if (!layout->idBranch.empty()) idLeavesOf(*tree, layout->idBranch);  // refuses a bad id= before the job
     layout->hasIds = describeBranches(*tree, include, exclude, layout->idBranch, layout->branches);
+    for (auto const& branch : layout->branches) {
+      try {
+        requireBasketsInFile(*tree->GetBranch(branch.name.c_str()), file->GetSize());
+      } catch (Exception const& damage) {
+        throw Exception("TTree '" + layout->tree + "': " + damage.message());
+      }
+    }
   } catch (Exception const& error) {
     throw Exception("'" + files[first] + "': " + error.message());
   }
@@ -386,14 +416,16 @@ bool TreeSource::position(std::uint64_t entry, SourceEvent& event) {
     bool const read = i == 0 || leaf->GetBranch() != file.idLeaves[i - 1]->GetBranch();
     std::optional<std::string> why;
     try {
+      ReadingScope const reading(noteOf(leaf->GetBranch()->GetName(), local));
       ThrowOnRootFatal const guard;
-      if (read && leaf->GetBranch()->GetEntry(local) < 0) why = takeRootMessage();
+      auto const errors = rootErrorsOnThisThread();
+      if (read && (leaf->GetBranch()->GetEntry(local) < 0 || rootErrorsOnThisThread() != errors)) why = takeRootMessage();
     } catch (Exception const& fatal) {
       why = fatal.message();
     }
     if (why) {
       throw Exception("cannot read branch '" + std::string(leaf->GetBranch()->GetName()) + "' of entry " +
-                      std::to_string(local) + " in '" + origin() + "': " + *why);
+                      std::to_string(local) + " of TTree '" + layout_->tree + "' in '" + origin() + "': " + *why);
     }
     values[i] = static_cast<std::uint64_t>(leaf->GetValueLong64());
   }
@@ -424,11 +456,22 @@ void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first,
   auto const end = std::min(first + static_cast<long long>(layout_->readAhead), limit);
   window.first = first;
   window.entries.resize(static_cast<std::size_t>(end - first));
+  ReadingScope reading(noteOf(layout.name.c_str(), first));
   // The tree's read-ahead cache follows its current entry.
-  if (file.tree->GetReadEntry() != first) file.tree->LoadTree(first);
+  if (file.tree->GetReadEntry() != first) {
+    try {
+      ThrowOnRootFatal const guard;
+      file.tree->LoadTree(first);
+    } catch (Exception const& fatal) {
+      window.entries.front().error = "cannot read entry " + std::to_string(first) + " of TTree '" + layout_->tree +
+                                     "' in '" + origin() + "': " + fatal.message();
+      return;
+    }
+  }
   for (auto entry = first; entry < end; ++entry) {
     auto& pending = window.entries[entry - first];
     pending.error.clear();
+    reading.entry(entry);
     try {
       readEntry(file, product, entry, pending);
     } catch (Exception const& error) {
@@ -442,11 +485,18 @@ void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first,
 void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry, Pending& pending) const {
   auto const& layout = layout_->branches[product];
   auto const failed = [&](std::string const& why) {
-    return Exception("cannot read branch '" + layout.name + "' of entry " + std::to_string(entry) + " in '" +
+    return Exception("cannot read branch '" + layout.name + "' of entry " + std::to_string(entry) + " of TTree '" +
+                     layout_->tree + "' in '" +
                      origin() + "': " + why);
   };
   if (!file.fatal[product].empty()) {
     throw failed("not read after ROOT's fatal error in an earlier entry: " + file.fatal[product]);
+  }
+  try {
+    ThrowOnRootFatal const guard;
+    file.checks[product].require(entry);  // before ROOT follows what a damaged basket says
+  } catch (Exception const& damage) {
+    throw failed(damage.message());
   }
   void* object = nullptr;
   ObjectPool::Item* item = nullptr;
@@ -456,19 +506,23 @@ void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry,
     // address on GetEntry.
     item = pools_[product]->take();
     file.objects[product] = item->object;
-  } else if (layout.cls) {
-    object = layout.cls->New();  // an emulated class: owned by its EmulatedObject product
-    file.objects[product] = object;
   }
   Int_t bytes = -1;
+  auto const errors = rootErrorsOnThisThread();
   try {
     ThrowOnRootFatal const guard;
+    if (layout.kind == Kind::Emulated) {
+      object = layout.cls->New();  // owned by its EmulatedObject product
+      file.objects[product] = object;
+    }
     bytes = file.branches[product]->GetEntry(entry);
   } catch (Exception const& fatal) {
     if (item) item->pool->discard(item);  // the object ROOT was filling may be half-built: not destroyed
     file.fatal[product] = fatal.message();
     throw failed(fatal.message());
   }
+  // ROOT reports what it noticed (a byte count that does not match) and reads on.
+  if (bytes >= 0 && rootErrorsOnThisThread() != errors) bytes = -1;
   if (bytes < 0) {
     if (item) item->pool->putBack(item);
     if (object) layout.cls->Destructor(object);
@@ -519,6 +573,10 @@ void TreeSource::drop(BranchLayout const& layout, Pending& pending) {
   hand(layout, pending, discarded);
 }
 
+ReadingNote TreeSource::noteOf(char const* branch, long long entry) const {
+  return {sequence_.files()[originFile_].c_str(), "TTree", layout_->tree.c_str(), "branch", branch, entry};
+}
+
 std::pair<TreeSource::OpenFile&, long long> TreeSource::fileOf(std::uint64_t entry) {
   auto const [index, local] = sequence_.locate(entry);
   originFile_ = index;
@@ -532,8 +590,10 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
   auto const& path = sequence_.files()[index];
   file->file = openInputFile(path);
   file->tree = findTree(*file->file, layout_->tree);
+  ReadingScope const reading({path.c_str(), "TTree", layout_->tree.c_str()});
   if (layout_->cacheBytes >= 0) file->tree->SetCacheSize(layout_->cacheBytes);
   auto const products = layout_->branches.size();
+  auto const fileBytes = file->file->GetSize();
   file->branches.resize(products);
   file->leaves.resize(products);
   file->objects.resize(products);
@@ -543,12 +603,24 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
     auto const& layout = layout_->branches[p];
     auto* branch = file->tree->GetBranch(layout.name.c_str());
     if (!branch) throw Exception("'" + path + "' has no branch '" + layout.name + "' (the first input file has)");
+    try {
+      requireBasketsInFile(*branch, fileBytes);
+    } catch (Exception const& damage) {
+      throw Exception("'" + path + "': TTree '" + layout_->tree + "': " + damage.message());
+    }
     file->branches[p] = branch;
+    file->checks.emplace_back(*branch, *file->file);
     if (layout.cls) {
       // Our own object from the start, so that ROOT never owns one.
-      file->objects[p] = layout.cls->New();
-      file->initialObjects.emplace_back(layout.cls, file->objects[p]);
-      branch->SetAddress(&file->objects[p]);
+      try {
+        ThrowOnRootFatal const guard;
+        file->objects[p] = layout.cls->New();
+        file->initialObjects.emplace_back(layout.cls, file->objects[p]);
+        branch->SetAddress(&file->objects[p]);
+      } catch (Exception const& fatal) {
+        throw Exception("cannot read branch '" + layout.name + "' of TTree '" + layout_->tree + "' in '" + path +
+                        "': " + fatal.message());
+      }
     } else {
       file->leaves[p] = static_cast<TLeaf*>(branch->GetListOfLeaves()->At(0));
     }

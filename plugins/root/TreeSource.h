@@ -9,6 +9,7 @@
 
 #include "lanes/core/Options.h"
 #include "lanes/core/PluginOptions.h"
+#include "lanes/core/ReadingNote.h"
 #include "lanes/core/Source.h"
 #include "root/InputFiles.h"
 #include "root/ObjectPool.h"
@@ -104,6 +105,9 @@ class TreeSource : public Source {
   // Moves what `pending` holds into `slot`, or frees it.
   static void hand(BranchLayout const& layout, Pending& pending, ProductSlot& slot);
   static void drop(BranchLayout const& layout, Pending& pending);
+  // What this copy reads, for a report of a crash inside ROOT: `branch` at
+  // `entry` of the file of the last position or read.
+  ReadingNote noteOf(char const* branch, long long entry) const;
 
   void makePools();
 
@@ -116,5 +120,9 @@ class TreeSource : public Source {
   std::uint64_t nextEntry_ = 0;
   std::size_t originFile_ = 0;  // the file of the last position or read, for errors
 };
+
+// Why the root source cannot read `branch` as a product, in one line ("" if
+// it can): its leaves, or a class ROOT cannot emulate without a dictionary.
+std::string whyUnreadable(TBranch& branch);
 
 }  // namespace lanes::rootio

@@ -14,6 +14,7 @@
 #include "lanes/core/Options.h"
 #include "lanes/core/PluginOptions.h"
 #include "lanes/core/PluginRegistry.h"
+#include "lanes/core/ReadingNote.h"
 #include "lanes/core/RepeatingSource.h"
 #include "lanes/core/ProcessingObserver.h"
 #include "lanes/core/Source.h"

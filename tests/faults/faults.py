@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import uproot
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "root"))
 
 from conftest import BINARY, Result  # noqa: E402
@@ -23,7 +25,8 @@ MUONS_FILE = DATA / "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.ro
 
 def run_limited(*args, cwd, file_size_limit=None, timeout=120, report=True):
     """Runs `lanes ARGS` in `cwd` like the `lanes` fixture, optionally with RLIMIT_FSIZE set to `file_size_limit`
-    bytes and SIGXFSZ ignored, so that a write past the limit fails with EFBIG (a full disk without root)."""
+    bytes and SIGXFSZ ignored, so that a write past the limit fails with EFBIG (a full disk without root). A job
+    that a signal ends leaves no core file (RLIMIT_CORE 0)."""
     args = [str(a) for a in args]
     report_path = Path(cwd) / "report.json"
     report_path.unlink(missing_ok=True)
@@ -31,6 +34,7 @@ def run_limited(*args, cwd, file_size_limit=None, timeout=120, report=True):
         args += ["--report", str(report_path)]
 
     def limit():
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if file_size_limit is not None:
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (file_size_limit, file_size_limit))
@@ -76,3 +80,55 @@ def interrupted_job(directory, output_spec, at=200):
     assert result.returncode == 130, result.stderr
     assert result.report["events"] >= at
     return result.report["events"]
+
+
+def nano_events_written(path, events, *options):
+    """The first `events` events of the NanoAOD file, as a TTree that lanes writes to `path` with `options`."""
+    result = run_limited("run", "-t", 1, "-n", events, "--source", f"root:file={NANO_FILE}", "--output",
+                         ",".join([f"root:file={path}", *options]), cwd=Path(path).parent)
+    assert result.returncode == 0, result.stderr
+    return path
+
+
+def invert(data, at, count):
+    data[at:at + count] = bytes(b ^ 0xFF for b in data[at:at + count])
+
+
+def damaged_copy(source, path, change):
+    """A copy of `source` at `path`, its bytes changed in place by `change(bytearray)`."""
+    data = bytearray(Path(source).read_bytes())
+    change(data)
+    Path(path).write_bytes(bytes(data))
+    return path
+
+
+# Where 8 inverted bytes in the streamer information record of an uncompressed TTree that lanes wrote (the first 50
+# NanoAOD events, level=0) made ROOT 6.40 die of SIGSEGV, as it opened the file or read the tree's metadata: no
+# checksum covers that record, and ROOT trusts the class descriptions it reads there.
+STREAMER_INFO_CRASHES = (233, 925, 2482, 3347, 3520, 3866, 4039, 4212, 4904)
+SIGNALS = {-11: "signal 11 (Segmentation fault)", -7: "signal 7 (Bus error)", -6: "signal 6 (Aborted)"}
+
+
+def assert_said_before_the_signal(result, path, prefix=""):
+    """Killed by a signal, having said in one line (after `prefix`) what it read and that the file is probably
+    damaged."""
+    assert result.returncode in SIGNALS, (result.returncode, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"lanes: error: {prefix}{SIGNALS[result.returncode]} while "), lines[0]
+    assert lines[0].endswith(f"'{path}': the file is probably damaged"), lines[0]
+
+
+def streamer_information_that_crashes_root(raw, directory):
+    """A copy of `raw` (see STREAMER_INFO_CRASHES) whose damaged streamer information makes ROOT die of a signal:
+    the first of the offsets that still does, checked to say what it read first."""
+    with uproot.open(raw) as file:
+        seek = file.file.fSeekInfo
+    for offset in STREAMER_INFO_CRASHES:
+        path = damaged_copy(raw, Path(directory) / f"crashing-{offset}.root", lambda data: invert(data, seek + offset, 8))
+        result = run_limited("run", "-t", 1, "-n", 0, "--source", f"root:file={path}", "--output", "dummy",
+                             cwd=directory)
+        if result.returncode in SIGNALS:
+            assert_said_before_the_signal(result, path)
+            return path
+    raise AssertionError(f"none of the offsets {STREAMER_INFO_CRASHES} makes ROOT die of a signal any more")

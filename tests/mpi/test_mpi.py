@@ -23,7 +23,8 @@ from conftest import BINARY, Result, run_lanes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "faults"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-from faults import assert_nothing_under, assert_one_line_error, poll_until  # noqa: E402
+from faults import (assert_nothing_under, assert_one_line_error, nano_events_written, poll_until,  # noqa: E402
+                    streamer_information_that_crashes_root)
 from tracecheck import check  # noqa: E402
 
 pytestmark = pytest.mark.skipif(os.environ.get("LANES_MPI") != "1" or not shutil.which("mpirun"),
@@ -60,6 +61,20 @@ def written_events(path):
 def lanes_errors(stderr):
     """lanes' own error lines (mpirun adds its banners around them)."""
     return [line for line in stderr.splitlines() if line.startswith("lanes: error: ")]
+
+
+def test_a_rank_killed_by_a_signal_first_says_what_it_read(tmp_path):
+    """A second input file whose damaged streamer information makes ROOT die of a signal (tests/faults
+    test_damaged_trees.py): with --chunk file, rank 1 opens it to count its entries and dies. It first prints one
+    line naming itself, the file and what it read; mpirun then ends the job with a failure."""
+    raw = nano_events_written(tmp_path / "raw.root", 50, "level=0")
+    crashing = streamer_information_that_crashes_root(raw, tmp_path)
+    result = mpi_lanes(tmp_path, "-t", 1, "--source", f"root:file={raw},file={crashing}", "-n", 0, "--chunk", "file",
+                       ranks=2)
+    assert result.returncode != 0
+    said = [line for line in lanes_errors(result.stderr) if line.startswith("lanes: error: rank 1: signal ")]
+    assert len(said) == 1, result.stderr
+    assert said[0].endswith(f"'{crashing}': the file is probably damaged"), said[0]
 
 
 def test_rank_zero_writes_the_html_page(tmp_path):

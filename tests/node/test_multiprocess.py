@@ -121,6 +121,20 @@ def test_events_before_fork_are_processed_by_the_parent_and_written_once(lanes, 
     assert_exactly_once(tmp_path / "out.root", reader="rntuple")
 
 
+@pytest.mark.parametrize("handles", ["shared", "lane"])
+def test_an_rntuple_read_before_the_fork_is_closed_before_it(lanes, tmp_path, handles):
+    """RNTuple's cluster cache reads ahead on a thread of each open reader. The parent closes the readers its events
+    before the fork opened (Source::beforeFork), so that no thread runs at the fork; the workers open what they
+    read. (It was refused: "2 threads are running before the fork".)"""
+    muons = DATA / "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root"
+    result = lanes("run", "--processes", 2, "-t", 2, "--events-before-fork", 10, "-n", EVENTS, "--source",
+                   f"rntuple:file={muons},handles={handles}", "--output", "rntuple:file=out.root")
+    assert result.returncode == 0, result.stderr
+    assert result.report["threads_at_fork"] == 1
+    assert result.report["prefork"]["events"] == 10
+    assert_exactly_once(tmp_path / "out.root", reader="rntuple")
+
+
 def test_several_outputs_are_each_merged(lanes, tmp_path):
     result = multiprocess(lanes, "--output", "rntuple-parallel:file=out.rntuple.root", output="parallel-root:file=out.root")
     assert result.returncode == 0, result.stderr

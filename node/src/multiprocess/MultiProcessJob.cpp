@@ -173,6 +173,7 @@ nlohmann::json MultiProcessParent::run() {
   }
   if (options_.outputMode == OutputMode::SharedWriter) processor_.openSharedOutputs();
   if (options_.eventsBeforeFork) runBeforeFork();
+  processor_.beforeFork();
   threadsAtFork_ = threadsInProcess();
   if (threadsAtFork_ != 1) {
     throw Exception("multi-process job: " + std::to_string(threadsAtFork_) +
@@ -395,9 +396,13 @@ void MultiProcessParent::onExit(WorkerProcess& worker) {
   if (worker.done) return;
   // It died holding events: its part of the outputs is lost with them.
   bool const crashed = WIFSIGNALED(worker.status);
-  std::string const what = crashed ? std::string("killed by signal ") + std::to_string(WTERMSIG(worker.status)) + " (" +
-                                         strsignal(WTERMSIG(worker.status)) + ")"
-                                   : "exited with status " + std::to_string(WEXITSTATUS(worker.status));
+  std::string what = crashed ? std::string("killed by signal ") + std::to_string(WTERMSIG(worker.status)) + " (" +
+                                   strsignal(WTERMSIG(worker.status)) + ")"
+                             : "exited with status " + std::to_string(WEXITSTATUS(worker.status));
+  // What it was reading, if that is what killed it (a damaged file, which
+  // would kill another worker as well).
+  auto const words = crashed ? board_->lastWords(worker.role.residue) : std::string();
+  if (!words.empty()) what += " " + words;
   if (failed_ || stopSignal_) return;  // they were told to stop, or killed
   auto const who = partName(worker.role.index) + " (pid " + std::to_string(worker.pid) + ") " + what;
   if (crashed && options_.retryLost && !released_ && worker.retries >= options_.retryLimit) {
@@ -412,7 +417,8 @@ void MultiProcessParent::onExit(WorkerProcess& worker) {
     return;
   }
   // Only a crash can be retried, and a shared writer's job cannot retry.
-  bool const retryHelps = crashed && !options_.retryLost && options_.outputMode != OutputMode::SharedWriter;
+  bool const retryHelps =
+      crashed && words.empty() && !options_.retryLost && options_.outputMode != OutputMode::SharedWriter;
   failJob(who + (retryHelps ? "; rerun with --retry-lost to give its events to another worker" : ""));
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 
 #include "MonotonicClock.h"
 #include "SharedMemory.h"
@@ -22,6 +23,7 @@ struct alignas(64) WorkerBoard::Header {
 struct alignas(64) WorkerBoard::Seat {
   std::uint64_t events;
   std::int64_t lastBeat;
+  char lastWords[496];  // NUL-terminated; written only by the seat's dying worker
 };
 static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free && std::atomic_ref<std::int64_t>::is_always_lock_free &&
                   std::atomic_ref<std::uint32_t>::is_always_lock_free,
@@ -77,11 +79,33 @@ std::int64_t WorkerBoard::lastBeat(unsigned index) const {
 void WorkerBoard::reset(unsigned index) {
   std::atomic_ref<std::uint64_t>(seat(index).events).store(0, std::memory_order_relaxed);
   std::atomic_ref<std::int64_t>(seat(index).lastBeat).store(0, std::memory_order_relaxed);
+  seat(index).lastWords[0] = '\0';
+}
+
+// Read after the worker was reaped: its writes are complete.
+std::string WorkerBoard::lastWords(unsigned index) const {
+  auto const& words = seat(index).lastWords;
+  return std::string(words, ::strnlen(words, sizeof words));
+}
+
+LastWords WorkerBoard::lastWordsRoom(unsigned index) { return {seat(index).lastWords, sizeof(Seat::lastWords)}; }
+
+namespace {
+std::atomic<char*> lastWordsText{nullptr};
+std::atomic<std::size_t> lastWordsSize{0};
+}  // namespace
+
+LastWords workerLastWords() noexcept {
+  auto* text = lastWordsText.load(std::memory_order_acquire);
+  return {text, text ? lastWordsSize.load(std::memory_order_relaxed) : 0};
 }
 
 WorkerPresence::WorkerPresence(WorkerBoard& board, unsigned seat, std::chrono::milliseconds period)
     : board_(board), seat_(seat) {
   board_.beat(seat_);
+  auto const room = board_.lastWordsRoom(seat_);
+  lastWordsSize.store(room.size, std::memory_order_relaxed);
+  lastWordsText.store(room.text, std::memory_order_release);
   thread_ = std::thread([this, period] {
     std::unique_lock lock(mutex_);
     while (!wake_.wait_for(lock, period, [this] { return closing_; })) board_.beat(seat_);
@@ -89,6 +113,7 @@ WorkerPresence::WorkerPresence(WorkerBoard& board, unsigned seat, std::chrono::m
 }
 
 WorkerPresence::~WorkerPresence() {
+  lastWordsText.store(nullptr, std::memory_order_release);
   {
     std::lock_guard lock(mutex_);
     closing_ = true;

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -80,6 +82,26 @@ TEST(WorkerBoard, AResetSeatStartsFromNothing) {
   board.reset(0);
   EXPECT_EQ(board.events(0), 0u);
   EXPECT_EQ(board.lastBeat(0), 0);
+}
+
+// A dying worker writes its line where its presence points; the parent
+// reads it from its own mapping; a replacement starts without it.
+TEST(WorkerBoard, AWorkersLastWordsReachTheParentUntilTheSeatIsReset) {
+  WorkerBoard board(2);
+  WorkerBoard worker(WorkerBoard::Descriptor{::dup(board.fd())});
+  EXPECT_EQ(workerLastWords().text, nullptr);  // no worker here yet
+  {
+    WorkerPresence presence(worker, 1, std::chrono::seconds(60));
+    auto const room = workerLastWords();
+    ASSERT_NE(room.text, nullptr);
+    std::string const words(room.size + 10, 'x');  // more than fits
+    std::snprintf(room.text, room.size, "%s", words.c_str());
+  }
+  EXPECT_EQ(workerLastWords().text, nullptr);  // the presence is gone
+  EXPECT_EQ(board.lastWords(0), "");
+  EXPECT_EQ(board.lastWords(1), std::string(board.lastWordsRoom(1).size - 1, 'x'));
+  board.reset(1);
+  EXPECT_EQ(board.lastWords(1), "");
 }
 
 TEST(WorkerBoard, NoSeatBeyondItsSeats) {

@@ -3,6 +3,7 @@
 
 #include "root/RootSupport.h"
 
+#include <TClass.h>
 #include <TError.h>
 
 #include <gtest/gtest.h>
@@ -44,6 +45,37 @@ TEST(ThrowOnRootFatalTest, ErrorsBelowFatalOnlyLeaveAMessage) {
   ThrowOnRootFatal const guard;
   EXPECT_NO_THROW(Error("TTest::Read", "bad basket"));
   EXPECT_EQ(takeRootMessage(), "TTest::Read: bad basket");
+}
+
+// A read during which ROOT reported an error failed, though ROOT carried on.
+TEST(RootMessagesTest, ErrorsAreCountedAndKeptOverLaterWarnings) {
+  initialiseRoot();
+  takeRootMessage();
+  auto const before = rootErrorsOnThisThread();
+  Warning("TTest::Read", "odd");
+  EXPECT_EQ(rootErrorsOnThisThread(), before);
+  Error("TBufferFile::CheckByteCount", "read too many bytes");
+  Warning("TTest::Read", "later");
+  EXPECT_EQ(rootErrorsOnThisThread(), before + 1);
+  EXPECT_EQ(takeRootMessage(), "TBufferFile::CheckByteCount: read too many bytes");
+  Warning("TTest::Read", "alone");
+  EXPECT_EQ(takeRootMessage(), "TTest::Read: alone");
+}
+
+// ROOT emulates a class it has no dictionary for, but aborts on some members
+// (a collection of bool: EDataType 18); emulationProblem() says so instead.
+TEST(EmulationProblemTest, NamesWhatRootCannotEmulate) {
+  initialiseRoot();
+  auto* boolList = TClass::GetClass("list<bool>");
+  ASSERT_NE(boolList, nullptr);
+  ASSERT_FALSE(boolList->HasDictionary());  // emulated here
+  EXPECT_EQ(emulationProblem(boolList),
+            "ROOT fatal error in TEmulatedCollectionProxy::WithCont: Unsupported value type 18 for value class <unknown>");
+  // Elements are made only as a collection is read: the probe makes one of each held class too.
+  EXPECT_NE(emulationProblem(TClass::GetClass("vector<list<bool> >")).find("Unsupported value type 18"), std::string::npos);
+  EXPECT_EQ(emulationProblem(TClass::GetClass("vector<float>")), "");  // a dictionary
+  EXPECT_EQ(emulationProblem(TClass::GetClass("list<short>")), "");   // emulated, and fine
+  EXPECT_EQ(emulationProblem(nullptr), "");
 }
 
 TEST(ThrowOnRootFatalTest, EachThreadGetsItsOwnFatalError) {

@@ -90,6 +90,9 @@ class EventProcessor {
   // job's worker), before its first part: Source::afterFork() of the source
   // and of every lane's copy of it.
   void afterFork();
+  // In the process that forks the workers, right before it does:
+  // Source::beforeFork() of the source and of every lane's copy of it.
+  void beforeFork();
 
   // The outputs' OutputModule::mergeParts() and discardParts(), in the parent
   // of a multi-process job once its workers have ended.

@@ -93,6 +93,14 @@ class Source {
   // naming the file if it cannot be reopened.
   virtual void afterFork() {}
 
+  // Called once in the process that built the source, before it forks the
+  // workers of a multi-process job (after it processed the job's first
+  // events itself, if any), on the job's source and on every lane's copy. A
+  // source whose open files run threads of their own (a read-ahead thread)
+  // closes them here: a fork copies no thread, and the workers open what they
+  // read. Throws lanes::Exception if it cannot.
+  virtual void beforeFork() {}
+
   // The file (or other origin) the current events come from, for error messages.
   virtual std::string origin() const { return {}; }
 

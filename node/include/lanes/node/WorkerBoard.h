@@ -10,17 +10,27 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "lanes/core/ProcessingObserver.h"
 
 namespace lanes::node {
 
+// A seat's room for the line a dying worker leaves (see WorkerBoard::lastWords).
+struct LastWords {
+  char* text;
+  std::size_t size;
+};
+
 // Thread-safe, across processes too: a page-aligned block in a memfd, mapped
 // by every process (inherited by a fork, passed by descriptor across an
-// exec), whose fields are accessed only atomically.
+// exec), whose fields are accessed only atomically; but a seat's last words,
+// which only its worker writes, as it dies, and the parent reads once it has
+// reaped that worker.
 class WorkerBoard {
  public:
   // The parent's: a new board of `seats` seats, each zero.
@@ -44,6 +54,12 @@ class WorkerBoard {
   std::int64_t lastBeat(unsigned seat) const;
   // Zeroes a seat: its worker died, and a replacement takes it from the start.
   void reset(unsigned seat);
+  // What the seat's worker said as a fatal signal ended it, while it read a
+  // file (cli/FatalSignals.h: "while reading branch ... in 'FILE': ..."), or
+  // "". The parent reads it once the worker is reaped.
+  std::string lastWords(unsigned seat) const;
+  // Where the seat's worker writes them.
+  LastWords lastWordsRoom(unsigned seat);
 
   // The parent, before it closes the workers' release pipe.
   void release();
@@ -61,9 +77,15 @@ class WorkerBoard {
   std::size_t bytes_ = 0;
 };
 
+// Where this process's fatal-signal handler leaves its line for the parent:
+// the seat of the worker's WorkerPresence while one exists, else {nullptr,
+// 0}. Async-signal-safe (an atomic load).
+LastWords workerLastWords() noexcept;
+
 // A worker's side of the board: counts the events its process finishes and,
-// while it exists, beats every `period` on a thread of its own. Thread-safe:
-// eventFinished() is called from any thread.
+// while it exists, beats every `period` on a thread of its own, and offers
+// its seat's last words (workerLastWords()). Thread-safe: eventFinished() is
+// called from any thread.
 class WorkerPresence : public ProcessingObserver {
  public:
   WorkerPresence(WorkerBoard& board, unsigned seat, std::chrono::milliseconds period);

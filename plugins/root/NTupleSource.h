@@ -47,6 +47,8 @@ class NTupleSource : public Source {
   bool next(SourceEvent& event) override;
   bool skip(std::uint64_t count) override;
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
+  void readProducts(SourceEvent const& event, ProductIndex const* products, std::size_t count,
+                    ProductSlot* slots) override;
   std::unique_ptr<Source> replicate() const override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
   std::uint64_t replicaChunk() const override;
@@ -72,6 +74,8 @@ class NTupleSource : public Source {
   bool reach(std::uint64_t entry);
   std::pair<OpenFile&, std::uint64_t> fileOf(std::uint64_t entry);
   std::unique_ptr<OpenFile> open(std::size_t file) const;
+  // Reads `product` of entry `local` of `file` into `slot`.
+  void readProduct(OpenFile& file, std::uint64_t local, std::size_t product, ProductSlot& slot);
   // Reads an emulated field's value of `entry` (of the open file) into `slot`.
   void readRecord(ROOT::RFieldBase& field, std::uint64_t entry, ProductSlot& slot) const;
   // "cannot read field F of entry E in FILE: why", for the current file.

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
@@ -211,6 +213,33 @@ TEST(LimitedTaskQueueTest, RespectsItsLimitAndRunsEverything) {
     EXPECT_EQ(thens.load(), 200);
     EXPECT_LE(probe.maxInside(), static_cast<int>(limit));
   }
+}
+
+// While items wait, the task that holds the slot runs their work itself, on
+// its thread (what the work touches stays in that core's cache), and their
+// continuations become tasks of their own.
+TEST(LimitedTaskQueueTest, WaitingWorkRunsOnTheThreadThatHoldsTheSlot) {
+  tbb::task_arena arena(2);
+  tbb::task_group group;
+  LimitedTaskQueue queue(group, 1);
+  std::atomic<bool> pushed{false};
+  std::thread::id workers[3];
+  std::atomic<int> thens{0};
+  arena.execute([&] {
+    queue.push(
+        [&] {
+          workers[0] = std::this_thread::get_id();
+          while (!pushed.load()) {
+          }  // the next two wait in the queue before this work ends
+        },
+        [&] { thens++; });
+    for (int i = 1; i < 3; ++i) queue.push([&, i] { workers[i] = std::this_thread::get_id(); }, [&] { thens++; });
+    pushed = true;
+    group.wait();
+  });
+  EXPECT_EQ(workers[1], workers[0]);
+  EXPECT_EQ(workers[2], workers[0]);
+  EXPECT_EQ(thens.load(), 3);
 }
 
 }  // namespace

@@ -203,7 +203,7 @@ NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked)
   layout->ntuple = options.getString("ntuple", "Events");
   auto const include = options.getAll("fields");
   auto const exclude = options.getAll("exclude");
-  perLane_ = checked.choice("handles", "shared", {"shared", "lane"}) == "lane";
+  perLane_ = checked.choice("handles", "lane", {"shared", "lane"}) == "lane";
   using Options = ROOT::RNTupleReadOptions;
   layout->options.SetClusterCache(options.getBool("cache", true) ? Options::EClusterCache::kOn
                                                                  : Options::EClusterCache::kOff);
@@ -443,7 +443,9 @@ namespace {
 RegisterSource<NTupleSource> const registration(
     "rntuple",
     "reads an RNTuple, every top-level field a product read on demand: file=PATH (repeatable) or files=LIST, "
-    "ntuple=NAME (Events), fields=GLOB, exclude=GLOB, handles=shared|lane, chunk=N, cache=true|false, imt=true|false, "
+    "ntuple=NAME (Events), fields=GLOB, exclude=GLOB, handles=lane|shared (lane, the default: each lane reads "
+    "with file handles of its own, so threads read concurrently; shared: one set, reads take turns), chunk=N, "
+    "cache=true|false, imt=true|false, "
     "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the RNTuple, naming it), "
     "dictionaries=DIR (build and cache dictionaries for the classes it can only read emulated, so outputs can write them)");
 }

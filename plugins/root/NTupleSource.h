@@ -20,20 +20,21 @@ class RFieldBase;
 
 namespace lanes::rootio {
 
-// Shared use (handles=shared, the default): externally synchronised by the
-// scheduler's serial source queue. With handles=lane each lane gets a
-// replica with readers of its own; replicas share only the layout, immutable
-// but for the files' entry counts, which any replica may learn first.
+// Shared use (handles=shared): externally synchronised by the scheduler's
+// serial source queue. With handles=lane, the default, each lane gets a
+// replica with readers of its own, so lanes read concurrently; replicas
+// share only the layout, immutable but for the files' entry counts, which
+// any replica may learn first.
 // Each copy keeps an ObjectPool per object field: an object product is a view
 // of a pooled object (ProductSlot::lend), read into again for a later event
 // once the event that had it releases its slots.
 class NTupleSource : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST, ntuple=NAME (Events),
-  // fields=GLOB and exclude=GLOB (repeatable), handles=shared|lane, chunk=N
-  // (handles=lane: each lane takes N consecutive entries at a time; default
-  // the first file's first cluster, so that no two lanes unzip the same pages),
-  // cache=true|false (RNTuple's cluster read-ahead; default true),
+  // fields=GLOB and exclude=GLOB (repeatable), handles=shared|lane (default
+  // lane), chunk=N (handles=lane: each lane takes N consecutive entries at a
+  // time; default the first file's first cluster, so that no two lanes unzip
+  // the same pages), cache=true|false (RNTuple's cluster read-ahead; default true),
   // imt=true|false (ROOT implicit multi-threading to decompress),
   // skip-bad-files=true|false (see countOrSkip: opens every file now, and
   // leaves out those that cannot be read or lack the RNTuple or a field).

@@ -250,7 +250,7 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   }
   auto const include = options.getAll("branches");
   auto const exclude = options.getAll("exclude");
-  bool const perLane = checked.choice("handles", "shared", {"shared", "lane"}) == "lane";
+  bool const perLane = checked.choice("handles", "lane", {"shared", "lane"}) == "lane";
   if (options.has("cache")) layout->cacheBytes = static_cast<long long>(checked.count("cache", 0));
   if (options.getBool("imt", false)) {
     ROOT::EnableImplicitMT();
@@ -612,7 +612,9 @@ RegisterSource<TreeSource> const registration(
     "root",
     "reads a TTree, every top-level branch a product read on demand: file=PATH (repeatable) or files=LIST, "
     "tree=NAME (Events), id=BRANCH (a leaf-list branch of run, luminosityBlock and event leaves giving the ids), "
-    "branches=GLOB, exclude=GLOB, handles=shared|lane, readahead=N, chunk=N, cache=BYTES, imt=true|false, "
+    "branches=GLOB, exclude=GLOB, handles=lane|shared (lane, the default: each lane reads with file handles of its "
+    "own, so threads read concurrently; shared: one set, reads take turns), readahead=N (entries of a branch read "
+    "at a time, default 16), chunk=N, cache=BYTES, imt=true|false, "
     "dictionaries=DIR (build and cache dictionaries for classes ROOT can only emulate, so outputs can write them), "
     "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the tree, naming it)");
 }

@@ -23,11 +23,12 @@ namespace lanes::rootio {
 
 struct Fundamental;
 
-// Shared use (handles=shared, the default): externally synchronised by the
-// scheduler's serial source queue, like every shared Source. With
-// handles=lane each lane gets a replica with file handles of its own, so
-// lanes read concurrently; replicas share only the TreeLayout, immutable but
-// for the files' entry counts, which any replica may learn first (atomics).
+// Shared use (handles=shared): externally synchronised by the scheduler's
+// serial source queue, like every shared Source. With handles=lane, the
+// default, each lane gets a replica with file handles of its own, so lanes
+// read concurrently (where a shared source's reads take turns); replicas
+// share only the TreeLayout, immutable but for the files' entry counts,
+// which any replica may learn first (atomics).
 // Each copy keeps an ObjectPool per object, array or string branch: such a
 // product is a view of a pooled object (ProductSlot::lend), read into again
 // for a later event once the event that had it releases its slots; so it is
@@ -37,7 +38,7 @@ class TreeSource : public Source {
   // Options: file=PATH (repeatable) or files=LIST, tree=NAME (default Events),
   // id=BRANCH (the event ids are the run, luminosityBlock and event leaves of
   // that leaf-list branch; default: the branches of those names, if any),
-  // branches=GLOB and exclude=GLOB (repeatable), handles=shared|lane,
+  // branches=GLOB and exclude=GLOB (repeatable), handles=shared|lane (default lane),
   // readahead=N (each branch is read N entries at a time, default 16, because
   // reading one branch for consecutive entries keeps ROOT's branch and basket
   // in the CPU cache, where reading every branch of one event after another

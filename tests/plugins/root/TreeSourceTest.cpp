@@ -126,9 +126,9 @@ TEST(TreeSourceTest, AListFileNamesFilesRelativeToItself) {
 }
 
 TEST(TreeSourceTest, PerLaneHandlesReplicateAndAddressByOrdinal) {
-  auto shared = nanoAod();
+  auto shared = nanoAod(",handles=shared");
   EXPECT_EQ(shared.replicate(), nullptr);
-  auto source = nanoAod(",handles=lane");
+  auto source = nanoAod();  // handles=lane, the default
   auto copy = source.replicate();
   ASSERT_NE(copy, nullptr);
   SourceEvent viaNext, viaAt;

@@ -82,7 +82,8 @@ def test_keep_leaves_the_emulated_field_out(tmp_path, hits):
     result = run_limited("run", "-n", "0", "--source", f"rntuple:file={hits}", "--output",
                          f"rntuple:file={out},keep=n", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert hit_values(out, "n") == list(range(ENTRIES))
+    # Events finish in any order on several threads: compare the set of entries.
+    assert sorted(hit_values(out, "n")) == list(range(ENTRIES))
 
 
 @pytest.mark.parametrize("mode", [[], ["--processes", "2"]], ids=["single", "processes"])

@@ -15,14 +15,10 @@ test file and writes root_io.json and root_io.png to --out:
 2. Parallel scaling: each parallel output against its serial counterpart at 2
    threads without waiters, for zstd (the default, level 5), zstd level 1, lz4
    and no compression, with the bytes each writes.
-3. Reading: the root source (no waiters, dummy output, all branches) against
-   ROOT's rootreadspeed on the same input, branches and thread count; both
-   timed as whole processes (start-up and file opening included). Two inputs
-   of 10,000 events: flat NanoAOD (leaf arrays), a list of the file 50 times;
-   and object branches (std::vector<T>, as CMS EDM files hold), one file that
-   merges 50 copies of nanoAOD_2015_ttbar_vector_branches.root, made with
-   ROOT's TFileMerger into bench-results/ when it is missing.
-4. Framework cost per product: repeat + dummy, no waiters.
+3. Framework cost per product: repeat + dummy, no waiters.
+
+How fast the sources read files, against ROOT's rootreadspeed, is
+bench/read_speed.py's.
 
 Every figure is the best of --repeats runs. Figures are printed and stored,
 never asserted: this is a measurement, not a test.
@@ -34,27 +30,21 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 LANES = Path(os.environ.get("LANES_BINARY", REPO / "build" / "bin" / "lanes"))
 NANOAOD = REPO / "data" / "files" / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
-VECTORS = REPO / "data" / "files" / "nanoAOD_2015_ttbar_vector_branches.root"
-MERGED_VECTORS = REPO / "bench-results" / "nanoAOD_2015_ttbar_vector_branches_x50.root"  # git-ignored
-ROOTREADSPEED = next((REPO / ".venv" / "lib").glob("python3*/site-packages/ROOT/bin/rootreadspeed"))
 OUTPUTS = ["dummy", "serialize", "root", "root imt=true", "parallel-root", "rntuple", "rntuple-parallel"]
 
 
 def run_lanes(args, scratch):
-    """Runs `lanes run ARGS`; returns its report and the process's wall time."""
+    """Runs `lanes run ARGS`; returns its report."""
     report = Path(scratch) / "report.json"
-    start = time.perf_counter()
     completed = subprocess.run([str(LANES), "run", *args, "--report", str(report)], capture_output=True, text=True)
-    wall = time.perf_counter() - start
     if completed.returncode != 0:
         sys.exit(f"lanes {' '.join(args)} failed: {completed.stderr.strip()}")
-    return json.loads(report.read_text()), wall
+    return json.loads(report.read_text())
 
 
 def best(repeats, measure):
@@ -77,7 +67,7 @@ def output_run(name, threads, events, scale, scratch):
             "--output", output_spec(name, threads, scratch)]
     if scale:
         args += ["--waiter", f"busy:scale={scale:.6g}"]
-    report, _ = run_lanes(args, scratch)
+    report = run_lanes(args, scratch)
     output = report["modules"][-1]
     return {"output": name, "threads": threads, "events_per_s": report["events_per_s"],
             "output_s_per_event": output["total_s"] / report["events"], "cpu_efficiency": report["cpu_efficiency"],
@@ -88,7 +78,7 @@ def calibrate(events, repeats, scratch):
     """The busy scale (s/byte) that makes processing cost what the `root` output does."""
     serial = best(repeats, lambda: output_run("root", 1, events, 0, scratch))
     probe_scale = 1e-9
-    report, _ = run_lanes(["--source", f"root:file={NANOAOD},repeat=200", "-n", str(events), "-t", "1",
+    report = run_lanes(["--source", f"root:file={NANOAOD},repeat=200", "-n", str(events), "-t", "1",
                            "--waiter", f"busy:scale={probe_scale}", "--output", "dummy"], scratch)
     waiters = sum(m["total_s"] for m in report["modules"] if m["plugin"] == "busy") / report["events"]
     return probe_scale * serial["output_s_per_event"] / waiters, serial["output_s_per_event"]
@@ -105,77 +95,6 @@ def outputs_matrix(events, repeats, scale, scratch):
     for row in rows:
         dummy = next(r for r in rows if r["threads"] == row["threads"] and r["output"] == "dummy")
         row["ratio_to_dummy"] = row["events_per_s"] / dummy["events_per_s"]
-    return rows
-
-
-def merged_vector_file():
-    """The object-branch file merged 50 times (10,000 events), made on first use: the ROOT wheel has no hadd, so
-    with TFileMerger."""
-    if MERGED_VECTORS.exists():
-        return MERGED_VECTORS
-    import ROOT
-
-    MERGED_VECTORS.parent.mkdir(parents=True, exist_ok=True)
-    partial = MERGED_VECTORS.with_name(MERGED_VECTORS.name + ".partial")
-    merger = ROOT.TFileMerger(False)
-    # TFileMerger's defaults re-compress the events into one cluster of all 10,000 entries.
-    if not merger.OutputFile(str(partial), "RECREATE"):
-        sys.exit(f"cannot create {partial}")
-    for _ in range(50):
-        if not merger.AddFile(str(VECTORS), False):
-            sys.exit(f"cannot add {VECTORS} to the merge")
-    if not merger.Merge():
-        sys.exit(f"merging into {partial} failed")
-    partial.rename(MERGED_VECTORS)
-    return MERGED_VECTORS
-
-
-def read_inputs(scratch):
-    """(name, lanes source spec without handles, files for rootreadspeed, extra options of handles=lane) of each input
-    of the read comparison. The merged file is one cluster, which a lane would take whole (chunk= defaults to the
-    first cluster): with chunk=5000 each of 2 lanes reads half."""
-    flat = [str(NANOAOD)] * 50
-    listing = Path(scratch) / "files.txt"
-    listing.write_text("\n".join(flat) + "\n")
-    merged = str(merged_vector_file())
-    return [("flat NanoAOD", f"root:files={listing}", flat, ""),
-            ("object branches", f"root:file={merged},id=EventID", [merged], ",chunk=5000")]
-
-
-def read_comparison(repeats, scratch):
-    rows = []
-    for name, source, files, lane_options in read_inputs(scratch):
-        events = 10_000
-        for threads, handles in ((1, "shared"), (2, "shared"), (2, "lane")):
-            def lanes_read():
-                spec = f"{source},handles={handles}" + (lane_options if handles == "lane" else "")
-                report, wall = run_lanes(["--source", spec, "-n", "0", "-t", str(threads),
-                                          "--output", "dummy"], scratch)
-                assert report["events"] == events, report["events"]
-                return {"input": name, "tool": f"lanes (handles={handles})", "threads": threads,
-                        "events": report["events"], "events_per_s": report["events"] / wall, "wall_s": wall}
-
-            def rootreadspeed():
-                start = time.perf_counter()
-                subprocess.run([str(ROOTREADSPEED), "--files", *files, "--trees", "Events", "--all-branches",
-                                "--threads", str(threads)], check=True, capture_output=True)
-                wall = time.perf_counter() - start
-                return {"input": name, "tool": "rootreadspeed", "threads": threads, "events": events,
-                        "events_per_s": events / wall, "wall_s": wall}
-
-            # Interleaved, so that a slow spell of the machine hits both tools alike.
-            runs = [(lanes_read(), rootreadspeed()) for _ in range(repeats)]
-            ours = max((r[0] for r in runs), key=lambda r: r["events_per_s"])
-            theirs = max((r[1] for r in runs), key=lambda r: r["events_per_s"])
-            ours["ratio_to_rootreadspeed"] = ours["events_per_s"] / theirs["events_per_s"]
-            rows += [ours, theirs]
-            print(f"  read {name} t={threads} handles={handles}: lanes {ours['events_per_s']:.0f} ev/s, rootreadspeed "
-                  f"{theirs['events_per_s']:.0f} ev/s ({ours['ratio_to_rootreadspeed']:.2f})", file=sys.stderr)
-        single = next(r for r in rows if r["input"] == name and r["tool"] == "lanes (handles=shared)"
-                      and r["threads"] == 1)
-        lane = next(r for r in rows if r["input"] == name and r["tool"] == "lanes (handles=lane)")
-        lane["ratio_to_1_thread"] = lane["events_per_s"] / single["events_per_s"]
-        print(f"  read {name}: handles=lane at 2 threads is {lane['ratio_to_1_thread']:.2f}x 1 thread", file=sys.stderr)
     return rows
 
 
@@ -211,7 +130,7 @@ def per_product(repeats, scratch):
     rows = []
     for threads in (1, 2):
         def measure():
-            report, _ = run_lanes(["--source", f"root:file={NANOAOD},repeat=200", "-n", "50000", "-t", str(threads),
+            report = run_lanes(["--source", f"root:file={NANOAOD},repeat=200", "-n", "50000", "-t", str(threads),
                                    "--output", "dummy"], scratch)
             return {"threads": threads, "events_per_s": report["events_per_s"],
                     "ns_per_product": 1e9 / report["events_per_s"] / products}
@@ -254,9 +173,8 @@ def main():
     parser.add_argument("--events", type=int, default=4000, help="events of the runs with waiters (5x without)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", default="bench-results")
-    parser.add_argument("--parts", default="outputs,scaling,read,per-product",
-                        help="comma-separated: outputs, scaling, read, per-product (the others are kept from an earlier "
-                             "run)")
+    parser.add_argument("--parts", default="outputs,scaling,per-product",
+                        help="comma-separated: outputs, scaling, per-product (the others are kept from an earlier run)")
     arguments = parser.parse_args()
     out = Path(arguments.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -280,8 +198,6 @@ def main():
             })
         if "scaling" in parts:
             results["parallel_scaling"] = parallel_scaling(5 * arguments.events, arguments.repeats, scratch)
-        if "read" in parts:
-            results["read"] = read_comparison(arguments.repeats, scratch)
         if "per-product" in parts:
             results["per_product"] = per_product(arguments.repeats, scratch)
     (out / "root_io.json").write_text(json.dumps(results, indent=2) + "\n")

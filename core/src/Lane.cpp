@@ -24,6 +24,7 @@ Lane::Lane(Schedule& schedule, unsigned index)
       state.prefetch[k].prerequisite = k;
     }
     state.toRead.reserve(prerequisites.size());
+    state.toReadProducts.reserve(prerequisites.size());
   }
   sourceProducts_ = std::make_unique<SourceProductState[]>(schedule.sourceProducts);
   paths_.resize(schedule.paths.size());
@@ -181,36 +182,46 @@ bool Lane::ensure(unsigned module, Waiter* waiter) {
 
 void Lane::start(unsigned module) {
   auto& state = modules_[module];
-  auto const& prerequisites = schedule_.workers[module]->prerequisites;
-  auto const n = static_cast<unsigned>(prerequisites.size());
+  auto const& worker = *schedule_.workers[module];
+  auto const n = static_cast<unsigned>(worker.prerequisites.size());
   state.toRead.clear();
+  state.toReadProducts.clear();
   state.readyAtStart.clear();
   // One count per prerequisite, one held by this call and one for a batch
   // read; prerequisites ready at once are subtracted in a single step at the
   // end, so the count cannot reach zero before then. The batch's completion
   // subtracts its own count and those of the prerequisites it read.
   state.pending.store(n + 2, std::memory_order_release);
-  bool const announce = schedule_.workers[module]->readyListener() != nullptr;
+  bool const announce = worker.readyListener() != nullptr;
   // A range announced together gives idle threads part of the event's
   // products. Otherwise every thread has a lane's work, and announcing as
   // they come costs less.
   bool const together = announce && announcesTogether();
   unsigned readyNow = 0;
-  for (unsigned k = 0; k < n; ++k) {
-    auto const& prerequisite = prerequisites[k];
-    bool const ready = prerequisite.producer == kSourceProducer ? ensureSourceProduct(module, k)
-                                                                : ensure(prerequisite.producer, &state.prefetch[k]);
-    if (ready) {
-      if (together) {
-        state.readyAtStart.push_back(k);
-      } else if (announce) {
-        announceReady(module, k);
-      }
-      ++readyNow;
+  auto const ready = [&](unsigned k) {
+    if (together) {
+      state.readyAtStart.push_back(k);
+    } else if (announce) {
+      announceReady(module, k);
+    }
+    ++readyNow;
+  };
+  for (auto k : worker.coordinated) {
+    auto const& prerequisite = worker.prerequisites[k];
+    if (prerequisite.producer == kSourceProducer ? ensureSourceProduct(module, k)
+                                                 : ensure(prerequisite.producer, &state.prefetch[k])) {
+      ready(k);
     }
   }
+  // The source products read for this module alone: at once from memory,
+  // else in its batch, with nothing to coordinate.
+  bool const solo = !worker.soloReads.empty();
+  if (solo && schedule_.inlineSourceReads) {
+    readSourceProducts(worker.soloProducts.data(), worker.soloProducts.size());
+    for (auto k : worker.soloReads) ready(k);
+  }
   if (!state.readyAtStart.empty()) announceTogether(module, state.readyAtStart);
-  if (state.toRead.empty()) {
+  if (state.toRead.empty() && (!solo || schedule_.inlineSourceReads)) {
     ++readyNow;
   } else {
     auto& reads = replicaReads_ ? *replicaReads_ : *schedule_.sourceQueue;
@@ -222,22 +233,19 @@ void Lane::start(unsigned module) {
 
 bool Lane::ensureSourceProduct(unsigned module, unsigned prerequisite) {
   auto const product = schedule_.workers[module]->prerequisites[prerequisite].product;
-  if (schedule_.inlineSourceReads && schedule_.sourceConsumers[product] == 1) {
-    readSourceProduct(product);  // its only consumer: nobody to coordinate with
-    return true;
-  }
   auto& state = sourceProducts_[product];
   if (state.done.isDone()) return true;
   auto& claimant = modules_[module];
   if (!state.claimed.exchange(true, std::memory_order_acq_rel)) {
     if (schedule_.inlineSourceReads) {
-      readSourceProduct(product);
+      readSourceProducts(&product, 1);
       state.done.markDone();
       return true;
     }
     // Read later in one batch under the source's queue, whose completion
     // announces it: a waiter of the claimant's would announce it again.
     claimant.toRead.push_back(prerequisite);
+    claimant.toReadProducts.push_back(product);
     return false;
   }
   return !state.done.add(&claimant.prefetch[prerequisite]);
@@ -246,11 +254,11 @@ bool Lane::ensureSourceProduct(unsigned module, unsigned prerequisite) {
 // Untimed: a read inline (from memory: repeat=, synthetic) costs a few
 // nanoseconds, less than the two clock reads that would time it, and reads
 // from files are timed by their batch (readBatch).
-void Lane::readSourceProduct(ProductIndex product) {
-  if (eventFailed()) return;
+void Lane::readSourceProducts(ProductIndex const* products, std::size_t count) {
+  if (count == 0 || eventFailed()) return;
   Source& source = replica_ ? *replica_ : *schedule_.source;
   try {
-    source.read(sourceEvent_, product, event_.slotForWriting(product));
+    source.readProducts(sourceEvent_, products, count, event_.slotsForWriting());
   } catch (...) {
     failEvent(std::current_exception(), {"source", Transition::SourceRead, index_, event_.id(), source.origin()});
   }
@@ -261,8 +269,10 @@ void Lane::readSourceProduct(ProductIndex product) {
 // reads to every product.
 void Lane::readBatch(unsigned module) {
   auto const begin = now();
-  auto const& prerequisites = schedule_.workers[module]->prerequisites;
-  for (auto k : modules_[module].toRead) readSourceProduct(prerequisites[k].product);
+  auto const& worker = *schedule_.workers[module];
+  if (!schedule_.inlineSourceReads) readSourceProducts(worker.soloProducts.data(), worker.soloProducts.size());
+  auto const& claimed = modules_[module].toReadProducts;
+  readSourceProducts(claimed.data(), claimed.size());
   record(kSourceProducer, Transition::SourceRead, begin);
 }
 
@@ -272,16 +282,23 @@ void Lane::readBatch(unsigned module) {
 // arrive in one batch, as a source's from memory arrive at once.
 void Lane::batchRead(unsigned module) {
   auto& state = modules_[module];
-  auto const& prerequisites = schedule_.workers[module]->prerequisites;
-  for (auto k : state.toRead) sourceProducts_[prerequisites[k].product].done.markDone();
-  if (schedule_.workers[module]->readyListener() && !eventFailed()) {
-    if (announcesTogether()) {
-      announceTogether(module, state.toRead);
-    } else {
-      for (auto k : state.toRead) announceReady(module, k);
+  auto const& worker = *schedule_.workers[module];
+  for (auto product : state.toReadProducts) sourceProducts_[product].done.markDone();
+  // The products read for the module alone came in the batch unless read at once from memory.
+  auto const* solo = schedule_.inlineSourceReads ? nullptr : &worker.soloReads;
+  if (worker.readyListener() && !eventFailed()) {
+    std::vector<unsigned> const* batch[] = {solo, &state.toRead};
+    for (auto const* read : batch) {
+      if (!read || read->empty()) continue;
+      if (announcesTogether()) {
+        announceTogether(module, *read);
+      } else {
+        for (auto k : *read) announceReady(module, k);
+      }
     }
   }
-  auto const count = static_cast<unsigned>(state.toRead.size()) + 1;  // the batch's and its prerequisites'
+  // The batch's count and its prerequisites'.
+  auto const count = static_cast<unsigned>(state.toRead.size() + (solo ? solo->size() : 0)) + 1;
   if (state.pending.fetch_sub(count, std::memory_order_acq_rel) == count) launch(module);
 }
 

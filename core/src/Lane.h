@@ -69,10 +69,12 @@ class Lane {
     bool accepted = true;
     std::exception_ptr externalError;
     std::vector<PrefetchWaiter> prefetch;  // one per prerequisite
-    // Prerequisites (source products) this module claimed: read in one
-    // serialised batch and announced by the batch's completion, with no
-    // waiter of the module's on them.
+    // Prerequisites (source products that other modules consume too) this
+    // module claimed, and their products: read in one serialised batch, with
+    // the module's solo reads, and announced by the batch's completion, with
+    // no waiter of the module's on them.
     std::vector<unsigned> toRead;
+    std::vector<ProductIndex> toReadProducts;
     std::vector<unsigned> readyAtStart;  // prerequisites ready when start() looked (announced together)
     Clock::time_point queued;              // when the call was pushed to the module's queue (if timing)
     Clock::time_point acquired;            // when acquire() began (if timing)
@@ -106,8 +108,9 @@ class Lane {
 
   // True if `module` is done now; otherwise `waiter` is notified when it is.
   bool ensure(unsigned module, Waiter* waiter);
-  // True if source prerequisite `prerequisite` of `module` is ready now; else
-  // the module waits for it, or claims it for its batch (toRead).
+  // True if source prerequisite `prerequisite` of `module`, a product that
+  // other modules consume too, is ready now; else the module waits for it,
+  // or claims it for its batch (toRead).
   bool ensureSourceProduct(unsigned module, unsigned prerequisite);
   void start(unsigned module);
   void prerequisiteReady(unsigned module, unsigned prerequisite);
@@ -127,8 +130,9 @@ class Lane {
   void acquire(unsigned module, Clock::time_point begin);
   void produceAfterAcquire(unsigned module, Clock::time_point begin);
   void finish(unsigned module);
-  // `timed`: records the read as a call of the source (unless it is a read from memory).
-  void readSourceProduct(ProductIndex product);
+  // Reads source products into the event's slots (Source::readProducts); a
+  // failure fails the event.
+  void readSourceProducts(ProductIndex const* products, std::size_t count);
   void readBatch(unsigned module);
   // The batch's completion: its products are done for the other modules that
   // wait on them, and announced for the module that read them.

@@ -14,12 +14,7 @@ void LimitedTaskQueue::startWhileAllowed() {
     if (!running_.compare_exchange_weak(running, running + 1, std::memory_order_acq_rel)) continue;
     Item item;
     if (queue_.try_pop(item)) {
-      group_.run([this, item = std::move(item)] {
-        item.work();
-        running_.fetch_sub(1, std::memory_order_acq_rel);
-        startWhileAllowed();
-        if (item.then) item.then();
-      });
+      group_.run([this, item = std::move(item)] { runFrom(item); });
       continue;  // maybe more slots are free
     }
     running_.fetch_sub(1, std::memory_order_acq_rel);
@@ -27,6 +22,24 @@ void LimitedTaskQueue::startWhileAllowed() {
     // look again so its task is not stranded.
     if (queue_.empty()) return;
   }
+}
+
+void LimitedTaskQueue::runFrom(Item const& first) {
+  // While items wait, the slot stays with this task and its thread: what the
+  // serialised work touches (a shared source's file, a `one` module's state)
+  // stays in that core's cache, and each continuation goes to a thread of
+  // its own instead.
+  Item item{std::move(first.work), std::move(first.then)};
+  while (true) {
+    item.work();
+    Item next;
+    if (!queue_.try_pop(next)) break;
+    if (item.then) group_.run(std::move(item.then));
+    item = std::move(next);
+  }
+  running_.fetch_sub(1, std::memory_order_acq_rel);
+  startWhileAllowed();
+  if (item.then) item.then();
 }
 
 }  // namespace lanes

@@ -220,7 +220,18 @@ void Schedule::countSourceConsumers() {
     }
   }
   for (ProductIndex p = 0; p < sourceProducts; ++p) {
-    if (sourceConsumers[p] > 1 || !inlineSourceReads) sharedSourceProducts.push_back(p);
+    if (sourceConsumers[p] > 1) sharedSourceProducts.push_back(p);
+  }
+  for (auto& worker : workers) {
+    for (unsigned k = 0; k < worker->prerequisites.size(); ++k) {
+      auto const& prerequisite = worker->prerequisites[k];
+      if (prerequisite.producer == kSourceProducer && sourceConsumers[prerequisite.product] == 1) {
+        worker->soloReads.push_back(k);
+        worker->soloProducts.push_back(prerequisite.product);
+      } else {
+        worker->coordinated.push_back(k);
+      }
+    }
   }
 }
 

@@ -62,7 +62,9 @@ class Schedule {
   bool inlineSourceReads = false;
   std::size_t sourceProducts = 0;  // registry indices [0, sourceProducts) come from the source
   std::vector<unsigned> sourceConsumers;         // per source product: how many modules consume it
-  std::vector<ProductIndex> sharedSourceProducts;  // those with several consumers, which coordinate
+  // Those with several consumers, which coordinate through the lane's state
+  // of the product; a product's only consumer reads it without.
+  std::vector<ProductIndex> sharedSourceProducts;
   ProductRegistry registry;
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<Path> paths;

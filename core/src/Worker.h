@@ -44,6 +44,12 @@ class Worker {
   };
   // Distinct producer modules, then each consumed source product.
   std::vector<Prerequisite> prerequisites;
+  // The prerequisites that are source products no other module consumes
+  // (read for this module alone, in one batch, with nothing to coordinate),
+  // their products, and the other prerequisites.
+  std::vector<unsigned> soloReads;
+  std::vector<ProductIndex> soloProducts;
+  std::vector<unsigned> coordinated;
   // For outputs asking for productReady(): the kept products of each producer module.
   std::vector<std::vector<ProductIndex>> productsOf;
   std::unique_ptr<LimitedTaskQueue> gate;  // one/limited only

@@ -176,6 +176,10 @@ class FileSequence {
                                                firstEntry_.begin() - 1);
     return {file, entry - firstEntry_[file]};
   }
+  // The global entries [first, first + count) of counted file `file`.
+  std::pair<std::uint64_t, std::uint64_t> entriesOf(std::size_t file) const {
+    return {firstEntry_[file], firstEntry_[file + 1] - firstEntry_[file]};
+  }
 
  private:
   std::vector<std::string> files_;
@@ -197,16 +201,48 @@ class RecentlyOpened {
       return *opened_.front().second;
     }
     auto file = open(index);  // first: a throw leaves the list as it was
-    if (opened_.size() == kKeepOpen) opened_.pop_back();
+    if (opened_.size() == kKeepOpen) {
+      if (last_.file == opened_.back().second.get()) last_ = {};
+      opened_.pop_back();
+    }
     opened_.emplace_front(index, std::move(file));
     return *opened_.front().second;
   }
+
+  // The opened file holding global entry `entry` of `sequence` (counted),
+  // its index, and the entry within it. Every product of an event, and most
+  // events, lie in the file of the last call: that one is found at once.
+  struct Located {
+    Opened& file;
+    std::size_t index;
+    std::uint64_t entry;
+  };
+  template <typename Open>
+  Located locate(FileSequence const& sequence, std::uint64_t entry, Open open) {
+    if (entry - last_.first >= last_.entries) {
+      auto const index = sequence.locate(entry).first;
+      auto& file = get(index, open);
+      auto const [first, entries] = sequence.entriesOf(index);
+      last_ = {&file, index, first, entries};
+    }
+    return {*last_.file, last_.index, entry - last_.first};
+  }
+
   // Closes them all: get() opens again what is asked for.
-  void clear() { opened_.clear(); }
+  void clear() {
+    opened_.clear();
+    last_ = {};
+  }
 
  private:
   static constexpr std::size_t kKeepOpen = 4;
   std::list<std::pair<std::size_t, std::unique_ptr<Opened>>> opened_;  // most recent first
+  struct Last {
+    Opened* file = nullptr;
+    std::size_t index = 0;
+    std::uint64_t first = 0;    // its global entries [first, first + entries)
+    std::uint64_t entries = 0;  // 0: none
+  } last_;  // the file of the last locate()
 };
 
 }  // namespace lanes::rootio

@@ -106,6 +106,7 @@ struct NTupleSource::OpenFile {
   std::vector<std::array<std::byte, 8>> scalars;  // staging per product, then per id field
   std::vector<std::optional<ROOT::RNTupleView<void>>> views;  // per product (none if emulated), then per id field
   std::vector<ROOT::RFieldBase*> records;         // per product: its emulated field, or nullptr
+  std::vector<void*> bound;                       // per product: the object its view reads into
 };
 
 namespace {
@@ -204,7 +205,7 @@ NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked)
   layout->ntuple = options.getString("ntuple", "Events");
   auto const include = options.getAll("fields");
   auto const exclude = options.getAll("exclude");
-  perLane_ = checked.choice("handles", "shared", {"shared", "lane"}) == "lane";
+  perLane_ = checked.choice("handles", "lane", {"shared", "lane"}) == "lane";
   using Options = ROOT::RNTupleReadOptions;
   layout->options.SetClusterCache(options.getBool("cache", true) ? Options::EClusterCache::kOn
                                                                  : Options::EClusterCache::kOff);
@@ -353,25 +354,39 @@ bool NTupleSource::position(std::uint64_t entry, SourceEvent& event) {
 
 void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSlot& slot) {
   auto [file, local] = fileOf(event.entry);
+  readProduct(file, local, product, slot);
+}
+
+void NTupleSource::readProducts(SourceEvent const& event, ProductIndex const* products, std::size_t count,
+                                ProductSlot* slots) {
+  auto [file, local] = fileOf(event.entry);
+  for (std::size_t i = 0; i < count; ++i) readProduct(file, local, products[i], slots[products[i]]);
+}
+
+void NTupleSource::readProduct(OpenFile& file, std::uint64_t local, std::size_t product, ProductSlot& slot) {
   auto const& field = layout_->fields[product];
   if (field.emulated) return readRecord(*file.records[product], local, slot);
   auto& view = *file.views[product];
-  // An object of the field's pool, reused once an earlier event let it go.
-  auto* item = field.cls ? pools_[product]->take() : nullptr;
+  // The object the slot held for its lane's last event, else one of the
+  // field's pool: reading into it keeps its allocations.
+  auto* pool = pools_[product].get();
+  void* object = nullptr;
+  if (pool && !(object = pool->reclaim(slot))) object = pool->take();
   try {
     ReadingScope const reading(noteOf(field.name.c_str(), local));
     ThrowOnRootFatal const guard;
-    if (item) view.BindRawPtr(item->object);
+    // Binding makes a shared_ptr: only when the object changes (a lane's own copy reads into one).
+    if (object && std::exchange(file.bound[product], object) != object) view.BindRawPtr(object);
     view(local);
   } catch (ROOT::RException const& error) {
-    if (item) item->pool->putBack(item);
+    if (pool) pool->putBack(object);
     throw readError(field.name, local, rootExceptionMessage(error));
   } catch (Exception const& fatal) {
-    if (item) item->pool->discard(item);  // the object may be half-built: not destroyed
+    if (pool) pool->discard(object);  // the object may be half-built: neither reused nor destroyed
     throw readError(field.name, local, fatal.message());
   }
-  if (item) {
-    item->pool->lend(item, field.cls->Size(), slot);
+  if (pool) {
+    pool->lend(object, field.cls->Size(), slot);
   } else {
     field.fundamental->putScalar(file.scalars[product].data(), slot, field.fundamental->size);
   }
@@ -402,9 +417,9 @@ ReadingNote NTupleSource::noteOf(char const* field, std::uint64_t entry) const {
 }
 
 std::pair<NTupleSource::OpenFile&, std::uint64_t> NTupleSource::fileOf(std::uint64_t entry) {
-  auto const [index, local] = sequence_.locate(entry);
-  originFile_ = index;
-  return {open_.get(index, [this](std::size_t i) { return open(i); }), local};
+  auto const located = open_.locate(sequence_, entry, [this](std::size_t i) { return open(i); });
+  originFile_ = located.index;
+  return {located.file, located.entry};
 }
 
 std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) const {
@@ -417,6 +432,7 @@ std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) co
   auto const& ids = layout_->ids;
   file->scalars.resize(fields.size() + ids.size());
   file->records.resize(fields.size());
+  file->bound.resize(fields.size());
   auto makeView = [&](std::string const& name, std::string const& type, void* target) {
     try {
       file->views.push_back(file->reader->GetView(name, target, type));
@@ -440,7 +456,9 @@ namespace {
 RegisterSource<NTupleSource> const registration(
     "rntuple",
     "reads an RNTuple, every top-level field a product read on demand: file=PATH (repeatable) or files=LIST, "
-    "ntuple=NAME (Events), fields=GLOB, exclude=GLOB, handles=shared|lane, chunk=N, cache=true|false, imt=true|false, "
+    "ntuple=NAME (Events), fields=GLOB, exclude=GLOB, handles=lane|shared (lane, the default: each lane reads "
+    "with file handles of its own, so threads read concurrently; shared: one set, reads take turns), chunk=N, "
+    "cache=true|false, imt=true|false, "
     "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the RNTuple, naming it), "
     "dictionaries=DIR (build and cache dictionaries for the classes it can only read emulated, so outputs can write them)");
 }

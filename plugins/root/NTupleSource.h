@@ -21,20 +21,21 @@ class RFieldBase;
 
 namespace lanes::rootio {
 
-// Shared use (handles=shared, the default): externally synchronised by the
-// scheduler's serial source queue. With handles=lane each lane gets a
-// replica with readers of its own; replicas share only the layout, immutable
-// but for the files' entry counts, which any replica may learn first.
+// Shared use (handles=shared): externally synchronised by the scheduler's
+// serial source queue. With handles=lane, the default, each lane gets a
+// replica with readers of its own, so lanes read concurrently; replicas
+// share only the layout, immutable but for the files' entry counts, which
+// any replica may learn first.
 // Each copy keeps an ObjectPool per object field: an object product is a view
 // of a pooled object (ProductSlot::lend), read into again for a later event
 // once the event that had it releases its slots.
 class NTupleSource : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST, ntuple=NAME (Events),
-  // fields=GLOB and exclude=GLOB (repeatable), handles=shared|lane, chunk=N
-  // (handles=lane: each lane takes N consecutive entries at a time; default
-  // the first file's first cluster, so that no two lanes unzip the same pages),
-  // cache=true|false (RNTuple's cluster read-ahead; default true),
+  // fields=GLOB and exclude=GLOB (repeatable), handles=shared|lane (default
+  // lane), chunk=N (handles=lane: each lane takes N consecutive entries at a
+  // time; default the first file's first cluster, so that no two lanes unzip
+  // the same pages), cache=true|false (RNTuple's cluster read-ahead; default true),
   // imt=true|false (ROOT implicit multi-threading to decompress),
   // skip-bad-files=true|false (see countOrSkip: opens every file now, and
   // leaves out those that cannot be read or lack the RNTuple or a field).
@@ -48,6 +49,8 @@ class NTupleSource : public Source {
   bool next(SourceEvent& event) override;
   bool skip(std::uint64_t count) override;
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
+  void readProducts(SourceEvent const& event, ProductIndex const* products, std::size_t count,
+                    ProductSlot* slots) override;
   std::unique_ptr<Source> replicate() const override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
   std::uint64_t replicaChunk() const override;
@@ -76,6 +79,8 @@ class NTupleSource : public Source {
   bool reach(std::uint64_t entry);
   std::pair<OpenFile&, std::uint64_t> fileOf(std::uint64_t entry);
   std::unique_ptr<OpenFile> open(std::size_t file) const;
+  // Reads `product` of entry `local` of `file` into `slot`.
+  void readProduct(OpenFile& file, std::uint64_t local, std::size_t product, ProductSlot& slot);
   // Reads an emulated field's value of `entry` (of the open file) into `slot`.
   void readRecord(ROOT::RFieldBase& field, std::uint64_t entry, ProductSlot& slot) const;
   // "cannot read field F of entry E in FILE: why", for the current file.

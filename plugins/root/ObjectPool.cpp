@@ -4,60 +4,46 @@
 
 namespace lanes::rootio {
 
-ObjectPool::Owner ObjectPool::make(TClass* cls) { return Owner(new ObjectPool(cls)); }
+ObjectPool::Owner ObjectPool::make(TClass* cls) {
+  return make(
+      *cls->GetTypeInfo(), [](void* c) { return static_cast<TClass*>(c)->New(); },
+      [](void* object, void* c) { static_cast<TClass*>(c)->Destructor(object); }, cls);
+}
+
+ObjectPool::Owner ObjectPool::make(std::type_info const& type, Make make, Destroy destroy, void* context) {
+  return Owner(new ObjectPool(type, make, destroy, context));
+}
 
 ObjectPool::~ObjectPool() {
-  for (auto* list : {free_, returned_.load(std::memory_order_acquire)}) {
-    while (list) {
-      auto* item = list;
-      list = item->next;
-      cls_->Destructor(item->object);
-      delete item;
-    }
-  }
+  for (auto* object : free_) destroy_(object, context_);
+  for (void* object; returned_.try_pop(object);) destroy_(object, context_);
 }
 
-ObjectPool::Item* ObjectPool::take() {
-  // Taking the whole returned list at once leaves no ABA race: only pushes
-  // run concurrently.
-  if (!free_) free_ = returned_.exchange(nullptr, std::memory_order_acquire);
+void* ObjectPool::take() {
   refs_.fetch_add(1, std::memory_order_relaxed);
-  if (!free_) {
-    ++made_;
-    return new Item{cls_->New(), nullptr, this};
+  if (free_.empty()) {
+    for (void* object; returned_.try_pop(object);) free_.push_back(object);
   }
-  auto* item = free_;
-  free_ = item->next;
-  return item;
+  if (free_.empty()) {
+    ++made_;
+    return make_(context_);
+  }
+  auto* object = free_.back();
+  free_.pop_back();
+  return object;
 }
 
-void ObjectPool::lend(Item* item, std::size_t bytes, ProductSlot& slot) {
-  slot.lend(item->object, *cls_->GetTypeInfo(), bytes, &giveBack, item);
-}
-
-void ObjectPool::putBack(Item* item) {
-  item->next = free_;
-  free_ = item;
+void ObjectPool::putBack(void* object) {
+  free_.push_back(object);
   unref();
 }
 
-void ObjectPool::discard(Item* item) {
-  delete item;
-  unref();
-}
+void ObjectPool::discard(void*) { unref(); }
 
-void ObjectPool::giveBack(void*, void* context) {
-  auto* item = static_cast<Item*>(context);
-  auto* pool = item->pool;
-  pool->push(item);
+void ObjectPool::giveBack(void* object, void* context) {
+  auto* pool = static_cast<ObjectPool*>(context);
+  pool->returned_.push(object);
   pool->unref();
-}
-
-void ObjectPool::push(Item* item) {
-  auto* head = returned_.load(std::memory_order_relaxed);
-  do {
-    item->next = head;
-  } while (!returned_.compare_exchange_weak(head, item, std::memory_order_release, std::memory_order_relaxed));
 }
 
 void ObjectPool::unref() {

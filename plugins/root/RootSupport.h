@@ -73,6 +73,10 @@ struct Fundamental {
   // ProductSlot::Destroy, for adopt()).
   void* (*newArray)(void const* from, std::size_t n);
   ProductSlot::Destroy deleteArray;
+  // Makes the std::vector `array` hold the `n` elements at `from`, keeping its capacity.
+  void (*assignArray)(void* array, void const* from, std::size_t n);
+  // Swaps the contents of two std::vectors of the type.
+  void (*swapArrays)(void* a, void* b);
   // Serialise one scalar, as TBufferFile does for a leaf of this type.
   void (*stream)(TBuffer& buffer, void const* scalar);
   // Read one scalar that stream() wrote.

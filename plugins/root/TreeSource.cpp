@@ -49,33 +49,31 @@ struct TreeSource::TreeLayout {
   SkippedFiles skipped;
 };
 
-// One entry of one branch, read ahead of its event: it owns its object (or
-// holds its scalar) until handed to the event's slot.
-struct TreeSource::Pending {
-  void* object = nullptr;             // Array, String, Emulated
-  ObjectPool::Item* item = nullptr;   // Object: taken from the branch's pool
+// One entry of one product, read ahead of its event (or, read straight
+// into its slot, with no read-ahead).
+struct TreeSource::Held {
+  // Object, Array, String: the product's pool's, out of it while held here
+  // (once handed over, the slot's spare it was traded for, to read into
+  // next); Emulated: its own, until handed over.
+  void* object = nullptr;
   std::array<std::byte, 8> scalar{};  // Scalar
-  std::size_t bytes = 0;
+  std::uint32_t bytes = 0;
   bool ready = false;  // read and not yet handed over
-  std::string error;   // why reading it failed: reported to its own event
 };
 
-// The entries of one branch read ahead: entry `first` onwards.
+// The entries [first, end) of one product read ahead: its readAhead entries
+// of OpenFile::held. The entry `failed`, the last, failed to read: the error
+// is in OpenFile::errors, and belongs to that entry's event.
 struct TreeSource::Window {
   long long first = 0;
-  std::vector<Pending> entries;
-
-  Pending* find(long long entry) {
-    auto const offset = entry - first;
-    if (offset < 0 || offset >= static_cast<long long>(entries.size())) return nullptr;
-    auto& pending = entries[static_cast<std::size_t>(offset)];
-    return pending.ready || !pending.error.empty() ? &pending : nullptr;
-  }
+  long long end = 0;
+  long long failed = -1;
 };
 
 // One opened file, with the branches of every product located in it.
 struct TreeSource::OpenFile {
   std::shared_ptr<TreeLayout const> layout;
+  std::vector<ObjectPool::Owner> const* pools = nullptr;  // the source's, which outlive its open files
   std::unique_ptr<TFile> file;
   TTree* tree = nullptr;
   std::vector<TBranch*> branches;
@@ -84,15 +82,19 @@ struct TreeSource::OpenFile {
   std::vector<std::pair<TClass*, void*>> initialObjects;
   std::vector<TLeaf*> idLeaves;
   std::vector<BasketCheck> checks;  // per product
-  std::vector<Window> windows;  // per product
+  std::vector<Window> windows;      // per product
+  std::vector<Held> held;           // per product, its layout->readAhead entries (readahead=N > 1)
+  std::vector<std::string> errors;  // per product: why its window's failed entry failed
   // Per product: ROOT's fatal error that stopped a read of its branch. The
   // branch is not read again: the fatal error left it, and the object it
   // was filling, half-way (a later read of it crashed in 1 of ~160 jobs).
   std::vector<std::string> fatal;
 
   ~OpenFile() {
-    for (std::size_t p = 0; p < windows.size(); ++p) {
-      for (auto& pending : windows[p].entries) drop(layout->branches[p], pending);
+    auto const readAhead = layout->readAhead;
+    for (std::size_t i = 0; i < held.size(); ++i) {
+      drop(layout->branches[i / readAhead], held[i]);
+      if (held[i].object) (*pools)[i / readAhead]->putBack(held[i].object);
     }
     // Detach the objects before the tree goes, then delete what no slot adopted.
     if (tree) tree->ResetBranchAddresses();
@@ -133,7 +135,8 @@ TreeSource::BranchLayout layoutOf(TBranch& branch) {
                       cls->GetName() + "' cannot be read without its dictionary (" + why +
                       "): leave it out with exclude=" + name + ", or give dictionaries=DIR");
     }
-    return {name, typed ? Kind::Object : Kind::Emulated, nullptr, cls};
+    // A std::vector of a fundamental type is swapped out of the object ROOT reads into.
+    return {name, typed ? Kind::Object : Kind::Emulated, typed ? fundamentalByArray(*cls->GetTypeInfo()) : nullptr, cls};
   }
   auto* leaves = branch.GetListOfLeaves();
   if (leaves->GetEntriesFast() != 1) {
@@ -269,7 +272,7 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   }
   auto const include = options.getAll("branches");
   auto const exclude = options.getAll("exclude");
-  bool const perLane = checked.choice("handles", "shared", {"shared", "lane"}) == "lane";
+  bool const perLane = checked.choice("handles", "lane", {"shared", "lane"}) == "lane";
   if (options.has("cache")) layout->cacheBytes = static_cast<long long>(checked.count("cache", 0));
   if (options.getBool("imt", false)) {
     ROOT::EnableImplicitMT();
@@ -344,7 +347,23 @@ TreeSource::TreeSource(std::shared_ptr<TreeLayout const> layout, std::uint64_t c
 
 void TreeSource::makePools() {
   for (auto const& branch : layout_->branches) {
-    pools_.push_back(branch.kind == Kind::Object ? ObjectPool::make(branch.cls) : nullptr);
+    switch (branch.kind) {
+      case Kind::Object: pools_.push_back(ObjectPool::make(branch.cls)); break;
+      case Kind::Array:
+        pools_.push_back(ObjectPool::make(
+            branch.fundamental->array,
+            [](void* type) { return static_cast<Fundamental const*>(type)->newArray(nullptr, 0); },
+            [](void* array, void* type) { static_cast<Fundamental const*>(type)->deleteArray(array, nullptr); },
+            const_cast<Fundamental*>(branch.fundamental)));
+        break;
+      case Kind::String:
+        pools_.push_back(ObjectPool::make(
+            typeid(std::string), [](void*) -> void* { return new std::string; },
+            [](void* string, void*) { delete static_cast<std::string*>(string); }, nullptr));
+        break;
+      case Kind::Scalar:
+      case Kind::Emulated: pools_.push_back(nullptr); break;
+    }
   }
 }
 
@@ -374,7 +393,7 @@ bool TreeSource::reach(std::uint64_t entry) {
   return sequence_.reach(entry, *layout_->counts, [this](std::size_t index) {
     originFile_ = index;
     // Opened for good: this copy reads it next.
-    return static_cast<std::uint64_t>(open_.get(index, [this](std::size_t i) { return open(i); }).tree->GetEntries());
+    return static_cast<std::uint64_t>(opened(index).tree->GetEntries());
   });
 }
 
@@ -394,7 +413,7 @@ std::vector<std::string> TreeSource::fileList() const { return layout_->sequence
 // (a shared source reads it next, as when reach() counts it).
 std::uint64_t TreeSource::fileEntries(std::size_t file) {
   if (auto const known = layout_->counts->known(file)) return *known;
-  auto const entries = static_cast<std::uint64_t>(open_.get(file, [this](std::size_t i) { return open(i); }).tree->GetEntries());
+  auto const entries = static_cast<std::uint64_t>(opened(file).tree->GetEntries());
   layout_->counts->learn(file, entries);
   return entries;
 }
@@ -435,55 +454,81 @@ bool TreeSource::position(std::uint64_t entry, SourceEvent& event) {
 
 void TreeSource::read(SourceEvent const& event, std::size_t product, ProductSlot& slot) {
   auto [file, local] = fileOf(event.entry);
+  readProduct(file, event.entry, local, product, slot);
+}
+
+void TreeSource::readProducts(SourceEvent const& event, ProductIndex const* products, std::size_t count,
+                              ProductSlot* slots) {
+  auto [file, local] = fileOf(event.entry);
+  for (std::size_t i = 0; i < count; ++i) readProduct(file, event.entry, local, products[i], slots[products[i]]);
+}
+
+void TreeSource::readProduct(OpenFile& file, std::uint64_t entry, long long local, std::size_t product,
+                             ProductSlot& slot) {
+  auto* pool = pools_[product].get();
+  if (layout_->readAhead == 1) {
+    // Straight into the slot, into the object it held for its lane's last
+    // event: a lane's own copy reads each object branch into one object.
+    Held held{pool ? pool->reclaim(slot) : nullptr};
+    readEntry(file, product, local, held);
+    return hand(layout_->branches[product], pool, held, slot);
+  }
   auto& window = file.windows[product];
-  auto* pending = window.find(local);
-  if (!pending) {
+  auto* held = &file.held[product * layout_->readAhead];
+  auto const failed = [&] {
+    if (local != window.failed) return;
+    window.failed = -1;
+    throw Exception(std::exchange(file.errors[product], {}));
+  };
+  failed();  // read ahead for an earlier event
+  if (local < window.first || local >= window.end || !held[local - window.first].ready) {
     auto limit = file.tree->GetEntries();
     // A lane's run of entries ends at a multiple of the chunk: the entries
     // after it are another lane's to read.
-    if (perLane_) limit = std::min(limit, local + static_cast<long long>(chunk_ - event.entry % chunk_));
+    if (perLane_) limit = std::min(limit, local + static_cast<long long>(chunk_ - entry % chunk_));
     readAhead(file, product, local, limit);
-    pending = window.find(local);
+    failed();
   }
-  if (!pending->error.empty()) throw Exception(std::exchange(pending->error, {}));
-  hand(layout_->branches[product], *pending, slot);
+  hand(layout_->branches[product], pool, held[local - window.first], slot);
 }
 
 void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first, long long limit) const {
   auto const& layout = layout_->branches[product];
+  auto* pool = pools_[product].get();
   auto& window = file.windows[product];
-  for (auto& pending : window.entries) drop(layout, pending);
+  auto* held = &file.held[product * layout_->readAhead];
+  for (auto entry = window.first; entry < window.end; ++entry) drop(layout, held[entry - window.first]);
   auto const end = std::min(first + static_cast<long long>(layout_->readAhead), limit);
-  window.first = first;
-  window.entries.resize(static_cast<std::size_t>(end - first));
-  ReadingScope reading(noteOf(layout.name.c_str(), first));
+  window = {first, first, -1};
   // The tree's read-ahead cache follows its current entry.
   if (file.tree->GetReadEntry() != first) {
     try {
+      ReadingScope const reading(noteOf(layout.name.c_str(), first));
       ThrowOnRootFatal const guard;
       file.tree->LoadTree(first);
     } catch (Exception const& fatal) {
-      window.entries.front().error = "cannot read entry " + std::to_string(first) + " of TTree '" + layout_->tree +
-                                     "' in '" + origin() + "': " + fatal.message();
+      window.failed = first;
+      file.errors[product] = "cannot read entry " + std::to_string(first) + " of TTree '" + layout_->tree + "' in '" +
+                             origin() + "': " + fatal.message();
       return;
     }
   }
   for (auto entry = first; entry < end; ++entry) {
-    auto& pending = window.entries[entry - first];
-    pending.error.clear();
-    reading.entry(entry);
+    window.end = entry + 1;
     try {
-      readEntry(file, product, entry, pending);
+      readEntry(file, product, entry, held[entry - first]);
     } catch (Exception const& error) {
       // The failure belongs to the event of that entry, which may come later.
-      pending.error = error.message();
+      window.failed = entry;
+      file.errors[product] = error.message();
       return;
     }
   }
 }
 
-void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry, Pending& pending) const {
+void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry, Held& held) const {
   auto const& layout = layout_->branches[product];
+  auto* pool = pools_[product].get();
   auto const failed = [&](std::string const& why) {
     return Exception("cannot read branch '" + layout.name + "' of entry " + std::to_string(entry) + " of TTree '" +
                      layout_->tree + "' in '" +
@@ -492,85 +537,78 @@ void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry,
   if (!file.fatal[product].empty()) {
     throw failed("not read after ROOT's fatal error in an earlier entry: " + file.fatal[product]);
   }
+  ReadingScope const reading(noteOf(layout.name.c_str(), entry));
   try {
     ThrowOnRootFatal const guard;
     file.checks[product].require(entry);  // before ROOT follows what a damaged basket says
   } catch (Exception const& damage) {
     throw failed(damage.message());
   }
-  void* object = nullptr;
-  ObjectPool::Item* item = nullptr;
-  if (layout.kind == Kind::Object) {
-    // An object of the branch's pool, reused once an earlier event let it go:
-    // reading into it keeps its allocations. The branch notices the new
-    // address on GetEntry.
-    item = pools_[product]->take();
-    file.objects[product] = item->object;
-  }
+  // Pooled objects keep their allocations: reading into one allocates
+  // nothing once it has held an entry as large.
+  if (pool && !held.object) held.object = pool->take();
   Int_t bytes = -1;
   auto const errors = rootErrorsOnThisThread();
   try {
     ThrowOnRootFatal const guard;
-    if (layout.kind == Kind::Emulated) {
-      object = layout.cls->New();  // owned by its EmulatedObject product
-      file.objects[product] = object;
-    }
+    if (layout.kind == Kind::Emulated) held.object = layout.cls->New();  // owned by its EmulatedObject product
+    // An object branch notices a new address on GetEntry, at some cost. A
+    // vector is read into the same object each time, and swapped out.
+    if (layout.cls && !layout.fundamental) file.objects[product] = held.object;
     bytes = file.branches[product]->GetEntry(entry);
   } catch (Exception const& fatal) {
-    if (item) item->pool->discard(item);  // the object ROOT was filling may be half-built: not destroyed
+    // The object ROOT was filling may be half-built: neither reused nor destroyed.
+    auto* filling = file.objects[product];
+    if (pool) filling == held.object ? pool->discard(held.object) : pool->putBack(held.object);
+    held.object = nullptr;
+    if (filling) {  // the file's own, which it destroys at its end: not that one
+      auto& initial = file.initialObjects;
+      initial.erase(std::remove(initial.begin(), initial.end(), std::make_pair(layout.cls, filling)), initial.end());
+    }
     file.fatal[product] = fatal.message();
     throw failed(fatal.message());
   }
   // ROOT reports what it noticed (a byte count that does not match) and reads on.
   if (bytes >= 0 && rootErrorsOnThisThread() != errors) bytes = -1;
   if (bytes < 0) {
-    if (item) item->pool->putBack(item);
-    if (object) layout.cls->Destructor(object);
+    if (pool) pool->putBack(held.object);
+    if (layout.kind == Kind::Emulated) layout.cls->Destructor(held.object);
+    held.object = nullptr;
     throw failed(takeRootMessage());
   }
   auto* leaf = file.leaves[product];
   switch (layout.kind) {
-    case Kind::Scalar: std::memcpy(pending.scalar.data(), leaf->GetValuePointer(), layout.fundamental->size); break;
+    case Kind::Scalar: std::memcpy(held.scalar.data(), leaf->GetValuePointer(), layout.fundamental->size); break;
     case Kind::Array:
-      object = layout.fundamental->newArray(leaf->GetValuePointer(), static_cast<std::size_t>(leaf->GetLen()));
+      layout.fundamental->assignArray(held.object, leaf->GetValuePointer(), static_cast<std::size_t>(leaf->GetLen()));
       break;
-    case Kind::String: object = new std::string(static_cast<char const*>(leaf->GetValuePointer())); break;
+    case Kind::String: *static_cast<std::string*>(held.object) = static_cast<char const*>(leaf->GetValuePointer()); break;
     case Kind::Object:
+      if (layout.fundamental) layout.fundamental->swapArrays(file.objects[product], held.object);
+      break;
     case Kind::Emulated: break;
   }
-  pending.object = object;
-  pending.item = item;
-  pending.bytes = static_cast<std::size_t>(bytes);
-  pending.ready = true;
+  held.bytes = static_cast<std::uint32_t>(bytes);
+  held.ready = true;
 }
 
-void TreeSource::hand(BranchLayout const& layout, Pending& pending, ProductSlot& slot) {
-  auto* object = std::exchange(pending.object, nullptr);
-  auto* item = std::exchange(pending.item, nullptr);
-  pending.ready = false;
-  switch (layout.kind) {
-    case Kind::Scalar: layout.fundamental->putScalar(pending.scalar.data(), slot, pending.bytes); break;
-    case Kind::Array:
-      slot.adopt(object, layout.fundamental->array, pending.bytes, layout.fundamental->deleteArray, nullptr);
-      break;
-    case Kind::String:
-      slot.adopt(object, typeid(std::string), pending.bytes, [](void* p, void*) { delete static_cast<std::string*>(p); },
-                 nullptr);
-      break;
-    case Kind::Object: item->pool->lend(item, pending.bytes, slot); break;
-    case Kind::Emulated: slot.emplace(EmulatedObject(layout.cls, object), pending.bytes); break;
+void TreeSource::hand(BranchLayout const& layout, ObjectPool* pool, Held& held, ProductSlot& slot) {
+  held.ready = false;
+  if (pool) {
+    // Traded for the object the slot held for its lane's last event, read into next.
+    auto* spare = pool->reclaim(slot);
+    pool->lend(held.object, held.bytes, slot);
+    held.object = spare;
+  } else if (layout.kind == Kind::Scalar) {
+    layout.fundamental->putScalar(held.scalar.data(), slot, held.bytes);
+  } else {
+    slot.emplace(EmulatedObject(layout.cls, std::exchange(held.object, nullptr)), held.bytes);
   }
 }
 
-void TreeSource::drop(BranchLayout const& layout, Pending& pending) {
-  if (!pending.ready) return;
-  if (auto* item = std::exchange(pending.item, nullptr)) {
-    pending.ready = false;
-    item->pool->putBack(item);
-    return;
-  }
-  ProductSlot discarded;  // frees it as an event's slot would
-  hand(layout, pending, discarded);
+void TreeSource::drop(BranchLayout const& layout, Held& held) {
+  if (held.ready && layout.kind == Kind::Emulated) layout.cls->Destructor(std::exchange(held.object, nullptr));
+  held.ready = false;
 }
 
 ReadingNote TreeSource::noteOf(char const* branch, long long entry) const {
@@ -578,15 +616,19 @@ ReadingNote TreeSource::noteOf(char const* branch, long long entry) const {
 }
 
 std::pair<TreeSource::OpenFile&, long long> TreeSource::fileOf(std::uint64_t entry) {
-  auto const [index, local] = sequence_.locate(entry);
-  originFile_ = index;
-  auto& file = open_.get(index, [this](std::size_t i) { return open(i); });
-  return {file, static_cast<long long>(local)};
+  auto const located = open_.locate(sequence_, entry, [this](std::size_t i) { return open(i); });
+  originFile_ = located.index;
+  return {located.file, static_cast<long long>(located.entry)};
+}
+
+TreeSource::OpenFile& TreeSource::opened(std::size_t index) {
+  return open_.get(index, [this](std::size_t i) { return open(i); });
 }
 
 std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const {
   auto file = std::make_unique<OpenFile>();
   file->layout = layout_;
+  file->pools = &pools_;
   auto const& path = sequence_.files()[index];
   file->file = openInputFile(path);
   file->tree = findTree(*file->file, layout_->tree);
@@ -598,6 +640,8 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
   file->leaves.resize(products);
   file->objects.resize(products);
   file->windows.resize(products);
+  if (layout_->readAhead > 1) file->held.resize(products * layout_->readAhead);
+  file->errors.resize(products);
   file->fatal.resize(products);
   for (std::size_t p = 0; p < products; ++p) {
     auto const& layout = layout_->branches[p];
@@ -640,7 +684,9 @@ RegisterSource<TreeSource> const registration(
     "root",
     "reads a TTree, every top-level branch a product read on demand: file=PATH (repeatable) or files=LIST, "
     "tree=NAME (Events), id=BRANCH (a leaf-list branch of run, luminosityBlock and event leaves giving the ids), "
-    "branches=GLOB, exclude=GLOB, handles=shared|lane, readahead=N, chunk=N, cache=BYTES, imt=true|false, "
+    "branches=GLOB, exclude=GLOB, handles=lane|shared (lane, the default: each lane reads with file handles of its "
+    "own, so threads read concurrently; shared: one set, reads take turns), readahead=N (entries of a branch read "
+    "at a time, default 16), chunk=N, cache=BYTES, imt=true|false, "
     "dictionaries=DIR (build and cache dictionaries for classes ROOT can only emulate, so outputs can write them), "
     "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the tree, naming it)");
 }

@@ -24,21 +24,22 @@ namespace lanes::rootio {
 
 struct Fundamental;
 
-// Shared use (handles=shared, the default): externally synchronised by the
-// scheduler's serial source queue, like every shared Source. With
-// handles=lane each lane gets a replica with file handles of its own, so
-// lanes read concurrently; replicas share only the TreeLayout, immutable but
-// for the files' entry counts, which any replica may learn first (atomics).
-// Each copy keeps an ObjectPool per object branch: an object product is a
-// view of a pooled object (ProductSlot::lend), read into again for a later
-// event once the event that had it releases its slots; so it is valid until
-// then, like any product.
+// Shared use (handles=shared): externally synchronised by the scheduler's
+// serial source queue, like every shared Source. With handles=lane, the
+// default, each lane gets a replica with file handles of its own, so lanes
+// read concurrently (where a shared source's reads take turns); replicas
+// share only the TreeLayout, immutable but for the files' entry counts,
+// which any replica may learn first (atomics).
+// Each copy keeps an ObjectPool per object, array or string branch: such a
+// product is a view of a pooled object (ProductSlot::lend), read into again
+// for a later event once the event that had it releases its slots; so it is
+// valid until then, like any product.
 class TreeSource : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST, tree=NAME (default Events),
   // id=BRANCH (the event ids are the run, luminosityBlock and event leaves of
   // that leaf-list branch; default: the branches of those names, if any),
-  // branches=GLOB and exclude=GLOB (repeatable), handles=shared|lane,
+  // branches=GLOB and exclude=GLOB (repeatable), handles=shared|lane (default lane),
   // readahead=N (each branch is read N entries at a time, default 16, because
   // reading one branch for consecutive entries keeps ROOT's branch and basket
   // in the CPU cache, where reading every branch of one event after another
@@ -57,6 +58,8 @@ class TreeSource : public Source {
   bool next(SourceEvent& event) override;
   bool skip(std::uint64_t count) override;
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
+  void readProducts(SourceEvent const& event, ProductIndex const* products, std::size_t count,
+                    ProductSlot* slots) override;
   std::unique_ptr<Source> replicate() const override;
   void useReplicaChunk(std::uint64_t chunk) override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
@@ -77,7 +80,7 @@ class TreeSource : public Source {
   struct BranchLayout {
     std::string name;
     Kind kind;
-    Fundamental const* fundamental = nullptr;  // Scalar, Array
+    Fundamental const* fundamental = nullptr;  // Scalar, Array; Object: a std::vector of it
     TClass* cls = nullptr;                     // Object, Emulated
   };
   // What every copy of the source shares: files, entries and branch layout.
@@ -85,7 +88,7 @@ class TreeSource : public Source {
 
  private:
   struct OpenFile;
-  struct Pending;
+  struct Held;
   struct Window;
 
   TreeSource(Options const& options, PluginOptions const& checked);
@@ -97,14 +100,22 @@ class TreeSource : public Source {
   bool reach(std::uint64_t entry);
   // The open file holding global `entry`, and the entry within it.
   std::pair<OpenFile&, long long> fileOf(std::uint64_t entry);
+  // The open file `index`, opened now if it is not open.
+  OpenFile& opened(std::size_t index);
   std::unique_ptr<OpenFile> open(std::size_t file) const;
-  // Reads entries first.. of `product`: the layout's readAhead of them, up
-  // to entry `limit` of the file.
+  // Reads `product` of global entry `entry`, entry `local` of `file`, into
+  // `slot`: from its window, read ahead if the entry is not in it.
+  void readProduct(OpenFile& file, std::uint64_t entry, long long local, std::size_t product, ProductSlot& slot);
+  // Reads entries first.. of `product` into its window: the layout's
+  // readAhead of them, up to entry `limit` of the file.
   void readAhead(OpenFile& file, std::size_t product, long long first, long long limit) const;
-  void readEntry(OpenFile& file, std::size_t product, long long entry, Pending& pending) const;
-  // Moves what `pending` holds into `slot`, or frees it.
-  static void hand(BranchLayout const& layout, Pending& pending, ProductSlot& slot);
-  static void drop(BranchLayout const& layout, Pending& pending);
+  // Reads one entry of `product` into `held` (into its object, if it has
+  // one; else one of the product's pool).
+  void readEntry(OpenFile& file, std::size_t product, long long entry, Held& held) const;
+  // Moves what `held` holds into `slot` (`pool`: the product's).
+  static void hand(BranchLayout const& layout, ObjectPool* pool, Held& held, ProductSlot& slot);
+  // Forgets what `held` holds, but a pooled object, to read into next.
+  static void drop(BranchLayout const& layout, Held& held);
   // What this copy reads, for a report of a crash inside ROOT: `branch` at
   // `entry` of the file of the last position or read.
   ReadingNote noteOf(char const* branch, long long entry) const;
@@ -112,7 +123,7 @@ class TreeSource : public Source {
   void makePools();
 
   std::shared_ptr<TreeLayout const> layout_;
-  std::vector<ObjectPool::Owner> pools_;  // per product: Object branches only; outlive the open files
+  std::vector<ObjectPool::Owner> pools_;  // per product, but Scalar and Emulated; outlive the open files
   FileSequence sequence_{{}};  // this copy's: a shared source counts files as it reaches them
   RecentlyOpened<OpenFile> open_;
   bool perLane_ = false;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
@@ -116,6 +118,41 @@ TEST(ProductSlotTest, AdoptedObjectsAreDestroyedThroughTheirContext) {
   EXPECT_EQ(deleter.destroyed, 2) << "the slot's end destroys the second";
 }
 
+// An event's slots are vacated, not reset, as its lane starts the next event:
+// an object lent to one stays with it for its owner to reclaim, and anything
+// else gives it back.
+TEST(ProductSlotTest, AVacatedSlotKeepsALentObjectForItsOwnerOnly) {
+  struct Owner {
+    std::vector<int*> back;
+    static void release(void* object, void* context) { static_cast<Owner*>(context)->back.push_back(static_cast<int*>(object)); }
+  } owner, other;
+  int first = 1, second = 2;
+  {
+    ProductSlot slot;
+    slot.lend(&first, typeid(int), 4, &Owner::release, &owner);
+    slot.vacate();
+    EXPECT_FALSE(slot.filled());
+    slot.vacate();  // an event that did not read the product: the spare stays
+    EXPECT_TRUE(owner.back.empty());
+    EXPECT_EQ(slot.reclaim(&Owner::release, &other), nullptr) << "another owner's";
+    EXPECT_EQ(slot.reclaim(&Owner::release, &owner), &first);
+    EXPECT_EQ(slot.reclaim(&Owner::release, &owner), nullptr) << "reclaimed once";
+    EXPECT_TRUE(owner.back.empty()) << "a reclaimed object is not given back too";
+
+    slot.lend(&second, typeid(int), 4, &Owner::release, &owner);
+    slot.vacate();
+    slot.emplace(3.5, 8);  // a product of another kind gives the spare back
+    EXPECT_EQ(owner.back, std::vector<int*>{&second});
+    slot.vacate();  // an owned product is destroyed as by reset()
+    EXPECT_EQ(slot.reclaim(&Owner::release, &owner), nullptr);
+
+    slot.lend(&first, typeid(int), 4, &Owner::release, &other);
+    slot.vacate();
+  }
+  EXPECT_EQ(other.back, std::vector<int*>{&first}) << "the slot's end gives its spare back";
+  EXPECT_EQ(owner.back.size(), 1u);
+}
+
 TEST(GlobMatchTest, StarsAndQuestionMarks) {
   EXPECT_TRUE(globMatch("Jet_*", "Jet_pt"));
   EXPECT_TRUE(globMatch("*_pt", "Muon_pt"));
@@ -176,6 +213,33 @@ TEST(LimitedTaskQueueTest, RespectsItsLimitAndRunsEverything) {
     EXPECT_EQ(thens.load(), 200);
     EXPECT_LE(probe.maxInside(), static_cast<int>(limit));
   }
+}
+
+// While items wait, the task that holds the slot runs their work itself, on
+// its thread (what the work touches stays in that core's cache), and their
+// continuations become tasks of their own.
+TEST(LimitedTaskQueueTest, WaitingWorkRunsOnTheThreadThatHoldsTheSlot) {
+  tbb::task_arena arena(2);
+  tbb::task_group group;
+  LimitedTaskQueue queue(group, 1);
+  std::atomic<bool> pushed{false};
+  std::thread::id workers[3];
+  std::atomic<int> thens{0};
+  arena.execute([&] {
+    queue.push(
+        [&] {
+          workers[0] = std::this_thread::get_id();
+          while (!pushed.load()) {
+          }  // the next two wait in the queue before this work ends
+        },
+        [&] { thens++; });
+    for (int i = 1; i < 3; ++i) queue.push([&, i] { workers[i] = std::this_thread::get_id(); }, [&] { thens++; });
+    pushed = true;
+    group.wait();
+  });
+  EXPECT_EQ(workers[1], workers[0]);
+  EXPECT_EQ(workers[2], workers[0]);
+  EXPECT_EQ(thens.load(), 3);
 }
 
 }  // namespace

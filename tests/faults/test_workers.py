@@ -88,8 +88,10 @@ SLEEPY = "fault:label=sleepy,at=150,action=sleep,seconds=20"
 @pytest.mark.parametrize("action", ["warn", "stop", "abort"])
 @pytest.mark.parametrize("processes", [0, 2])
 def test_the_watchdog_names_a_hung_module_call(tmp_path, action, processes):
-    args = ["run", "-t", 2, "--source", SOURCE, "-n", EVENTS, "--output", "root:file=out.root", "--module", SLEEPY,
-            "--watchdog", 1, "--watchdog-action", action]
+    # handles=shared: with a handle per lane, the other lane, blocked behind the hung call, is named too (and may be
+    # the one a stopped job's error names).
+    args = ["run", "-t", 2, "--source", f"{SOURCE},handles=shared", "-n", EVENTS, "--output", "root:file=out.root",
+            "--module", SLEEPY, "--watchdog", 1, "--watchdog-action", action]
     args += ["--processes", processes] if processes else []
     result = run_limited(*args, cwd=tmp_path)
     named = [line for line in result.stderr.splitlines() if line.startswith("lanes: watchdog: ")]

@@ -127,11 +127,15 @@ TEST(NTupleSourceTest, ObjectProductsAreReusedAndKeptProductsStayIntact) {
   std::vector<std::unique_ptr<ProductSlot>> kept;
   {
     NTupleSource source(optionsOf("file=" + dataFile(kMuons) + ",fields=Muon_pt"));
-    std::set<void const*> objects;
-    ProductSlot slot;
+    std::set<void const*> laneObjects, objects;
+    ProductSlot laneSlot, slot;
     SourceEvent position;
     for (std::uint64_t entry = 0; source.next(position); ++entry) {
-      slot.reset();  // as the lane does when it starts its next event
+      laneSlot.vacate();  // as the lane does when it starts its next event: it keeps the object for the next read
+      source.read(position, 0, laneSlot);
+      ASSERT_TRUE(equals(laneSlot, entry)) << "entry " << entry;
+      laneObjects.insert(laneSlot.object());
+      slot.reset();  // a slot that lets go gives the object back to the pool
       source.read(position, 0, slot);
       ASSERT_TRUE(equals(slot, entry)) << "entry " << entry;
       objects.insert(slot.object());
@@ -140,6 +144,7 @@ TEST(NTupleSourceTest, ObjectProductsAreReusedAndKeptProductsStayIntact) {
         source.read(position, 0, *kept.back());
       }
     }
+    EXPECT_EQ(laneObjects.size(), 1u) << "read straight into the object the lane's slot kept";
     EXPECT_LE(objects.size(), 2u) << "reused, not one object per event";
   }
   ASSERT_EQ(kept.size(), 10u);

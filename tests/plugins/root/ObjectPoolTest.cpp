@@ -23,27 +23,27 @@ using Floats = std::vector<float>;
 
 TClass* floatsClass() { return TClass::GetClass(typeid(Floats)); }
 
-Floats& contentOf(ObjectPool::Item* item) { return *static_cast<Floats*>(item->object); }
+Floats& contentOf(void* object) { return *static_cast<Floats*>(object); }
 
 TEST(ObjectPoolTest, AnObjectComesBackWithItsAllocationsOnceItsSlotLetsGo) {
   auto pool = ObjectPool::make(floatsClass());
-  auto* item = pool->take();
-  contentOf(item).assign(1000, 1.5f);
-  auto* const buffer = contentOf(item).data();
+  auto* object = pool->take();
+  contentOf(object).assign(1000, 1.5f);
+  auto* const buffer = contentOf(object).data();
   ProductSlot slot;
-  pool->lend(item, 4000, slot);
+  pool->lend(object, 4000, slot);
   EXPECT_EQ(slot.type(), typeid(Floats));
   EXPECT_EQ(slot.bytes(), 4000u);
   EXPECT_EQ(static_cast<Floats const*>(slot.object())->size(), 1000u);
 
   auto* other = pool->take();
-  EXPECT_NE(other->object, item->object) << "the lent object is still the slot's";
+  EXPECT_NE(other, object) << "the lent object is still the slot's";
   pool->putBack(other);
   slot.reset();
   // The reader takes the object put back first, then the one the slot gave back.
   EXPECT_EQ(pool->take(), other);
   auto* again = pool->take();
-  ASSERT_EQ(again, item);
+  ASSERT_EQ(again, object);
   contentOf(again).assign(500, 2.f);
   EXPECT_EQ(contentOf(again).data(), buffer) << "its capacity was kept: no allocation";
   EXPECT_EQ(pool->made(), 2u);
@@ -51,28 +51,54 @@ TEST(ObjectPoolTest, AnObjectComesBackWithItsAllocationsOnceItsSlotLetsGo) {
   pool->putBack(other);
 }
 
-TEST(ObjectPoolTest, ALentObjectOutlivesThePoolsOwner) {
+// A lane's slots keep what the pool lent them for the lane's next event
+// (ProductSlot::vacate): the reader reads the next product into it.
+TEST(ObjectPoolTest, AVacatedSlotGivesItsObjectBackForItsNextProduct) {
+  auto pool = ObjectPool::make(floatsClass());
   ProductSlot slot;
+  EXPECT_EQ(pool->reclaim(slot), nullptr);
+  auto* object = pool->take();
+  pool->lend(object, 4, slot);
+  slot.vacate();
+  auto other = ObjectPool::make(floatsClass());
+  EXPECT_EQ(other->reclaim(slot), nullptr) << "another pool's object is not reclaimed";
+  EXPECT_EQ(pool->reclaim(slot), object);
+  contentOf(object).assign(2, 3.f);
+  pool->lend(object, 8, slot);
+  EXPECT_EQ(static_cast<Floats const*>(slot.object()), object);
+  slot.vacate();
+  // A product of another pool gives the spare back to its own.
+  auto* foreign = other->take();
+  other->lend(foreign, 4, slot);
+  EXPECT_EQ(pool->take(), object);
+  EXPECT_EQ(pool->made(), 1u);
+  pool->putBack(object);
+  slot.reset();
+}
+
+TEST(ObjectPoolTest, ALentObjectOutlivesThePoolsOwner) {
+  ProductSlot slot, vacated;
   {
     auto pool = ObjectPool::make(floatsClass());
-    auto* item = pool->take();
-    contentOf(item).assign(3, 7.f);
-    pool->lend(item, 12, slot);
-    auto* spare = pool->take();
-    pool->putBack(spare);
+    auto* object = pool->take();
+    contentOf(object).assign(3, 7.f);
+    pool->lend(object, 12, slot);
+    pool->lend(pool->take(), 4, vacated);
+    vacated.vacate();
+    pool->putBack(pool->take());
   }  // the owner (a source, say, that a repeat cache read) is gone
   ASSERT_TRUE(slot.filled());
   EXPECT_EQ(*static_cast<Floats const*>(slot.object()), Floats(3, 7.f));
+  vacated.reset();
   slot.reset();  // the last object back deletes the pool (ASan checks that nothing leaks or is used after)
 }
 
 TEST(ObjectPoolTest, ADiscardedObjectIsNeitherReusedNorDestroyed) {
   auto pool = ObjectPool::make(floatsClass());
-  auto* item = pool->take();
-  auto* object = item->object;
-  pool->discard(item);
+  auto* object = pool->take();
+  pool->discard(object);
   auto* next = pool->take();
-  EXPECT_NE(next->object, object);
+  EXPECT_NE(next, object);
   pool->putBack(next);
   floatsClass()->Destructor(object);  // the test's to free: a real discard leaves a half-built object alone
 }
@@ -108,10 +134,10 @@ TEST(ObjectPoolTest, ObjectsComeBackFromManyThreadsWhileTheReaderLends) {
     });
   }
   for (int e = 0; e < kEvents; ++e) {
-    auto* item = pool->take();
-    contentOf(item).assign(64, static_cast<float>(e));
+    auto* object = pool->take();
+    contentOf(object).assign(64, static_cast<float>(e));
     auto slot = std::make_unique<ProductSlot>();
-    pool->lend(item, 256, *slot);
+    pool->lend(object, 256, *slot);
     std::unique_lock lock(mutex);
     changed.wait(lock, [&] { return queue.size() < kQueued; });
     queue.emplace_back(std::move(slot), static_cast<float>(e));
@@ -126,6 +152,41 @@ TEST(ObjectPoolTest, ObjectsComeBackFromManyThreadsWhileTheReaderLends) {
   for (auto& consumer : consumers) consumer.join();
   EXPECT_EQ(wrong.load(), 0) << "an object was reused while a slot still held it";
   EXPECT_LE(pool->made(), kQueued + kConsumers + 1);
+}
+
+// Lanes on threads of their own share one reader (a shared source, its reads
+// serialised by a mutex here as by the source's queue): each vacates its
+// slot, has the reader read into the object the slot kept, and checks it;
+// every few events a lane lets go instead, so objects also come back through
+// the pool while the others trade.
+TEST(ObjectPoolTest, LanesTradeObjectsWithTheirSlotsWhileOthersGiveThemBack) {
+  constexpr int kLanes = 4;
+  constexpr int kEvents = 5000;
+  auto pool = ObjectPool::make(floatsClass());
+  std::mutex reader;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> lanes;
+  for (int lane = 0; lane < kLanes; ++lane) {
+    lanes.emplace_back([&, lane] {
+      ProductSlot slot;
+      for (int event = 0; event < kEvents; ++event) {
+        event % 7 == 0 ? slot.reset() : slot.vacate();
+        auto const value = static_cast<float>(lane * kEvents + event);
+        {
+          std::lock_guard lock(reader);
+          auto* object = pool->reclaim(slot);
+          if (!object) object = pool->take();
+          contentOf(object).assign(16, value);
+          pool->lend(object, 64, slot);
+        }
+        auto const& content = *static_cast<Floats const*>(slot.object());
+        if (content.size() != 16 || content.front() != value || content.back() != value) ++wrong;
+      }
+    });
+  }
+  for (auto& lane : lanes) lane.join();
+  EXPECT_EQ(wrong.load(), 0) << "an object was read into while another lane's slot held it";
+  EXPECT_LE(pool->made(), 2u * kLanes) << "the lanes' own objects, and those coming back, are reused";
 }
 
 }  // namespace

@@ -43,8 +43,13 @@ TEST(TreeSourceTest, EveryBranchButTheIdIsAProductOfItsNaturalType) {
   EXPECT_THROW(indexOf(source, "event"), std::runtime_error);
 }
 
-TEST(TreeSourceTest, ValuesAndIdsMatchRootsOwnReader) {
-  auto source = nanoAod();
+// Read ahead or not, into a lane's slots (vacated between events, so that
+// the source trades objects with them) or into fresh slots every event.
+class TreeSourceValues : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};
+
+TEST_P(TreeSourceValues, ValuesAndIdsMatchRootsOwnReader) {
+  auto const [readAhead, vacated] = GetParam();
+  auto source = nanoAod(readAhead);
   TFile file(dataFile(kNanoAod).c_str());
   auto* tree = file.Get<TTree>("Events");
   ULong64_t event = 0;
@@ -58,11 +63,16 @@ TEST(TreeSourceTest, ValuesAndIdsMatchRootsOwnReader) {
   auto const nJetIndex = indexOf(source, "nJet");
   Long64_t events = 0;
   SourceEvent position;
+  ProductSlot lanePt, laneN;
   while (source.next(position)) {
     ASSERT_GT(tree->GetEntry(events), 0);
     EXPECT_EQ(position.id.event, event);
     EXPECT_EQ(position.id.run, run);
-    ProductSlot pt, n;
+    ProductSlot freshPt, freshN;
+    auto& pt = vacated ? lanePt : freshPt;
+    auto& n = vacated ? laneN : freshN;
+    pt.vacate();
+    n.vacate();
     source.read(position, jetPtIndex, pt);
     source.read(position, nJetIndex, n);
     EXPECT_EQ(*static_cast<std::uint32_t const*>(n.object()), nJet);
@@ -76,6 +86,10 @@ TEST(TreeSourceTest, ValuesAndIdsMatchRootsOwnReader) {
   }
   EXPECT_EQ(events, 200);
 }
+
+INSTANTIATE_TEST_SUITE_P(ReadAheadAndSlots, TreeSourceValues,
+                         ::testing::Combine(::testing::Values(",readahead=1", ",readahead=3", ""),
+                                            ::testing::Bool()));
 
 TEST(TreeSourceTest, BranchesAndExcludeSelectProducts) {
   auto source = nanoAod(",branches=Jet_*,branches=nJet,exclude=Jet_btag*");
@@ -112,9 +126,9 @@ TEST(TreeSourceTest, AListFileNamesFilesRelativeToItself) {
 }
 
 TEST(TreeSourceTest, PerLaneHandlesReplicateAndAddressByOrdinal) {
-  auto shared = nanoAod();
+  auto shared = nanoAod(",handles=shared");
   EXPECT_EQ(shared.replicate(), nullptr);
-  auto source = nanoAod(",handles=lane");
+  auto source = nanoAod();  // handles=lane, the default
   auto copy = source.replicate();
   ASSERT_NE(copy, nullptr);
   SourceEvent viaNext, viaAt;
@@ -320,29 +334,37 @@ TEST(TreeSourceTest, ABadIdBranchIsRefusedNamingIt) {
 }
 
 // An object product is a view of a pooled object: once the event that had it
-// lets its slot go, a later event's product is read into the same object.
+// lets its slot go, a later event's product is read into the same object. A
+// lane's slot, vacated between events, gets back the object it held (read
+// straight into it, or through a window of objects read ahead); a slot that
+// lets go of it (reset) gives it back to the pool.
 TEST(TreeSourceTest, ObjectProductsReuseTheObjectsOfEarlierEvents) {
-  auto source = vectors(",branches=Jet_pt,readahead=4");
-  auto const p = indexOf(source, "Jet_pt");
-  TFile file(dataFile(kVectors).c_str());
-  auto* tree = file.Get<TTree>("Events");
-  std::vector<float>* expected = nullptr;
-  tree->SetBranchAddress("Jet_pt", &expected);
-  std::set<void const*> objects;
-  ProductSlot slot;
-  SourceEvent position;
-  Long64_t entry = 0;
-  while (source.next(position)) {
-    slot.reset();  // as the lane does when it starts its next event
-    source.read(position, p, slot);
-    ASSERT_GT(tree->GetEntry(entry++), 0);
-    ASSERT_EQ(*static_cast<std::vector<float> const*>(slot.object()), *expected) << "entry " << entry - 1;
-    objects.insert(slot.object());
+  for (auto const& [readAhead, vacated, most] :
+       {std::tuple{1, true, 1u}, std::tuple{4, true, 5u}, std::tuple{4, false, 5u}}) {
+    SCOPED_TRACE("readahead=" + std::to_string(readAhead) + (vacated ? ", vacated" : ", reset"));
+    auto source = vectors(",branches=Jet_pt,readahead=" + std::to_string(readAhead));
+    auto const p = indexOf(source, "Jet_pt");
+    TFile file(dataFile(kVectors).c_str());
+    auto* tree = file.Get<TTree>("Events");
+    std::vector<float>* expected = nullptr;
+    tree->SetBranchAddress("Jet_pt", &expected);
+    std::set<void const*> objects;
+    ProductSlot slot;
+    SourceEvent position;
+    Long64_t entry = 0;
+    while (source.next(position)) {
+      // As the lane does when it starts its next event; or as a slot that lets go.
+      vacated ? slot.vacate() : slot.reset();
+      source.read(position, p, slot);
+      ASSERT_GT(tree->GetEntry(entry++), 0);
+      ASSERT_EQ(*static_cast<std::vector<float> const*>(slot.object()), *expected) << "entry " << entry - 1;
+      objects.insert(slot.object());
+    }
+    tree->ResetBranchAddresses();
+    delete expected;  // made by ROOT for the null address, ours to delete
+    EXPECT_EQ(entry, 200);
+    EXPECT_LE(objects.size(), most) << "the read-ahead window's and the slot's, not one per event";
   }
-  tree->ResetBranchAddresses();
-  delete expected;  // made by ROOT for the null address, ours to delete
-  EXPECT_EQ(entry, 200);
-  EXPECT_LE(objects.size(), 5u) << "a read-ahead window and the slot's, not one per event";
 }
 
 // What keeps products beyond their events (a repeat cache keeps the slots)

@@ -47,11 +47,15 @@ class Event {
   ProductRegistry const& registry() const { return *registry_; }
 
   // Framework use: the scheduler starts each event and sources fill slots.
+  // The slots keep the objects sources lent them, for the sources to reuse
+  // (ProductSlot::vacate).
   void start(EventId const& id) {
     id_ = id;
-    for (auto& slot : slots_) slot.reset();
+    for (auto& slot : slots_) slot.vacate();
   }
   ProductSlot& slotForWriting(ProductIndex index) { return slots_[index]; }
+  // Every slot, indexed by product: the source's products come first.
+  ProductSlot* slotsForWriting() { return slots_.data(); }
 
  private:
   // Throws lanes::Exception if the product is missing or of another type

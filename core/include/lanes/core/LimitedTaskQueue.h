@@ -20,17 +20,23 @@ class LimitedTaskQueue {
 
   LimitedTaskQueue(tbb::task_group& group, unsigned limit) : group_(group), limit_(limit ? limit : 1) {}
 
-  // Runs `work` when a slot is free; `then` runs right after, in the same
-  // oneTBB task but with the slot already released (so a continuation does
-  // not extend the serialised section).
+  // Runs `work` when a slot is free; `then` runs after it with the slot
+  // already released (so a continuation does not extend the serialised
+  // section): right after, in the same oneTBB task, unless other items wait.
+  // Then the task keeps the slot and runs the next item's work itself, and
+  // `then` becomes a task of its own: serialised work stays on one thread
+  // while there is more of it.
   void push(Task work, Task then = {});
 
  private:
   struct Item {
-    Task work;
-    Task then;
+    // Moved out of by the task that runs them (oneTBB calls a task as const).
+    mutable Task work;
+    mutable Task then;
   };
   void startWhileAllowed();
+  // Runs `item` and the items that wait after it, holding one slot.
+  void runFrom(Item const& item);
 
   tbb::task_group& group_;
   unsigned const limit_;

@@ -53,14 +53,16 @@ struct SyntheticBytes {
 // after that producer. A slot holds its object in one of three ways:
 // - owned (emplace, adopt): the slot deletes it on reset();
 // - lent (lend): a view of an object that its owner (a source's pool) reuses
-//   for a later event once reset() gives it back;
+//   for a later event once reset() gives it back, or, for an event's slots,
+//   once its lane starts its next event (vacate()) and the owner lends the
+//   slot the next product (reclaim());
 // - borrowed (borrow): a view of an object that outlives the slot's use.
-// Either way a product is valid, and unchanged, until its slot is reset: for
-// an event's slots, when its lane starts its next event. Code that keeps a
+// Either way a product is valid, and unchanged, until its slot is reset or
+// vacated: for an event's slots, when its lane starts its next event. Code that keeps a
 // product beyond its event keeps the slot itself (a repeat cache does: a lent
 // object then never goes back, and its pool makes another), or a copy, never
 // the object's address; outputs serialise a product within write().
-class ProductSlot {
+class alignas(64) ProductSlot {  // one cache line: a source fills an event's slots one after another
  public:
   ProductSlot() = default;
   ProductSlot(ProductSlot const&) = delete;
@@ -105,9 +107,36 @@ class ProductSlot {
   }
 
   // Views an object that its owner reuses: reset() hands it back through
-  // `release(object, context)`, which may run on any thread (the lane's).
+  // `release(object, context)`, which may run on any thread (the lane's);
+  // vacate() keeps it as the slot's spare instead.
   void lend(void* object, std::type_info const& type, std::size_t bytes, Destroy release, void* context) {
-    adopt(object, type, bytes, release, context);
+    reset();
+    new (inline_) Adopted{release, context};
+    destroy_ = &releaseLent;
+    object_ = object;
+    type_ = &type;
+    bytes_ = bytes;
+  }
+
+  // Empties the slot for its lane's next event, as reset() does, except that
+  // an object lent to it stays with it as its spare, for its owner to take
+  // back (reclaim) as it lends the slot the next event's product: a source
+  // that reads a product event after event trades objects with the slot,
+  // and no object goes back through another thread. reset(), or a product
+  // of another kind or owner, gives the spare back.
+  void vacate() {
+    if (destroy_ != &releaseLent) return reset();
+    if (object_) lent()->spare = const_cast<void*>(std::exchange(object_, nullptr));
+  }
+
+  // The slot's spare (see vacate()) if lend(..., release, context) left it;
+  // the slot forgets it. Else nullptr.
+  void* reclaim(Destroy release, void const* context) {
+    if (destroy_ != &releaseLent) return nullptr;
+    auto* lent = this->lent();
+    if (!lent->spare || lent->destroy != release || lent->context != context) return nullptr;
+    destroy_ = nullptr;
+    return std::exchange(lent->spare, nullptr);
   }
 
   // Refers to an object owned elsewhere (a source's replay cache) that
@@ -133,14 +162,22 @@ class ProductSlot {
   struct Adopted {
     Destroy destroy;
     void* context;
+    void* spare = nullptr;  // lent: the object a vacated slot keeps
   };
   static_assert(sizeof(Adopted) <= kInline);
+  Adopted* lent() { return static_cast<Adopted*>(static_cast<void*>(inline_)); }
+  // Gives back the lent object, or the spare of a vacated slot.
+  static void releaseLent(void* object, void* storage) {
+    auto* lent = static_cast<Adopted*>(storage);
+    lent->destroy(object ? object : lent->spare, lent->context);
+  }
   alignas(std::max_align_t) unsigned char inline_[kInline];
   void const* object_ = nullptr;
   std::type_info const* type_ = nullptr;
   void (*destroy_)(void* object, void* storage) = nullptr;
   std::size_t bytes_ = 0;
 };
+static_assert(sizeof(ProductSlot) == 64);
 
 // "lanes::SyntheticBytes" rather than a mangled name, for messages.
 std::string demangle(std::type_info const& type);

@@ -42,6 +42,16 @@ class Source {
   // Reads product `product` (an index into products()) of `event` into `slot`.
   virtual void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) = 0;
 
+  // Reads the products `products[0..count)` of `event`, each into its slot of
+  // `slots` (indexed by product), in that order: what a lane reads of an
+  // event in one go. Throws as read() does, at the first product it cannot
+  // read (its event fails: the others are not read). The default calls
+  // read() for each; a file source does its per-event work once here.
+  virtual void readProducts(SourceEvent const& event, ProductIndex const* products, std::size_t count,
+                            ProductSlot* slots) {
+    for (std::size_t i = 0; i < count; ++i) read(event, products[i], slots[products[i]]);
+  }
+
   // True if read() may run concurrently with itself and with next()
   // (in-memory sources), so the scheduler reads inline in any lane.
   virtual bool concurrentReads() const { return false; }

@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""Read speed: lanes' `root` source against ROOT's rootreadspeed, whole processes in paired rounds.
+
+    .venv/bin/python bench/read_speed.py [--rounds 5] [--threads 1,2] [--inputs flat,objects,files]
+                                         [--sweep] [--anchor PATH_TO_threaded_io_test] [--out bench-results]
+
+Three inputs of 10,000 events, made on first use in the git-ignored --out directory:
+  flat     flat NanoAOD (944 leaf branches): data/files/nanoAOD_2015_CMS_Open_Data_ttbar.root merged 50
+           times into one file with ROOT's TFileMerger;
+  objects  object branches (std::vector<T>): data/files/nanoAOD_2015_ttbar_vector_branches.root merged the
+           same way, read with id=EventID;
+  files    the flat file listed 50 times: root:files=LIST against rootreadspeed --files F F ...
+Every branch is read, by lanes with its defaults into the `dummy` output. Each round runs lanes, then
+rootreadspeed, on the same input at the same thread count (A B A B ...), so that a slow spell of the machine
+hits both. The figures are the whole-process wall times (start-up and file opening included, as a user sees
+them): medians over the rounds with min and max, and the ratio of the medians, rootreadspeed's time over lanes'
+(above 1: lanes reads faster). At 1 thread rootreadspeed runs its plain loop, at N its --threads N. Lanes' rate
+at N threads over its own at 1 is printed too.
+
+--sweep also runs each option setting a user could make (handles=, readahead=, cache=, chunk=), one at a time
+on top of the defaults, in the same rounds as a run with the defaults, and prints each one's rate over the
+defaults' and how far the best of them is from the defaults.
+
+--anchor PATH adds the Fermilab I/O testing framework (Dr15Jones/root_serialization's threaded_io_test): its
+ReplicatedRootSource against root:...,handles=lane on the object-branch file (the anchor cannot read the flat
+one), as many lanes as threads, each program's own events/s (lanes' from its run report, the anchor's from its
+summary, whose event count is checked: it can exit 0 after an exception), in paired rounds as above.
+
+Prints the CPU model, the core count and the load average before and after; writes every run to
+read_speed.json in --out. Figures are printed, never asserted: this is a measurement, not a test.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+LANES = Path(os.environ.get("LANES_BINARY", REPO / "build" / "bin" / "lanes"))
+FLAT = REPO / "data" / "files" / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
+VECTORS = REPO / "data" / "files" / "nanoAOD_2015_ttbar_vector_branches.root"
+ROOTREADSPEED = next((REPO / ".venv" / "lib").glob("python3*/site-packages/ROOT/bin/rootreadspeed"))
+EVENTS = 10_000
+COPIES = 50
+INPUTS = ["flat", "objects", "files"]
+
+# The option settings --sweep tries, each alone on top of the defaults.
+SWEEP = ["handles=shared", "handles=lane", "readahead=1", "readahead=4", "readahead=16", "readahead=64",
+         "cache=0", "cache=200000000", "chunk=100", "chunk=1000"]
+
+
+def merged(source, out):
+    """`source` merged COPIES times into one file in `out`, made on first use (the ROOT wheel has no hadd)."""
+    path = out / f"{source.stem}_x{COPIES}.root"
+    if path.exists():
+        return path
+    import ROOT
+
+    partial = path.with_name(path.name + ".partial")
+    merger = ROOT.TFileMerger(False)
+    if not merger.OutputFile(str(partial), "RECREATE"):
+        sys.exit(f"cannot create {partial}")
+    for _ in range(COPIES):
+        if not merger.AddFile(str(source), False):
+            sys.exit(f"cannot add {source} to the merge")
+    if not merger.Merge():
+        sys.exit(f"merging into {partial} failed")
+    partial.rename(path)
+    return path
+
+
+def make_inputs(out, names):
+    """{name: {title, source (lanes' spec), files (rootreadspeed's)}} of the inputs asked for."""
+    made = {}
+    if "flat" in names:
+        flat = merged(FLAT, out)
+        made["flat"] = {"title": "flat NanoAOD, one file", "source": f"root:file={flat}", "files": [flat]}
+    if "objects" in names:
+        vectors = merged(VECTORS, out)
+        made["objects"] = {"title": "object branches, one file", "source": f"root:file={vectors},id=EventID",
+                           "files": [vectors]}
+    if "files" in names:
+        listing = out / f"flat_listed_{COPIES}_times.txt"
+        listing.write_text(f"{FLAT}\n" * COPIES)
+        made["files"] = {"title": f"flat NanoAOD, {COPIES} files", "source": f"root:files={listing}",
+                         "files": [FLAT] * COPIES}
+    return made
+
+
+def run_process(command):
+    """Runs `command` to its end: (whole-process wall s, CPU s, stdout). Exits naming it if it fails."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    completed = subprocess.run([str(c) for c in command], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if completed.returncode != 0:
+        sys.exit(f"{' '.join(map(str, command))} failed ({completed.returncode}): {completed.stderr.strip()[-2000:]}")
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, cpu, completed.stdout
+
+
+def lanes_run(source, threads, scratch):
+    """lanes reading every event of `source` into `dummy`: wall and CPU time, and its report's events/s."""
+    report = Path(scratch) / "report.json"
+    wall, cpu, _ = run_process([LANES, "run", "--source", source, "-n", "0", "-t", threads, "--output", "dummy",
+                                "--report", report])
+    summary = json.loads(report.read_text())
+    if summary["events"] != EVENTS:
+        sys.exit(f"lanes read {summary['events']} events of {source}, not {EVENTS}")
+    return {"wall_s": wall, "cpu_s": cpu, "events_per_s": summary["events_per_s"],
+            "peak_rss_bytes": summary["peak_rss_bytes"]}
+
+
+def rootreadspeed_run(files, threads):
+    command = [ROOTREADSPEED, "--files", *files, "--trees", "Events", "--all-branches"]
+    if threads > 1:
+        command += ["--threads", threads]
+    wall, cpu, _ = run_process(command)
+    return {"wall_s": wall, "cpu_s": cpu}
+
+
+def anchor_run(anchor, path, threads):
+    """threaded_io_test's ReplicatedRootSource reading EVENTS events of `path` into its DummyOutputer."""
+    wall, cpu, stdout = run_process([anchor, "-s", f"ReplicatedRootSource={path}", "-t", threads, "-l", threads,
+                                     "-n", EVENTS, "-o", "DummyOutputer"])
+    micros = re.search(r"^Event processing time: (\d+)us$", stdout, re.MULTILINE)
+    events = re.search(r"^number events: (\d+)$", stdout, re.MULTILINE)
+    if not micros or not events or int(events.group(1)) != EVENTS:
+        sys.exit(f"{anchor} did not read {EVENTS} events of {path}: {stdout.strip()[-2000:]}")
+    return {"wall_s": wall, "cpu_s": cpu, "events_per_s": EVENTS / (int(micros.group(1)) * 1e-6)}
+
+
+def spread(runs, key):
+    values = [run[key] for run in runs]
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def paired(rounds, measures):
+    """Runs each of `measures` (name -> callable) once per round, in order, `rounds` times: {name: [runs]}."""
+    runs = {name: [] for name in measures}
+    for _ in range(rounds):
+        for name, measure in measures.items():
+            runs[name].append(measure())
+    return runs
+
+
+def seconds(s):
+    return f"{s['median']:6.2f} s [{s['min']:.2f}-{s['max']:.2f}]"
+
+
+def rootreadspeed_rows(inputs, threads_list, rounds, scratch):
+    rows = []
+    for name, made in inputs.items():
+        for threads in threads_list:
+            runs = paired(rounds, {"lanes": lambda: lanes_run(made["source"], threads, scratch),
+                                   "rootreadspeed": lambda: rootreadspeed_run(made["files"], threads)})
+            ours, theirs = spread(runs["lanes"], "wall_s"), spread(runs["rootreadspeed"], "wall_s")
+            row = {"input": name, "title": made["title"], "threads": threads, "lanes_wall_s": ours,
+                   "rootreadspeed_wall_s": theirs, "ratio": theirs["median"] / ours["median"], "runs": runs}
+            rows.append(row)
+            print(f"{made['title']:28s} t={threads}  lanes {seconds(ours)}  rootreadspeed {seconds(theirs)}  "
+                  f"rootreadspeed/lanes {row['ratio']:.2f}", flush=True)
+        single = next((r for r in rows if r["input"] == name and r["threads"] == 1), None)
+        for row in rows:
+            if single and row["input"] == name and row["threads"] > 1:
+                row["lanes_scaling"] = single["lanes_wall_s"]["median"] / row["lanes_wall_s"]["median"]
+                print(f"{made['title']:28s} lanes at {row['threads']} threads: {row['lanes_scaling']:.2f}x its "
+                      f"1-thread rate", flush=True)
+    return rows
+
+
+def sweep_rows(inputs, threads_list, rounds, scratch):
+    rows = []
+    for name, made in inputs.items():
+        for threads in threads_list:
+            measures = {"defaults": lambda: lanes_run(made["source"], threads, scratch)}
+            for setting in SWEEP:
+                measures[setting] = lambda setting=setting: lanes_run(f"{made['source']},{setting}", threads, scratch)
+            runs = paired(rounds, measures)
+            defaults = spread(runs["defaults"], "wall_s")
+            settings = []
+            for setting in SWEEP:
+                times = spread(runs[setting], "wall_s")
+                settings.append({"setting": setting, "wall_s": times, "rate_over_defaults": defaults["median"] /
+                                 times["median"]})
+            best = max(settings, key=lambda s: s["rate_over_defaults"])
+            rows.append({"input": name, "threads": threads, "defaults_wall_s": defaults, "settings": settings,
+                         "best": best["setting"], "best_over_defaults": best["rate_over_defaults"], "runs": runs})
+            print(f"sweep {made['title']} t={threads}: defaults {seconds(defaults)}", flush=True)
+            for setting in settings:
+                print(f"  {setting['setting']:18s} {seconds(setting['wall_s'])}  rate {setting['rate_over_defaults']:.2f}x"
+                      f" the defaults'", flush=True)
+            print(f"  best: {best['setting']}, {best['rate_over_defaults']:.2f}x the defaults' rate", flush=True)
+    return rows
+
+
+def tree_anchor_rows(anchor, inputs, threads_list, rounds, scratch):
+    """ReplicatedRootSource against root:...,handles=lane on the object-branch file."""
+    made = inputs.get("objects")
+    if not made:
+        return []
+    rows = []
+    for threads in threads_list:
+        runs = paired(rounds, {"lanes": lambda: lanes_run(f"{made['source']},handles=lane", threads, scratch),
+                               "anchor": lambda: anchor_run(anchor, made["files"][0], threads)})
+        ours, theirs = spread(runs["lanes"], "events_per_s"), spread(runs["anchor"], "events_per_s")
+        rows.append({"reading": "ReplicatedRootSource vs root:...,handles=lane", "threads": threads,
+                     "lanes_events_per_s": ours, "anchor_events_per_s": theirs,
+                     "ratio": ours["median"] / theirs["median"], "runs": runs})
+    return rows
+
+
+def blob_anchor_rows(anchor, inputs, threads_list, rounds, scratch):
+    """The anchor's event-blob readers (SharedRootEventSource, SharedPDSSource, ...) against lanes' root-events,
+    pds and hdf5 sources, as rows shaped like tree_anchor_rows()'. Not measured yet: none."""
+    return []
+
+
+def anchor_rows(anchor, inputs, threads_list, rounds, scratch):
+    rows = tree_anchor_rows(anchor, inputs, threads_list, rounds, scratch)
+    blobs = blob_anchor_rows(anchor, inputs, threads_list, rounds, scratch)
+    for row in rows + blobs:
+        print(f"anchor {row['reading']:48s} t={row['threads']}  lanes {row['lanes_events_per_s']['median']:7.0f} "
+              f"[{row['lanes_events_per_s']['min']:.0f}-{row['lanes_events_per_s']['max']:.0f}] ev/s  anchor "
+              f"{row['anchor_events_per_s']['median']:7.0f} [{row['anchor_events_per_s']['min']:.0f}-"
+              f"{row['anchor_events_per_s']['max']:.0f}] ev/s  lanes/anchor {row['ratio']:.2f}", flush=True)
+    if not blobs:
+        print("anchor: the event-blob rows (root-events, pds, hdf5 against the anchor's blob sources) are not measured "
+              "(blob_anchor_rows() has none yet)", flush=True)
+    return rows + blobs
+
+
+def cpu_model():
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
+
+
+def load():
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def markdown(rows, anchors):
+    """The README's read table."""
+    lines = ["| input | threads | lanes (s) | rootreadspeed (s) | rootreadspeed ÷ lanes | lanes ÷ its 1 thread |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for row in rows:
+        scaling = f"{row['lanes_scaling']:.2f}" if "lanes_scaling" in row else ""
+        lines.append(f"| {row['title']} | {row['threads']} | {seconds(row['lanes_wall_s']).strip()} | "
+                     f"{seconds(row['rootreadspeed_wall_s']).strip()} | {row['ratio']:.2f} | {scaling} |")
+    if anchors:
+        lines += ["", "| reading | threads | lanes (events/s) | anchor (events/s) | lanes ÷ anchor |",
+                  "| --- | --- | --- | --- | --- |"]
+        for row in anchors:
+            lines.append(f"| {row['reading']} | {row['threads']} | {row['lanes_events_per_s']['median']:.0f} | "
+                         f"{row['anchor_events_per_s']['median']:.0f} | {row['ratio']:.2f} |")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="paired rounds (default 5)")
+    parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
+    parser.add_argument("--inputs", default=",".join(INPUTS), help=f"comma-separated, of {', '.join(INPUTS)}")
+    parser.add_argument("--sweep", action="store_true", help="also each option setting against the defaults")
+    parser.add_argument("--anchor", type=Path, help="the Fermilab framework's threaded_io_test, to compare with")
+    parser.add_argument("--out", type=Path, default=REPO / "bench-results")
+    arguments = parser.parse_args()
+    names = arguments.inputs.split(",")
+    unknown = set(names) - set(INPUTS)
+    if unknown:
+        parser.error(f"unknown inputs: {', '.join(sorted(unknown))} (there are {', '.join(INPUTS)})")
+    if arguments.anchor and not os.access(arguments.anchor, os.X_OK):
+        parser.error(f"--anchor {arguments.anchor}: no such executable")
+    threads_list = [int(t) for t in arguments.threads.split(",")]
+    arguments.out.mkdir(parents=True, exist_ok=True)
+    inputs = make_inputs(arguments.out, names)
+
+    results = {"benchmark": "read_speed", "cpu": cpu_model(), "cores": os.cpu_count(), "load_before": load(),
+               "rounds": arguments.rounds, "lanes": str(LANES)}
+    print(f"CPU: {results['cpu']}, {results['cores']} cores; load average before: {results['load_before']}; "
+          f"{arguments.rounds} paired rounds; medians [min-max]", flush=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        results["rootreadspeed"] = rootreadspeed_rows(inputs, threads_list, arguments.rounds, scratch)
+        if arguments.sweep:
+            results["sweep"] = sweep_rows(inputs, threads_list, arguments.rounds, scratch)
+        if arguments.anchor:
+            results["anchor"] = anchor_rows(arguments.anchor, inputs, threads_list, arguments.rounds, scratch)
+        else:
+            print("anchor: not measured (no --anchor PATH_TO_threaded_io_test)", flush=True)
+    results["load_after"] = load()
+    print(f"load average after: {results['load_after']}")
+    print()
+    print(markdown(results["rootreadspeed"], results.get("anchor")))
+    (arguments.out / "read_speed.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -116,6 +116,11 @@ std::unique_ptr<Hdf5Source::OpenFile> Hdf5Source::openPath(std::string const& pa
     file->fail(file->layout.empty() ? "it has no lanes_layout attribute (not written by the hdf5 output)"
                                     : "unknown layout '" + file->layout + "' (known: columns, blobs)");
   }
+  auto const version = intAttribute(file->file.get(), "lanes_version");
+  if (!version || *version < kOldestVersion || *version > kVersion) {
+    file->fail((version ? "it is lanes_version " + std::to_string(*version) : std::string("it has no lanes_version")) +
+               "; this lanes reads versions " + std::to_string(kOldestVersion) + " to " + std::to_string(kVersion));
+  }
   auto const encoding = blobEncodingOf(file->file.get());
   try {
     file->serialization = rootio::parseSerialization(encoding.serialization);
@@ -154,7 +159,12 @@ void Hdf5Source::OpenFile::openProduct(hid_t parent, std::string const& label) {
   if (!(numeric && layout == kColumns) && product.kind != kBlob) {
     problem("has kind '" + product.kind + "', which a " + layout + " file does not hold");
   }
-  product.type = rootio::rootTypeNamed(label, typeName);
+  try {  // their errors name the product, not the file
+    product.type = rootio::rootTypeNamed(label, typeName);
+    if (!numeric) product.serializer = rootio::makeSerializer(serialization, product.type, label);
+  } catch (Exception const& error) {
+    fail(error.message());
+  }
   product.number = product.kind == kVector ? rootio::fundamentalByArray(rootio::productTypeOf(product.type))
                                            : product.type.fundamental;
   if (numeric && !product.number) problem("has type '" + typeName + "', not a " + product.kind + " of numbers");
@@ -163,7 +173,6 @@ void Hdf5Source::OpenFile::openProduct(hid_t parent, std::string const& label) {
     product.element = product.number->size;
   } else {
     product.memoryType = H5T_NATIVE_UINT8;
-    product.serializer = rootio::makeSerializer(serialization, product.type, label);
   }
   auto const dataset = [&](char const* name) {
     Id id(H5Dopen2(group.get(), name, H5P_DEFAULT), &H5Dclose);

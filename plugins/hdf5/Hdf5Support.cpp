@@ -117,12 +117,28 @@ Number numberOf(rootio::Fundamental const& fundamental) {
   throw Exception(std::string("no HDF5 type for ") + fundamental.ntupleName);
 }
 
+namespace {
+
+// "cannot read attribute 'NAME' of 'OBJECT' in 'FILE'" (the file's name, as it was opened), for a failure's message.
+std::string attributeFailure(hid_t object, char const* name) {
+  char path[512] = "", file[4096] = "";
+  H5Iget_name(object, path, sizeof path);
+  H5Fget_name(object, file, sizeof file);
+  return std::string("cannot read attribute '") + name + "' of '" + path + "' in '" + file + "'";
+}
+
+// Whether `object` has the attribute `name`; throws if that cannot be read (damaged metadata).
+bool hasAttribute(hid_t object, char const* name) {
+  auto const exists = H5Aexists(object, name);
+  if (exists < 0) throwError(attributeFailure(object, name));
+  return exists > 0;
+}
+
+}  // namespace
+
 std::string stringAttribute(hid_t object, char const* name) {
-  if (H5Aexists(object, name) <= 0) {
-    H5Eclear2(H5E_DEFAULT);
-    return {};
-  }
-  std::string const what = std::string("cannot read attribute '") + name + "'";
+  if (!hasAttribute(object, name)) return {};
+  auto const what = attributeFailure(object, name);
   Id attribute(check(H5Aopen(object, name, H5P_DEFAULT), what), &H5Aclose);
   Id type(check(H5Aget_type(attribute.get()), what), &H5Tclose);
   if (H5Tget_class(type.get()) != H5T_STRING) return {};
@@ -222,7 +238,21 @@ void readRange(hid_t dataset, hid_t memoryType, std::uint64_t first, std::uint64
   hsize_t const start = first, size = count;
   check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &size, nullptr), what);
   Id memory(check(H5Screate_simple(1, &size, nullptr), what), &H5Sclose);
-  check(H5Dread(dataset, memoryType, memory.get(), space.get(), H5P_DEFAULT, to), what);
+  if (H5Dread(dataset, memoryType, memory.get(), space.get(), H5P_DEFAULT, to) < 0) {
+    auto const reason = takeError();  // before H5Iget_name, which would clear it
+    char name[512] = "";
+    H5Iget_name(dataset, name, sizeof name);
+    throw Exception(what + ": dataset '" + name + "'" + (reason.empty() ? "" : ": " + reason));
+  }
+}
+
+std::optional<int> intAttribute(hid_t object, char const* name) {
+  if (!hasAttribute(object, name)) return std::nullopt;
+  auto const what = attributeFailure(object, name);
+  Id attribute(check(H5Aopen(object, name, H5P_DEFAULT), what), &H5Aclose);
+  int value = 0;
+  check(H5Aread(attribute.get(), H5T_NATIVE_INT, &value), what);
+  return value;
 }
 
 }  // namespace lanes::hdf5

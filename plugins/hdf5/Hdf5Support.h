@@ -70,10 +70,13 @@ class Id {
 // kEventIds; a group per product under kProducts, in the job's product
 // order, with attributes `kind` (kScalar, kVector, kBlob) and `type`, and the
 // datasets kValues and (vectors and blobs) kOffsets: event i's values are
-// values[offsets[i-1] : offsets[i]] (offsets[-1] = 0).
+// values[offsets[i-1] : offsets[i]] (offsets[-1] = 0). Version 2: every
+// dataset checksummed (Fletcher32), blobs in codec version 2 frames;
+// version 1 (no checksum filter, codec version 1 frames) still reads.
 inline constexpr char kColumns[] = "columns";
 inline constexpr char kBlobs[] = "blobs";
-inline constexpr int kVersion = 1;
+inline constexpr int kVersion = 2;
+inline constexpr int kOldestVersion = 1;
 inline constexpr char kEventIds[] = "event_id";
 inline constexpr char kProducts[] = "products";
 inline constexpr char kValues[] = "values";
@@ -127,6 +130,10 @@ struct Number {
 };
 Number numberOf(rootio::Fundamental const& fundamental);
 
+// An integer attribute of `object`, or nullopt if it has none. Both throw
+// lanes::Exception naming the attribute, the object and its file if it
+// cannot be read.
+std::optional<int> intAttribute(hid_t object, char const* name);
 // A string attribute of `object`, or "" if it has none.
 std::string stringAttribute(hid_t object, char const* name);
 void writeStringAttribute(hid_t object, char const* name, std::string const& value);
@@ -146,7 +153,9 @@ std::vector<std::string> childrenOf(hid_t group, std::string const& what);
 std::uint64_t lengthOf(hid_t dataset, std::string const& what);
 
 // Reads elements [first, first + count) of the 1-D dataset `dataset` into
-// `to`, as `memoryType`.
+// `to`, as `memoryType`; a failure says "WHAT: dataset 'PATH': HDF5'S
+// REASON" (a chunk whose Fletcher32 checksum fails: "data error detected by
+// Fletcher32 checksum").
 void readRange(hid_t dataset, hid_t memoryType, std::uint64_t first, std::uint64_t count, void* to,
                std::string const& what);
 

@@ -25,6 +25,9 @@ Hdf5Writer::Hdf5Writer(std::string const& path, std::string const& layout, Write
   // that its last writes happen there, where a failure is seen.
   Id access(check(H5Pcreate(H5P_FILE_ACCESS), what), &H5Pclose);
   check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG), what);
+  // The 1.10 file format, whose metadata (superblock, object headers, group links, chunk indexes) is
+  // checksummed: a damaged structure is an error as it is read, where 1.6's crashed HDF5 1.10's reader.
+  check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V110, H5F_LIBVER_V110), what);
   if (driver) driver(access.get());
   Id creation(check(H5Pcreate(H5P_FILE_CREATE), what), &H5Pclose);
   check(H5Pset_link_creation_order(creation.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED), what);
@@ -62,6 +65,7 @@ std::size_t Hdf5Writer::addDataset(hid_t group, char const* name, hid_t type, st
   Id properties(check(H5Pcreate(H5P_DATASET_CREATE), what), &H5Pclose);
   check(H5Pset_chunk(properties.get(), 1, &chunk), what);
   if (settings_.deflate > 0) check(H5Pset_deflate(properties.get(), settings_.deflate), what);
+  check(H5Pset_fletcher32(properties.get()), what);
   dataset.id = Id(check(H5Dcreate2(group, name, dataset.type.get(), space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT),
                         what),
                   &H5Dclose);

@@ -1,7 +1,9 @@
 #pragma once
 // An HDF5 file as lanes writes it (Hdf5Support.h has its layout): the root
 // group's attributes, a group per product, and appendable 1-D datasets,
-// chunked and, if asked, compressed by HDF5's deflate filter.
+// chunked, each chunk checksummed by HDF5's Fletcher32 filter (which HDF5,
+// h5py and every other reader verify as they read the chunk) and, if asked,
+// compressed by HDF5's deflate filter first.
 
 #include <cstddef>
 #include <cstdint>

@@ -80,14 +80,13 @@ std::string compareWithRankZero(ProcessGroup const& group, PartLayout const& lay
   return first == mine ? std::string() : "part '" + part + "' is laid out otherwise than rank 0's";
 }
 
-// The rank's part into its slabs: one collective write per block of every dataset, empty ones once the rank has
-// no more (or cannot read its part: then the rank's error, else ""). Without a filter, independent writes instead
-// (each rank's own, with no others to wait for).
+// The rank's part into its slabs: one collective write per block of every dataset (HDF5's filters, Fletcher32
+// on every dataset, take collective writes only), empty ones once the rank has no more (or cannot read its part:
+// then the rank's error, else "").
 std::string copySlabs(Hdf5Writer& to, hid_t from, std::string const& part, PartLayout const& layout,
-                      Slabs const& slabs, bool collective) {
+                      Slabs const& slabs) {
   Id transfer(check(H5Pcreate(H5P_DATASET_XFER), "cannot write together"), &H5Pclose);
-  check(H5Pset_dxpl_mpio(transfer.get(), collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT),
-        "cannot write together");
+  check(H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE), "cannot write together");
   std::string error;
   for (std::size_t i = 0; i < layout.datasets.size(); ++i) {
     auto const& dataset = layout.datasets[i];
@@ -104,7 +103,7 @@ std::string copySlabs(Hdf5Writer& to, hid_t from, std::string const& part, PartL
       }
     }
     char const none = 0;
-    for (; collective && written < slabs.blocks[i]; ++written) to.writeAt(i, 0, &none, 0, transfer.get());
+    for (; written < slabs.blocks[i]; ++written) to.writeAt(i, 0, &none, 0, transfer.get());
   }
   return error;
 }
@@ -122,8 +121,7 @@ void writeSlabs(ProcessGroup const& group, hid_t from, std::string const& part, 
   // Chunks sized by a rank's share, alike on every rank.
   makeLayout(to, layout, [&](std::size_t i) { return slabs.totals[i] / group.size(); },
              [&](std::size_t i) { return slabs.totals[i]; });
-  // HDF5's filters (deflate=) take collective writes only.
-  auto const error = copySlabs(to, from, part, layout, slabs, settings.deflate > 0);
+  auto const error = copySlabs(to, from, part, layout, slabs);
   to.close();
   throwIfAny(group, error);
 }

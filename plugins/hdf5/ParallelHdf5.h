@@ -11,9 +11,9 @@
 // calls), every dataset as long as all the parts' together, and each rank
 // copies its part into its slabs: at the offsets MPI_Exscan gives from the
 // ranks' lengths, with ends (offsets, frame ends, batch ends) shifted by the
-// start of their values' slab. The writes are each rank's own (independent),
-// but with deflate=: HDF5's filters take only collective writes, and then a
-// rank with fewer blocks takes part with empty ones.
+// start of their values' slab. The writes are collective (HDF5's filters,
+// Fletcher32 on every dataset, take only collective writes): a rank with
+// fewer blocks takes part with empty ones.
 
 #include <string>
 

@@ -156,9 +156,9 @@ Header PdsFile::readHeader() {
   std::uint32_t version = 0, length = 0;
   std::memcpy(&version, prefix + kMagicSize, 4);
   std::memcpy(&length, prefix + kMagicSize + 4, 4);
-  if (version != kVersion) {
-    fail("it is pds format version " + std::to_string(version) + "; this lanes reads version " +
-         std::to_string(kVersion));
+  if (version < kOldestVersion || version > kVersion) {
+    fail("it is pds format version " + std::to_string(version) + "; this lanes reads versions " +
+         std::to_string(kOldestVersion) + " to " + std::to_string(kVersion));
   }
   if (size_ < kPrefix + length + 8) fail("its header is truncated");
   std::vector<char> body(length);

@@ -5,7 +5,8 @@
 // length and its bytes; checksums are XXH3-64 (codec::checksum); a codec
 // frame is codec/Codec.h's.
 //
-//   header   8 bytes magic "LANESPDS", u32 version (1), u32 H, then H bytes:
+//   header   8 bytes magic "LANESPDS", u32 version (2; 1 still reads: its
+//              frames are codec version 1's), u32 H, then H bytes:
 //              string serialization (root|unrolled), string compression
 //              (none|lz4|zstd), string compress (product|event|batch|both),
 //              u32 P, P x (string label, string type)
@@ -32,7 +33,8 @@
 namespace lanes::pds {
 
 constexpr char kMagic[] = "LANESPDS";  // 8 bytes, without the terminating zero
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kOldestVersion = 1;
 
 // Immutable value type.
 struct Header {

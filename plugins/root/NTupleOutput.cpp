@@ -80,7 +80,8 @@ struct NTupleLayout::Filler {
 NTupleLayout::NTupleLayout(PluginOptions const& checked)
     : file_(checked.forOption("file", [&] { return OutputFile(checked.required("file")); })),
       name_(checked.raw().getString("ntuple", "Events")),
-      compression_(compressionOption(checked)),
+      // zstd: an RNTuple's pages carry a checksum whatever their compression.
+      compression_(compressionOption(checked, "zstd")),
       clusterBytes_(checked.positive("cluster", 8 << 20)) {
   initialiseRoot();
 }

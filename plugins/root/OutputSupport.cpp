@@ -164,9 +164,9 @@ std::vector<Column> columnsOf(Module const& output, ProductRegistry const& regis
   return columns;
 }
 
-int compressionOption(PluginOptions const& options) {
-  auto const algorithm = options.choice("compression", "zstd", {"zlib", "lz4", "zstd", "lzma"});
-  auto const level = options.count("level", 5);
+int compressionOption(PluginOptions const& options, char const* defaultAlgorithm) {
+  auto const algorithm = options.choice("compression", defaultAlgorithm, {"zlib", "lz4", "zstd", "lzma"});
+  auto const level = options.count("level", algorithm == "lz4" ? 4 : 5);
   if (level > 9) options.fail("level", "must be 0..9");
   return compressionSettings(algorithm, static_cast<int>(level));
 }

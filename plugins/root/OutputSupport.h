@@ -108,8 +108,9 @@ struct Column {
 std::vector<Column> columnsOf(Module const& output, ProductRegistry const& registry);
 
 // Compression from an output's options: compression=zlib|lz4|zstd|lzma
-// (default zstd) and level=0..9 (default 5); ROOT's integer setting.
-int compressionOption(PluginOptions const& options);
+// (default `defaultAlgorithm`) and level=0..9 (default 4 for lz4, ROOT's
+// setting for analysis, 404; else 5); ROOT's integer setting.
+int compressionOption(PluginOptions const& options, char const* defaultAlgorithm);
 
 // For the report: {"file", "committed", "events_written", "bytes"}, and
 // {"failed": true, "error"} if writing the file failed; a file that was not

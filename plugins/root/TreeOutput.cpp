@@ -119,8 +119,8 @@ std::string TreeOutput::details() const {
 namespace {
 RegisterOutput<TreeOutput> const registration(
     "root",
-    "writes a TTree, a branch per product (a one module): file=PATH, tree=NAME, compression=zlib|lz4|zstd|lzma, "
-    "level=0..9, basket=BYTES, split=LEVEL, autoflush=N, imt=true|false, flush=EVENTS (a batch of a shared-writer "
+    "writes a TTree, a branch per product (a one module): file=PATH, tree=NAME, compression=zlib|lz4|zstd|lzma "
+    "(lz4), level=0..9 (lz4: 4, else 5), basket=BYTES, split=LEVEL, autoflush=N, imt=true|false, flush=EVENTS (a batch of a shared-writer "
     "job), keep=GLOB");
 }
 

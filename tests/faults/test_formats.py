@@ -1,8 +1,9 @@
 """Bad input for the root-events source: a truncated file, a file of another format, a plain TTree that is not
-root-events, flipped bytes inside a blob (each compression, and with none: the frame's checksum catches them),
-corrupt sizes. Each gives one line naming the file (and the entry, for a damaged blob), a non-zero exit, no
+root-events, flipped bytes inside a blob (each compression, and with none: the frame's checksum catches them), every
+byte of one frame, its header too, corrupt sizes. Each gives one line naming the file (and the entry, for a damaged blob), a non-zero exit, no
 crash. And the root-events output under a full disk and a Ctrl-C, and what unrolled serialisation refuses."""
 
+import concurrent.futures
 import shutil
 import subprocess
 import sys
@@ -31,17 +32,23 @@ def read_back(directory, path):
 
 
 def blob_position(path, entry):
-    """Where the bytes of entry `entry`'s blob lie in the file (the file is not compressed by ROOT, so the blob's
+    """Where the bytes of entry `entry`'s blob lie in the file (ROOT does not compress the blob's branch, so its
     bytes are there as they are), found by its content: the first of its last two bytes, which lie in its last
-    frame's payload, or its checksum, whatever the frames' sizes. (The middle of the blob fell in a frame's header
-    in about 1 of 12 files, and the checksum does not cover a header's algorithm byte and raw size: the job failed
-    with "unknown compression algorithm" or "lz4 payload does not decompress" instead of "checksum mismatch".)"""
+    frame's payload, or its checksum, whatever the frames' sizes."""
+    return blob_offset(path, entry) + len(blob_of(path, entry)) - 2
+
+
+def blob_of(path, entry):
     with uproot.open(path) as file:
-        blob = bytes(file["EventBlobs"]["blob"].array(library="np")[entry])
+        return bytes(file["EventBlobs"]["blob"].array(library="np")[entry])
+
+
+def blob_offset(path, entry):
+    blob = blob_of(path, entry)
     data = path.read_bytes()
     at = data.find(blob)
     assert at >= 0 and data.find(blob, at + 1) < 0
-    return at + len(blob) - 2
+    return at
 
 
 def test_truncated_file(tmp_path):
@@ -73,6 +80,31 @@ def test_flipped_bytes_inside_a_blob(tmp_path, compression, compress):
     data[at + 1] ^= 0x5A
     path.write_bytes(bytes(data))
     assert_clean_failure(read_back(tmp_path, path), str(path), "entry 2", "checksum mismatch", codes=(1,))
+
+
+def test_every_byte_of_a_frame_is_checked(tmp_path):
+    """Each byte of one frame, header and payload, inverted in turn (a copy each): every copy fails with a checksum
+    mismatch naming the entry. The frame: the first product's of entry 2 (compress=product, so the blob is the
+    products' frames one after another), which the sizes branch bounds."""
+    path = write_events(tmp_path, "lz4", "product")
+    with uproot.open(path) as file:
+        size = int(file["EventBlobs"]["sizes"].array(library="np")[2][0])
+    at = blob_offset(path, 2)
+    data = path.read_bytes()
+    assert 17 < size < 64 and data[at] == 0x21  # a version 2 lz4 frame
+
+    def read_copy(offset):
+        directory = tmp_path / f"byte-{offset}"
+        directory.mkdir()
+        copy = directory / "events.root"
+        damaged = bytearray(data)
+        damaged[offset] ^= 0xFF
+        copy.write_bytes(bytes(damaged))
+        return copy, read_back(directory, copy)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        for copy, result in pool.map(read_copy, range(at, at + size)):
+            assert_clean_failure(result, str(copy), "entry 2", "checksum mismatch", codes=(1,))
 
 
 @pytest.mark.parametrize("batch", [1, 50])

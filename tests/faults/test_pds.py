@@ -51,10 +51,12 @@ def test_root_file(tmp_path):
     assert_one_line_error(read_back(tmp_path, NANO_FILE), str(NANO_FILE), "not a pds file", code=2)
 
 
-def test_wrong_version(tmp_path):
+@pytest.mark.parametrize("version", [0, 7])
+def test_wrong_version(tmp_path, version):
     path = write_pds(tmp_path)
-    rewrite(path, lambda data: struct.pack_into("<I", data, 8, 7))
-    assert_one_line_error(read_back(tmp_path, path), str(path), "pds format version 7", "reads version 1", code=2)
+    rewrite(path, lambda data: struct.pack_into("<I", data, 8, version))
+    assert_one_line_error(read_back(tmp_path, path), str(path), f"pds format version {version}",
+                          "reads versions 1 to 2", code=2)
 
 
 def test_damaged_header(tmp_path):

@@ -22,7 +22,7 @@ LAYOUTS = ["columns", "blobs"]
 # compression x compress= (a frame per blob, or per product per written batch)
 COMPRESSIONS = ["none", "lz4,compress=product", "lz4,compress=batch", "zstd,compress=product", "zstd,compress=batch",
                 "lz4,level=4,compress=batch", "zstd,level=5,compress=product"]
-FRAME_ALGORITHM = {"lz4": 1, "zstd": 2}  # a codec frame's first byte
+FRAME_ALGORITHM = {"lz4": 0x21, "zstd": 0x22}  # a codec frame's first byte: version 2 << 4 | the algorithm
 TEST_EVENTS = 23
 
 
@@ -45,10 +45,22 @@ def read_back(path, ids_only=False):
     return read_events(again, ids_only=ids_only)
 
 
+def assert_checksummed(file):
+    """lanes_version 2: every dataset chunked with HDF5's Fletcher32 filter, and the 1.10 file format, whose
+    superblock (version 3) and object headers carry checksums."""
+    assert file.attrs["lanes_version"] == 2
+    datasets = []
+    file.visititems(lambda name, item: datasets.append(item) if isinstance(item, h5py.Dataset) else None)
+    assert datasets and all(dataset.fletcher32 and dataset.chunks for dataset in datasets)
+    with open(file.filename, "rb") as raw:
+        assert raw.read(9)[8] == 3
+
+
 def h5py_events(path):
     """The events of an hdf5 file of layout=columns read by h5py alone, as rootio.Events."""
     with h5py.File(path, "r") as file:
         assert file.attrs["lanes_layout"] == b"columns"
+        assert_checksummed(file)
         ids = [tuple(int(x) for x in row) for row in file["event_id"][...]]
         columns, types = {}, {}
         for label, group in file["products"].items():
@@ -98,6 +110,7 @@ def test_blobs_hold_bytes_with_offsets(written):
     assert result.returncode == 0, result.stderr
     with h5py.File(path, "r") as file:
         assert file.attrs["lanes_layout"] == b"blobs"
+        assert_checksummed(file)
         assert len(file["event_id"]) == NANO.events
         for label, group in file["products"].items():
             assert group.attrs["kind"] == b"blob", label

@@ -2,7 +2,8 @@
 x compress choice and read back by the pds source (one shared handle, and a handle per lane) into check-products;
 the NanoAOD file written to pds, read back, written to a `root` file and compared by uproot, event by event, with
 the original; a multi-process job whose merged file holds every event once, under one header. An independent
-reader (pdsfile.py, from the byte layout in docs/formats.md) checks the header, the records and their checksums."""
+reader (pdsfile.py, from the byte layout in docs/formats.md) checks the header, the records, their checksums and
+their frames of sizes."""
 
 import itertools
 
@@ -30,8 +31,12 @@ def test_test_products_round_trip(tmp_path, serialization, compression, compress
     assert (details["events_written"], details["records"]) == (TEST_EVENTS, 6)
     header, records = read_pds(path)
     assert (header["version"], header["serialization"], header["compression"], header["compress"]) == (
-        1, serialization, compression, compress)
+        2, serialization, compression, compress)
     assert len(header["products"]) == 10 and all(record.checksum_ok for record in records)
+    for record in records:
+        frame = record.sizes_frame
+        assert (frame.version, frame.algorithm, frame.checksum_ok) == (2, 1, True)  # always lz4
+        assert len(frame.open()) == 4 * 10 * len(record.ids)
     assert sorted(pds_events(path)) == list(range(1, TEST_EVENTS + 1))
     for handles in ("shared", "lane"):
         read = run_lanes("run", "-n", "0", "-t", "2", "--source", f"pds:file={path},handles={handles}",

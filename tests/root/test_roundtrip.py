@@ -3,6 +3,7 @@ file, and every value of every product of every event (matched by id) must be eq
 wrote, and one job writes several outputs at once."""
 
 import pytest
+import uproot
 
 from conftest import run_lanes
 from rootio import (HZZ, INPUTS, MUONS, NANO, OUTPUTS, assert_clean_failure, assert_same_events, output_details,
@@ -105,3 +106,14 @@ def test_rntuple_writes_what_it_can_store(tmp_path, lanes, kind):
     output = read_events(out)
     assert output.products == storable
     assert_same_events(output, expected, products=storable)
+
+
+@pytest.mark.parametrize("kind,setting", [("root", 404), ("parallel-root", 404), ("rntuple", 505),
+                                          ("rntuple-parallel", 505)])
+def test_default_compression(written, kind, setting):
+    """TTrees are compressed with lz4 by default (404: ROOT checks the XXH64 of every lz4-compressed basket, where
+    zstd's carry no checksum), RNTuples with zstd (505: every page carries a checksum whatever the compression)."""
+    result, path = written(NANO, kind)
+    assert result.returncode == 0, result.stderr
+    with uproot.open(path) as file:
+        assert file.file.fCompress == setting

@@ -25,6 +25,7 @@
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/JobFiles.h"
+#include "lanes/core/PathClaim.h"
 #include "lanes/monitor/MemorySampler.h"
 #include "lanes/monitor/ProgressTicker.h"
 #include "lanes/monitor/ResourceUsage.h"
@@ -303,10 +304,14 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
 int runSingleProcess(RunArguments const& arguments) {
   SignalStop signalStop;  // before any thread starts
   auto job = makeJob(arguments);
+  auto const written = filesOf(job, arguments);
   auto const files = outputFiles(job);
-  warnAboutStalePartials(files);
-  signalStop.onAbort([&files] { removeOwnPartials(files); });
+  signalStop.onAbort([&files] {
+    removeOwnPartials(files);
+    releaseClaims();  // nothing of this job's is left for its claims to name
+  });
   EventProcessor processor(std::move(job));
+  claimJobFiles(written);
   warnAboutSkippedFiles(processor);
   auto const report = runPart(processor, nullptr, arguments, &signalStop, progressStyle(arguments.progress));
   if (report.sections.count("configuration_error")) {  // bad input, found as the modules began: no event ran
@@ -371,9 +376,10 @@ int runMultiProcess(RunArguments const& arguments) {
     };
   }
   auto job = makeJob(arguments);
-  warnAboutStalePartials(outputFiles(job));
+  auto const written = filesOf(job, arguments);
   EventProcessor processor(std::move(job));  // no SignalStop: its thread would be there at the fork
   node::validate(options, processor);            // before anything runs
+  claimJobFiles(written);
   warnAboutSkippedFiles(processor);
   auto const origin = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
   auto report = node::runMultiProcess(processor, options, [&](EventProcessor& p, ProcessPart const& part) {
@@ -435,8 +441,9 @@ int runMpiRank(RunArguments const& arguments) {
     refuseUnderMpi(arguments);
     auto job = makeJob(arguments);
     options = mpiOptions(arguments, job);
-    if (session.rank() == 0) warnAboutStalePartials(outputFiles(job));
+    auto const written = filesOf(job, arguments);
     processor.emplace(std::move(job));
+    if (session.rank() == 0) claimJobFiles(written, session.size());  // rank 0 writes the job's files
     node::validate(options, *processor);
     processor->beginJob();
     if (options.byFile) node::countRankFiles(processor->source(), options, session.rank(), session.size());
@@ -494,10 +501,11 @@ int runJob(RunArguments const& arguments) {
   requireWritableDirectory(arguments.html, "HTML report");
   bool const mpi = arguments.mpi || node::startedByMpiLauncher();
   requireSeveralProcesses(arguments, mpi);
-  if (mpi) return runMpiRank(arguments);
-  if (!arguments.workerRole.empty()) return runExecWorker(arguments);
-  if (arguments.processes) return runMultiProcess(arguments);
-  return runSingleProcess(arguments);
+  if (!mpi && !arguments.workerRole.empty()) return runExecWorker(arguments);  // its parent claimed the job's files
+  auto const status = mpi ? runMpiRank(arguments) : arguments.processes ? runMultiProcess(arguments)
+                                                                       : runSingleProcess(arguments);
+  releaseClaims();  // the job's files are in place (or removed): other jobs may write them
+  return status;
 }
 
 // --chunk: a number of events, or "file".

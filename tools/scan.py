@@ -42,7 +42,7 @@ scan file (TOML; every key optional, the command line wins):
   threads = [1, 2]
   "output.compression" = ["lz4", "zstd"]
 
-output directory (-o DIR): manifest.json, runs/ (every report, RUN.meta.json with its command lines and
+output directory (-o DIR), claimed while the scan runs (a second scan into it is refused): manifest.json, runs/ (every report, RUN.meta.json with its command lines and
 error, stdout and stderr), files/ (each run's output files, with --keep-files), log.jsonl, table.csv and table.json (a row per run), summary.json (per point:
 median, min, max), plots/*.png and *.svg; with --html FILE, the HTML report (`lanes report DIR -o FILE`).
 Rerun with the same -o to resume: finished runs are kept. --dry-run checks the scan and prints its points

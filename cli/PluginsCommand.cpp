@@ -11,7 +11,8 @@ namespace {
 
 // The options the framework itself takes from a SPEC, whatever the plugin.
 constexpr char const* kGenericOptions = R"(
-options of every SPEC (key=value, separated by commas; a key given twice is an error, except list options):
+options of every SPEC (key=value, separated by commas; a key given twice is an error, except list options;
+a value that holds a comma goes in double quotes: file="a,b.root", in which \" is a quote and \\ a backslash):
   label=NAME         modules and outputs: the name in paths, errors and the report (default: the plugin name,
                      numbered if repeated; a label given twice is an error)
   repeat=N           sources: read the first N events (1 to 100000000) once into memory and cycle them;

@@ -622,6 +622,8 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   addAccelOptions(*run);
   run->footer(
       "SPEC is name:key=value,key=value. Repeat a key for a list (file=a.root,file=b.root); any other key once.\n"
+      "A value that holds a comma goes in double quotes, which the shell must pass on:\n"
+      "  --output 'root:file=\"a,b.root\"' (in them \\\" is a quote and \\\\ a backslash; an '=' needs none).\n"
       "`lanes plugins` lists the sources, modules, waiters and outputs with their options.\n\n"
       "Examples:\n"
       "  lanes run -t 4 -l 8 -n 2000 --report report.json\n"

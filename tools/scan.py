@@ -28,6 +28,8 @@ axes (--vary NAME=V1,V2,...; several make a grid, their cartesian product):
   COMPONENT.KEY                          one option of it (output.compression=lz4,zstd);
                                          without .KEY the value replaces the plugin, keeping the options
                                          (output=root,parallel-root), or, with a ':', the whole SPEC
+                                         a value that holds a comma goes in double quotes, as in a SPEC:
+                                         output.file='"a,b.root"',c.root (in them \\" is a quote)
 procedures:
   fixed          the same -n at every point
   per-thread     -n = events x threads (x processes): every point runs about as long

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lanes/core/Exception.h"
+#include "lanes/core/JobFiles.h"
 #include "lanes/monitor/AtomicFile.h"
 #include "root/Inspect.h"
 
@@ -69,6 +70,7 @@ rootio::InspectedDataset const& chosen(std::vector<rootio::InspectedDataset> con
 }
 
 void inspect(InspectArguments const& arguments) {
+  requireRegularInput(arguments.file, "the file to inspect");
   auto const datasets = rootio::inspectFile(arguments.file);
   if (datasets.empty()) throw Exception("'" + arguments.file + "' holds no TTree or RNTuple");
   if (arguments.json) {

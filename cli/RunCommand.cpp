@@ -112,7 +112,10 @@ std::vector<JobFile> filesOf(JobConfig const& config, RunArguments const& argume
 JobConfig makeJob(RunArguments const& arguments) {
   JobConfig config;
   MenuJobSettings menu;
-  if (!arguments.menu.empty()) menu = loadMenu(arguments.menu, config);
+  if (!arguments.menu.empty()) {
+    requireRegularInput(arguments.menu, "the menu (--menu " + arguments.menu + ")");
+    menu = loadMenu(arguments.menu, config);
+  }
   bool const describesJob = !arguments.menu.empty() || arguments.sourceGiven || !arguments.waiters.empty() ||
                             !arguments.modules.empty() || !arguments.outputs.empty();
   if (!describesJob) addDefaultJob(config);

@@ -57,6 +57,7 @@ class TreeSource : public Source {
   bool skip(std::uint64_t count) override;
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
   std::unique_ptr<Source> replicate() const override;
+  std::unique_ptr<Source> lookAhead() const override;
   void useReplicaChunk(std::uint64_t chunk) override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
   std::uint64_t replicaChunk() const override;

@@ -4,7 +4,7 @@
 // module calls with the monitor off and on. ns per call is the difference
 // between the two jobs' time per item (an item is a module call).
 //   build/bin/bench_monitor --benchmark_format=json
-//   bench/monitor_cost.sh   # the README's figures, paired with the top speed
+//   bench/monitor_cost.sh   # docs/benchmarks.md's figures, paired with the top speed
 
 #include <iostream>
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The README's monitor figures, from the repository root once bench_top_speed
+# The monitor figures of docs/benchmarks.md, from the repository root once bench_top_speed
 # and bench_monitor are built: the machine's load before and after (quote it
 # with the figures), the top speed with the monitor off and on in paired
 # rounds that alternate which goes first (medians, least and most), and the

@@ -65,7 +65,7 @@ class Id {
   herr_t (*close_)(hid_t) = nullptr;
 };
 
-// The file's layout (README.md "hdf5"): the root group's attributes
+// The file's layout (docs/formats.md "HDF5"): the root group's attributes
 // `lanes_layout` (kColumns or kBlobs) and `lanes_version`; the dataset
 // kEventIds; a group per product under kProducts, in the job's product
 // order, with attributes `kind` (kScalar, kVector, kBlob) and `type`, and the
@@ -82,7 +82,7 @@ inline constexpr char kScalar[] = "scalar";
 inline constexpr char kVector[] = "vector";
 inline constexpr char kBlob[] = "blob";
 
-// How the blobs of a file were made (README.md "hdf5"): the root group's
+// How the blobs of a file were made (docs/formats.md "HDF5"): the root group's
 // attributes `lanes_serialization` (root, unrolled: plugins/root's
 // Serialization.h), `lanes_compression` (none, lz4, zstd) and, if
 // compressed, `lanes_compress`: kCompressProduct (each event's blob of a

@@ -264,7 +264,7 @@ def test_sigterm_to_the_ranks_stops_every_rank_gracefully(tmp_path):
 
 def test_ctrl_c_to_mpirun_with_a_raised_kill_timeout_merges_the_parts_and_writes_the_report(tmp_path):
     # OpenMPI passes Ctrl-C on as SIGTERM to the ranks (here, about odls_base_sigkill_timeout seconds after it) and
-    # SIGKILLs them that long again later (default 1 s: the README says to raise it), and it stops reading the
+    # SIGKILLs them that long again later (default 1 s: docs/mpi.md says to raise it), and it stops reading the
     # ranks' output. The output and the report must be complete before then: rank 0 writes them before it prints
     # its summary, which here (a row per product's waiter, 947 of them) is longer than a pipe holds.
     marker = tmp_path / "marker"

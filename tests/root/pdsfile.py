@@ -1,4 +1,4 @@
-"""An independent reader of the pds format, written from the byte layout in the README (and PdsFormat.h): the
+"""An independent reader of the pds format, written from the byte layout in docs/formats.md (and PdsFormat.h): the
 header, then each record's place, ids and checksum (XXH3-64, by the `xxhash` module that uproot depends on). The
 tests use it to count the events a file holds and to find where a record's bytes lie."""
 

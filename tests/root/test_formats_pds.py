@@ -2,7 +2,7 @@
 x compress choice and read back by the pds source (one shared handle, and a handle per lane) into check-products;
 the NanoAOD file written to pds, read back, written to a `root` file and compared by uproot, event by event, with
 the original; a multi-process job whose merged file holds every event once, under one header. An independent
-reader (pdsfile.py, from the README's byte layout) checks the header, the records and their checksums."""
+reader (pdsfile.py, from the byte layout in docs/formats.md) checks the header, the records and their checksums."""
 
 import itertools
 

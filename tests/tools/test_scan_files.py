@@ -1,5 +1,5 @@
 """Every scan file in examples/scans/ parses and validates (`lanes scan FILE --dry-run`), and its points run
-with a few events each, so that a scan file the README shows cannot rot unnoticed."""
+with a few events each, so that a scan file the guide (docs/scans.md) shows cannot rot unnoticed."""
 
 import json
 import re

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "../MonotonicClock.h"
+#include "multiprocess/MonotonicClock.h"
 
 namespace lanes::node {
 

@@ -4,11 +4,11 @@
 #include <memory>
 #include <optional>
 
-#include "../MonotonicClock.h"
-#include "../MultiProcessReport.h"
-#include "../MultiProcessWorker.h"
-#include "../OutputParts.h"
-#include "../PartTiming.h"
+#include "multiprocess/MonotonicClock.h"
+#include "multiprocess/MultiProcessReport.h"
+#include "multiprocess/MultiProcessWorker.h"
+#include "multiprocess/OutputParts.h"
+#include "multiprocess/PartTiming.h"
 #include "MpiEventQueue.h"
 #include "MpiFileChunks.h"
 #include "MpiSharedOutputs.h"

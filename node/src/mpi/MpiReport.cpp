@@ -1,6 +1,6 @@
 #include <cstdio>
 
-#include "../MultiProcessReport.h"
+#include "multiprocess/MultiProcessReport.h"
 #include "lanes/monitor/RunReport.h"
 #include "lanes/node/MpiJob.h"
 

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "../MonotonicClock.h"
+#include "multiprocess/MonotonicClock.h"
 #include "lanes/core/Exception.h"
 
 namespace lanes::node {

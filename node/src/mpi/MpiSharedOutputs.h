@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../OutputParts.h"
+#include "multiprocess/OutputParts.h"
 #include "MpiBatchChannel.h"
 #include "lanes/core/EventProcessor.h"
 

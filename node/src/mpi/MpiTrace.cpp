@@ -11,7 +11,7 @@
 #include <memory>
 #include <set>
 
-#include "../MultiProcessWorker.h"
+#include "multiprocess/MultiProcessWorker.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/Module.h"
 

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "../OutputParts.h"
+#include "multiprocess/OutputParts.h"
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/ProcessGroup.h"
 

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "lanes/core/Exception.h"
-#include "node/NodeTesting.h"
+#include "node/topology/NodeTesting.h"
 
 namespace lanes::node::test {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "lanes/core/Exception.h"
 #include "lanes/node/PinningStrategy.h"
-#include "node/NodeTesting.h"
+#include "node/topology/NodeTesting.h"
 
 namespace lanes::node::test {
 namespace {

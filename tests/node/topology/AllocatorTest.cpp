@@ -9,7 +9,7 @@
 
 #include "lanes/core/Exception.h"
 #include "lanes/node/Allocator.h"
-#include "node/NodeTesting.h"
+#include "node/topology/NodeTesting.h"
 
 namespace lanes::node::test {
 namespace {

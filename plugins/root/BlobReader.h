@@ -4,16 +4,21 @@
 // out of a stored batch (BlobBatch.h), its batch, event and product frames
 // opened on the way (EventBlobs.h says which there are).
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "lanes/core/EventId.h"
 #include "lanes/core/Product.h"
+#include "lanes/core/Source.h"
 #include "root/BlobBatch.h"
 #include "root/EventBlobs.h"
+#include "root/ReusedObjects.h"
 #include "root/RootSupport.h"
 #include "root/Serialization.h"
 
@@ -46,18 +51,59 @@ struct StoredBatch {
 
 // One event of a batch, as a lane holds it. Opened once, by whichever read
 // of it comes first (so in a lane, not in a shared source's serial queue):
-// where its products lie, and with compress=event its frame.
+// where its products lie, and with compress=event its frame. Its products
+// are read into the objects of its lane's chain (ReusedObjects).
 struct StoredEvent {
+  // Event `index` of `batch`, whose events have `products` products each, read into `objects`.
+  StoredEvent(std::shared_ptr<StoredBatch> batch, std::size_t index, std::size_t products,
+              std::unique_ptr<ReusedObjects> objects)
+      : batch(std::move(batch)), index(index), products(products), objects(std::move(objects)) {}
+
   std::shared_ptr<StoredBatch> batch;
-  std::size_t index = 0;
-  std::size_t products = 0;
+  std::size_t index;
+  std::size_t products;
+  std::unique_ptr<ReusedObjects> objects;
+  // Set once opened: then the event's bytes (its frame opened), and where
+  // each product begins and ends in them (P + 1) are read-only.
+  std::atomic<bool> open{false};
   std::once_flag opened;
-  std::vector<std::uint64_t> offsets;  // P + 1: where each product begins and ends in the event's bytes
-  std::vector<char> payload;
+  char const* bytes = nullptr;
+  std::size_t size = 0;
+  std::vector<std::uint64_t> offsets;
+  std::vector<char> payload;  // compress=event: the frame opened
 };
 
-// Event `index` of `batch`, whose events have `products` products each.
-std::unique_ptr<StoredEvent> storedEvent(std::shared_ptr<StoredBatch> batch, std::size_t index, std::size_t products);
+// The events a blob source's lanes hold, each the latest of its lane's
+// chain of objects, and the entry (SourceEvent::entry) of each. Event is
+// StoredEvent or a source's struct that derives from it. Externally
+// synchronised by the source's next() (or a replica's at()).
+template <typename Event>
+class HeldEvents {
+ public:
+  // The lane that held the event of `entry` asks for its next one: the event
+  // is dropped, and its objects go on to the next (new ones, for products of
+  // `classes` (classesOf()), for a lane's first event).
+  std::unique_ptr<ReusedObjects> next(std::uint64_t entry, std::vector<TClass*> const& classes) {
+    auto found = held_.find(reinterpret_cast<Event const*>(entry));
+    if (found == held_.end()) return std::make_unique<ReusedObjects>(classes);
+    auto objects = std::move(found->second->objects);
+    held_.erase(found);
+    return objects;
+  }
+  // Holds `event` until its lane's next; returns its entry.
+  std::uint64_t hold(std::unique_ptr<Event> event) {
+    auto const entry = reinterpret_cast<std::uint64_t>(event.get());
+    held_.emplace(event.get(), std::move(event));
+    return entry;
+  }
+  static Event& of(SourceEvent const& event) { return *reinterpret_cast<Event*>(event.entry); }
+
+ private:
+  std::unordered_map<Event const*, std::unique_ptr<Event>> held_;
+};
+
+// The classes of `products` (nullptr for a scalar), as HeldEvents takes them.
+std::vector<TClass*> classesOf(std::vector<StoredProduct> const& products);
 
 // The id of `event`.
 EventId idOf(StoredEvent const& event);

@@ -9,13 +9,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "lanes/core/EventId.h"
 #include "lanes/core/Product.h"
-#include "lanes/core/Source.h"
 #include "root/BlobBatch.h"
 #include "root/EventBlobs.h"
 #include "root/ReusedObjects.h"
@@ -73,36 +70,7 @@ struct StoredEvent {
   std::vector<char> payload;  // compress=event: the frame opened
 };
 
-// The events a blob source's lanes hold, each the latest of its lane's
-// chain of objects, and the entry (SourceEvent::entry) of each. Event is
-// StoredEvent or a source's struct that derives from it. Externally
-// synchronised by the source's next() (or a replica's at()).
-template <typename Event>
-class HeldEvents {
- public:
-  // The lane that held the event of `entry` asks for its next one: the event
-  // is dropped, and its objects go on to the next (new ones, for products of
-  // `classes` (classesOf()), for a lane's first event).
-  std::unique_ptr<ReusedObjects> next(std::uint64_t entry, std::vector<TClass*> const& classes) {
-    auto found = held_.find(reinterpret_cast<Event const*>(entry));
-    if (found == held_.end()) return std::make_unique<ReusedObjects>(classes);
-    auto objects = std::move(found->second->objects);
-    held_.erase(found);
-    return objects;
-  }
-  // Holds `event` until its lane's next; returns its entry.
-  std::uint64_t hold(std::unique_ptr<Event> event) {
-    auto const entry = reinterpret_cast<std::uint64_t>(event.get());
-    held_.emplace(event.get(), std::move(event));
-    return entry;
-  }
-  static Event& of(SourceEvent const& event) { return *reinterpret_cast<Event*>(event.entry); }
-
- private:
-  std::unordered_map<Event const*, std::unique_ptr<Event>> held_;
-};
-
-// The classes of `products` (nullptr for a scalar), as HeldEvents takes them.
+// The classes of `products` (nullptr for a scalar), as ReusedObjects takes them.
 std::vector<TClass*> classesOf(std::vector<StoredProduct> const& products);
 
 // The id of `event`.

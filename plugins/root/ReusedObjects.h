@@ -10,10 +10,15 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <typeinfo>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "lanes/core/Product.h"
+#include "lanes/core/Source.h"
 
 class TClass;
 
@@ -72,6 +77,35 @@ class ReusedObjects {
 
   std::vector<TClass*> classes_;
   std::vector<Node*> nodes_;  // product p's object, once read
+};
+
+// The events a source's lanes hold, each the latest of its lane's chain, and
+// the entry (SourceEvent::entry) of each: an Event has the chain's `objects`
+// (a std::unique_ptr<ReusedObjects>). Externally synchronised by the
+// source's next() (or a replica's at()).
+template <typename Event>
+class HeldEvents {
+ public:
+  // The lane that held the event of `entry` asks for its next one: the event
+  // is dropped, and its objects go on to the next (new ones, for products of
+  // `classes`, for a lane's first event).
+  std::unique_ptr<ReusedObjects> next(std::uint64_t entry, std::vector<TClass*> const& classes) {
+    auto found = held_.find(reinterpret_cast<Event const*>(entry));
+    if (found == held_.end()) return std::make_unique<ReusedObjects>(classes);
+    auto objects = std::move(found->second->objects);
+    held_.erase(found);
+    return objects;
+  }
+  // Holds `event` until its lane's next; returns its entry.
+  std::uint64_t hold(std::unique_ptr<Event> event) {
+    auto const entry = reinterpret_cast<std::uint64_t>(event.get());
+    held_.emplace(event.get(), std::move(event));
+    return entry;
+  }
+  static Event& of(SourceEvent const& event) { return *reinterpret_cast<Event*>(event.entry); }
+
+ private:
+  std::unordered_map<Event const*, std::unique_ptr<Event>> held_;
 };
 
 }  // namespace lanes::rootio

@@ -58,6 +58,12 @@ void deleteArray(void* array, void*) {
 }
 
 template <typename T>
+void assignArray(void* array, void const* from, std::size_t n) {
+  auto const* first = static_cast<T const*>(from);
+  static_cast<std::vector<T>*>(array)->assign(first, first + n);
+}
+
+template <typename T>
 void stream(TBuffer& buffer, void const* scalar) {
   buffer.WriteFastArray(static_cast<T const*>(scalar), 1);
 }
@@ -69,8 +75,8 @@ void unstream(TBuffer& buffer, void* scalar) {
 
 template <typename T>
 Fundamental fundamental(char leafCode, char const* rootName, char const* ntupleName) {
-  return {typeid(T), typeid(std::vector<T>), sizeof(T),       leafCode,         rootName,
-          ntupleName, &putScalar<T>,         &newArray<T>, &deleteArray<T>, &stream<T>, &unstream<T>};
+  return {typeid(T),     typeid(std::vector<T>), sizeof(T),       leafCode,          rootName,   ntupleName,
+          &putScalar<T>, &newArray<T>,           &deleteArray<T>, &assignArray<T>, &stream<T>, &unstream<T>};
 }
 
 // 64-bit integers are std::int64_t/std::uint64_t products (what analysis code

@@ -59,6 +59,8 @@ struct Fundamental {
   // ProductSlot::Destroy, for adopt()).
   void* (*newArray)(void const* from, std::size_t n);
   ProductSlot::Destroy deleteArray;
+  // Replaces the elements of `array` (a std::vector of this type) with the `n` at `from`.
+  void (*assignArray)(void* array, void const* from, std::size_t n);
   // Serialise one scalar, as TBufferFile does for a leaf of this type.
   void (*stream)(TBuffer& buffer, void const* scalar);
   // Read one scalar that stream() wrote.

@@ -1,6 +1,9 @@
 #include "hdf5/Hdf5Source.h"
 
+#include <TClass.h>
+
 #include <algorithm>
+#include <tuple>
 
 #include "codec/Codec.h"
 #include "lanes/core/Exception.h"
@@ -12,8 +15,9 @@
 namespace lanes::hdf5 {
 
 struct Hdf5Source::Product {
+  enum class Kind { Scalar, Vector, Blob };
   std::string label;
-  std::string kind;  // kScalar, kVector or kBlob
+  Kind kind = Kind::Blob;
   rootio::RootType type;
   rootio::Fundamental const* number = nullptr;  // a scalar's or a vector's element
   hid_t memoryType = -1;
@@ -28,6 +32,21 @@ struct Hdf5Source::Product {
   std::vector<unsigned char> window;
   std::vector<std::uint64_t> ends;
 };
+
+// One event a lane holds: where it lies, and its lane's objects.
+struct Hdf5Source::Record {
+  std::size_t file = 0;
+  std::uint64_t local = 0;  // its entry in the file
+  std::unique_ptr<rootio::ReusedObjects> objects;
+};
+
+// The class a product is read into an object of (ReusedObjects): a vector's,
+// or a blob's unless it is emulated (a new object each time, wrapped); none for a scalar.
+TClass* Hdf5Source::classOf(Product const& product) {
+  if (product.kind == Product::Kind::Vector) return TClass::GetClass(product.number->array);
+  if (product.kind == Product::Kind::Blob && !product.type.emulated) return product.type.cls;
+  return nullptr;
+}
 
 // One input file, open. Its products are in the order of the source's.
 struct Hdf5Source::OpenFile {
@@ -87,6 +106,7 @@ std::unique_ptr<Hdf5Source::OpenFile> Hdf5Source::open(std::size_t index) {
   auto file = openPath(sequence_.files()[index]);
   if (!declared_) {
     for (auto const& description : file->descriptions) declare(description);
+    for (auto const& product : file->products) classes_.push_back(classOf(product));
     declared_ = true;
     return file;
   }
@@ -153,21 +173,22 @@ void Hdf5Source::OpenFile::openProduct(hid_t parent, std::string const& label) {
   if (group.get() < 0) problem("is not a group: " + takeError());
   Product product;
   product.label = label;
-  product.kind = stringAttribute(group.get(), "kind");
+  auto const kind = stringAttribute(group.get(), "kind");
   auto const typeName = stringAttribute(group.get(), "type");
-  bool const numeric = product.kind == kScalar || product.kind == kVector;
-  if (!(numeric && layout == kColumns) && product.kind != kBlob) {
-    problem("has kind '" + product.kind + "', which a " + layout + " file does not hold");
+  bool const numeric = kind == kScalar || kind == kVector;
+  if (!(numeric && layout == kColumns) && kind != kBlob) {
+    problem("has kind '" + kind + "', which a " + layout + " file does not hold");
   }
+  product.kind = kind == kScalar ? Product::Kind::Scalar : kind == kVector ? Product::Kind::Vector : Product::Kind::Blob;
   try {  // their errors name the product, not the file
     product.type = rootio::rootTypeNamed(label, typeName);
     if (!numeric) product.serializer = rootio::makeSerializer(serialization, product.type, label);
   } catch (Exception const& error) {
     fail(error.message());
   }
-  product.number = product.kind == kVector ? rootio::fundamentalByArray(rootio::productTypeOf(product.type))
+  product.number = product.kind == Product::Kind::Vector ? rootio::fundamentalByArray(rootio::productTypeOf(product.type))
                                            : product.type.fundamental;
-  if (numeric && !product.number) problem("has type '" + typeName + "', not a " + product.kind + " of numbers");
+  if (numeric && !product.number) problem("has type '" + typeName + "', not a " + kind + " of numbers");
   if (numeric) {
     product.memoryType = numberOf(*product.number).memoryType;
     product.element = product.number->size;
@@ -181,20 +202,20 @@ void Hdf5Source::OpenFile::openProduct(hid_t parent, std::string const& label) {
   };
   product.values = dataset(kValues);
   product.length = lengthOf(product.values.get(), "cannot read product '" + label + "'");
-  if (framedBatches && product.kind == kBlob) {  // its frames hold its blobs' sizes
+  if (framedBatches && product.kind == Product::Kind::Blob) {  // its frames hold its blobs' sizes
     product.frameEnds = readEnds(group.get(), kFrames, product.length, "product '" + label + "'");
     if (product.frameEnds.size() != batchEnds.size()) {
       problem("has " + std::to_string(product.frameEnds.size()) + " frames for " + std::to_string(batchEnds.size()) +
               " batches");
     }
-  } else if (product.kind == kScalar) {
+  } else if (product.kind == Product::Kind::Scalar) {
     if (product.length != events) problem("has " + std::to_string(product.length) + " values for " + std::to_string(events) + " events");
   } else {
     product.offsets = dataset(kOffsets);
     auto const offsets = lengthOf(product.offsets.get(), "cannot read product '" + label + "'");
     if (offsets != events) problem("has " + std::to_string(offsets) + " offsets for " + std::to_string(events) + " events");
   }
-  if (product.kind == kVector) {
+  if (product.kind == Product::Kind::Vector) {
     descriptions.push_back({label, product.number->array, {}});
   } else {
     descriptions.push_back({label, rootio::productTypeOf(product.type), product.type.name});
@@ -221,63 +242,72 @@ Hdf5Source::OpenFile& Hdf5Source::fileAt(std::size_t index) {
 }
 
 bool Hdf5Source::next(SourceEvent& event) {
+  auto objects = events_.next(event.entry, classes_);  // the lane has finished the event of event.entry
+  event.entry = 0;
   if (next_ >= sequence_.entries()) return false;
+  auto record = std::make_unique<Record>();
+  std::tie(record->file, record->local) = sequence_.locate(next_);
+  record->objects = std::move(objects);
   if (next_ < idFirst_ || next_ >= idFirst_ + idWindow_.size()) {
-    auto const [index, local] = sequence_.locate(next_);
-    auto& file = fileAt(index);
-    auto const count = std::min(batch_, file.events - local);
+    auto& file = fileAt(record->file);
+    auto const count = std::min(batch_, file.events - record->local);
     idWindow_.resize(count);
     auto const lock = lockLibrary();
-    readRange(file.ids.get(), eventIdType().get(), local, count, idWindow_.data(), "cannot read '" + file.path + "'");
+    readRange(file.ids.get(), eventIdType().get(), record->local, count, idWindow_.data(),
+              "cannot read '" + file.path + "'");
     idFirst_ = next_;
   }
   auto const& id = idWindow_[next_ - idFirst_];
   event.id = EventId{id.run, id.luminosityBlock, id.event};
-  event.entry = next_++;
+  event.entry = events_.hold(std::move(record));
+  ++next_;
   return true;
 }
 
 bool Hdf5Source::skip(std::uint64_t count) { return sequence_.skip(next_, count); }
 
 void Hdf5Source::read(SourceEvent const& event, std::size_t index, ProductSlot& slot) {
-  auto const [fileIndex, entry] = sequence_.locate(event.entry);
-  auto& file = fileAt(fileIndex);
+  auto& record = rootio::HeldEvents<Record>::of(event);
+  auto& file = fileAt(record.file);
   auto& product = file.products[index];
+  auto const entry = record.local;
   if (entry < product.first || entry >= product.last) load(file, product, entry);
   auto const k = entry - product.first;
-  if (product.kind == kScalar) {
+  if (product.kind == Product::Kind::Scalar) {
     product.number->putScalar(product.window.data() + k * product.element, slot, product.element);
     return;
   }
   auto const begin = k == 0 ? product.base : product.ends[k - 1];
   auto const count = product.ends[k] - begin;
   auto const* const at = product.window.data() + (begin - product.base) * product.element;
-  if (product.kind == kVector) {
-    slot.adopt(product.number->newArray(at, count), product.number->array, count * product.element,
-               product.number->deleteArray, nullptr);
+  if (product.kind == Product::Kind::Vector) {
+    record.objects->read(index, count * product.element, slot,
+                         [&](void* array) { product.number->assignArray(array, at, count); });
     return;
   }
   try {
-    auto const* const bytes = reinterpret_cast<char const*>(at);
-    if (!file.framedBlobs) {
-      product.serializer->read(bytes, count, slot);
-      return;
+    auto const* bytes = reinterpret_cast<char const*>(at);
+    auto size = count;
+    if (file.framedBlobs) {
+      thread_local std::vector<char> raw;
+      codec::decompress(bytes, count, raw);
+      bytes = raw.data();
+      size = raw.size();
     }
-    thread_local std::vector<char> raw;
-    codec::decompress(bytes, count, raw);
-    product.serializer->read(raw.data(), raw.size(), slot);
+    if (!classes_[index]) return product.serializer->read(bytes, size, slot);  // an emulated class
+    record.objects->read(index, size, slot, [&](void* object) { product.serializer->readInto(bytes, size, object); });
   } catch (Exception const& error) {
     file.fail("product '" + product.label + "' of event " + std::to_string(entry) + ": " + error.message());
   }
 }
 
 void Hdf5Source::load(OpenFile const& file, Product& product, std::uint64_t entry) const {
-  if (file.framedBatches && product.kind == kBlob) return loadFrame(file, product, entry);
+  if (file.framedBatches && product.kind == Product::Kind::Blob) return loadFrame(file, product, entry);
   auto const lock = lockLibrary();
   auto const last = std::min(file.events, entry + batch_);
   std::string const what = "cannot read '" + file.path + "': product '" + product.label + "'";
   std::uint64_t from = entry, to = last;
-  if (product.kind != kScalar) {
+  if (product.kind != Product::Kind::Scalar) {
     loadOffsets(file, product, entry, last);
     from = product.base;
     to = product.ends.back();

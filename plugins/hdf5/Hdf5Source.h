@@ -15,6 +15,7 @@
 #include "lanes/core/PluginOptions.h"
 #include "lanes/core/Source.h"
 #include "root/InputFiles.h"
+#include "root/ReusedObjects.h"
 
 namespace lanes::hdf5 {
 
@@ -24,7 +25,8 @@ namespace lanes::hdf5 {
 // HDF5 file opens in well under a millisecond), so that one that cannot be
 // read, or holds other products than the first, is named before the job
 // runs; the few most recently read stay open, since events in flight may
-// still read from a file the source has moved past.
+// still read from a file the source has moved past. Vectors and objects are
+// read into the objects of the lane's event before (ReusedObjects).
 class Hdf5Source : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST (root/InputFiles.h),
@@ -44,6 +46,8 @@ class Hdf5Source : public Source {
  private:
   struct Product;
   struct OpenFile;
+  struct Record;
+  static TClass* classOf(Product const& product);
   Hdf5Source(Options const& options, PluginOptions const& checked);
 
   // Opens file `index` and checks that it holds the products this source
@@ -69,6 +73,8 @@ class Hdf5Source : public Source {
   // The ids of events [idFirst_, idFirst_ + idWindow_.size()), all of one file.
   std::vector<EventIdRecord> idWindow_;
   std::uint64_t idFirst_ = 0;
+  std::vector<TClass*> classes_;  // per product, ReusedObjects'
+  rootio::HeldEvents<Record> events_;
 };
 
 }  // namespace lanes::hdf5

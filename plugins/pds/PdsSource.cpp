@@ -12,6 +12,7 @@ struct PdsSource::Layout {
   std::string path;
   rootio::FrameLevel level = rootio::FrameLevel::Event;
   std::vector<rootio::StoredProduct> products;
+  std::vector<TClass*> classes;  // of the products (classesOf())
   std::vector<RecordPlace> records;
   std::uint64_t events = 0;
   std::uint64_t chunk = 1;
@@ -38,6 +39,7 @@ PdsSource::PdsSource(Options const&, PluginOptions const& checked) {
     for (auto const& [label, type] : header.products) {
       layout->products.push_back(rootio::storedProduct(layout->path, label, type, kind));
     }
+    layout->classes = rootio::classesOf(layout->products);
     layout->records = file_->scan();
     for (auto const& record : layout->records) layout->events += record.events;
   });
@@ -81,18 +83,17 @@ bool PdsSource::skip(std::uint64_t count) {
 bool PdsSource::at(std::uint64_t ordinal, SourceEvent& event) { return position(ordinal, event); }
 
 bool PdsSource::position(std::uint64_t ordinal, SourceEvent& event) {
-  // The lane that held the event of `event.entry` has finished it.
-  if (auto const* previous = reinterpret_cast<rootio::StoredEvent const*>(event.entry)) events_.erase(previous);
+  auto objects = events_.next(event.entry, layout_->classes);  // the lane has finished the event of event.entry
   event.entry = 0;
   if (ordinal >= layout_->events) return false;
   auto const& records = layout_->records;
   auto const found = std::upper_bound(records.begin(), records.end(), ordinal,
                                       [](std::uint64_t o, RecordPlace const& place) { return o < place.first; });
   auto const record = static_cast<std::size_t>(found - records.begin()) - 1;
-  auto stored = rootio::storedEvent(load(record), ordinal - records[record].first, layout_->products.size());
+  auto stored = std::make_unique<rootio::StoredEvent>(load(record), ordinal - records[record].first,
+                                                      layout_->products.size(), std::move(objects));
   event.id = rootio::idOf(*stored);
-  event.entry = reinterpret_cast<std::uint64_t>(stored.get());
-  events_.emplace(stored.get(), std::move(stored));
+  event.entry = events_.hold(std::move(stored));
   return true;
 }
 
@@ -106,7 +107,7 @@ std::shared_ptr<rootio::StoredBatch> PdsSource::load(std::size_t record) {
 }
 
 void PdsSource::read(SourceEvent const& event, std::size_t product, ProductSlot& slot) {
-  auto& stored = *reinterpret_cast<rootio::StoredEvent*>(event.entry);
+  auto& stored = rootio::HeldEvents<rootio::StoredEvent>::of(event);
   auto const& products = layout_->products;
   try {
     rootio::readStoredProduct(stored, layout_->level, product, *products[product].serializer, slot);

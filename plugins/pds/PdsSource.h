@@ -10,7 +10,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "lanes/core/Options.h"
@@ -26,7 +25,8 @@ namespace lanes::pds {
 // itself and with next() (concurrentReads()): it touches only its event's
 // record, which next() made and frees only when the lane that held it asks
 // for its next event, and the record's batch, whose frame is opened once.
-// Replicated use (handles=lane): each copy is lane-confined, with a handle of
+// Object products are read into the lane's objects, which the lane's next
+// record takes over (ReusedObjects). Replicated use (handles=lane): each copy is lane-confined, with a handle of
 // its own; the layout the copies share is immutable.
 class PdsSource : public Source {
  public:
@@ -60,7 +60,7 @@ class PdsSource : public Source {
   std::unique_ptr<PdsFile> file_;  // this copy's handle
   std::uint64_t next_ = 0;         // shared use: the next event's ordinal
   std::shared_ptr<rootio::StoredBatch> loaded_;
-  std::unordered_map<rootio::StoredEvent const*, std::unique_ptr<rootio::StoredEvent>> events_;
+  rootio::HeldEvents<rootio::StoredEvent> events_;
 };
 
 }  // namespace lanes::pds

@@ -4,6 +4,7 @@
 // out of a stored batch (BlobBatch.h), its batch, event and product frames
 // opened on the way (EventBlobs.h says which there are).
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -14,6 +15,7 @@
 #include "lanes/core/Product.h"
 #include "root/BlobBatch.h"
 #include "root/EventBlobs.h"
+#include "root/ReusedObjects.h"
 #include "root/RootSupport.h"
 #include "root/Serialization.h"
 
@@ -46,18 +48,30 @@ struct StoredBatch {
 
 // One event of a batch, as a lane holds it. Opened once, by whichever read
 // of it comes first (so in a lane, not in a shared source's serial queue):
-// where its products lie, and with compress=event its frame.
+// where its products lie, and with compress=event its frame. Its products
+// are read into the objects of its lane's chain (ReusedObjects).
 struct StoredEvent {
+  // Event `index` of `batch`, whose events have `products` products each, read into `objects`.
+  StoredEvent(std::shared_ptr<StoredBatch> batch, std::size_t index, std::size_t products,
+              std::unique_ptr<ReusedObjects> objects)
+      : batch(std::move(batch)), index(index), products(products), objects(std::move(objects)) {}
+
   std::shared_ptr<StoredBatch> batch;
-  std::size_t index = 0;
-  std::size_t products = 0;
+  std::size_t index;
+  std::size_t products;
+  std::unique_ptr<ReusedObjects> objects;
+  // Set once opened: then the event's bytes (its frame opened), and where
+  // each product begins and ends in them (P + 1) are read-only.
+  std::atomic<bool> open{false};
   std::once_flag opened;
-  std::vector<std::uint64_t> offsets;  // P + 1: where each product begins and ends in the event's bytes
-  std::vector<char> payload;
+  char const* bytes = nullptr;
+  std::size_t size = 0;
+  std::vector<std::uint64_t> offsets;
+  std::vector<char> payload;  // compress=event: the frame opened
 };
 
-// Event `index` of `batch`, whose events have `products` products each.
-std::unique_ptr<StoredEvent> storedEvent(std::shared_ptr<StoredBatch> batch, std::size_t index, std::size_t products);
+// The classes of `products` (nullptr for a scalar), as ReusedObjects takes them.
+std::vector<TClass*> classesOf(std::vector<StoredProduct> const& products);
 
 // The id of `event`.
 EventId idOf(StoredEvent const& event);

@@ -19,8 +19,8 @@ struct EventsSource::Format {
 };
 
 // One event, as a lane holds it, with its file's format.
-struct EventsSource::Record {
-  std::unique_ptr<StoredEvent> event;
+struct EventsSource::Record : StoredEvent {
+  using StoredEvent::StoredEvent;
   std::shared_ptr<Format const> format;
   std::size_t file = 0;
 };
@@ -139,6 +139,7 @@ std::unique_ptr<EventsSource::OpenFile> EventsSource::open(std::size_t index) {
     labels_ = *labels;
     types_ = *types;
     declaredBy_ = file->path;
+    classes_ = classesOf(file->format->products);
   }
   return file;
 }
@@ -191,20 +192,17 @@ std::shared_ptr<StoredBatch> EventsSource::loadBlob() {
 }
 
 bool EventsSource::next(SourceEvent& event) {
-  // The lane that held the event of `event.entry` has finished it.
-  if (auto const* previous = reinterpret_cast<Record const*>(event.entry)) records_.erase(previous);
+  auto objects = records_.next(event.entry, classes_);  // the lane has finished the event of event.entry
   event.entry = 0;
   StoredBatch const* ids = loaded_ ? loaded_.get() : ids_.get();
   if (!ids || index_ >= ids->batch.size()) {
     if (!nextEntry()) return false;
   }
-  auto record = std::make_unique<Record>();
-  record->event = storedEvent(loadBlob(), index_++, labels_.size());
+  auto record = std::make_unique<Record>(loadBlob(), index_++, labels_.size(), std::move(objects));
   record->format = file_->format;
   record->file = fileIndex_;
-  event.id = idOf(*record->event);
-  event.entry = reinterpret_cast<std::uint64_t>(record.get());
-  records_.emplace(record.get(), std::move(record));
+  event.id = idOf(*record);
+  event.entry = records_.hold(std::move(record));
   return true;
 }
 
@@ -224,12 +222,12 @@ bool EventsSource::skip(std::uint64_t count) {
 }
 
 void EventsSource::read(SourceEvent const& event, std::size_t product, ProductSlot& slot) {
-  auto& record = *reinterpret_cast<Record*>(event.entry);
+  auto& record = HeldEvents<Record>::of(event);
   auto const& format = *record.format;
   try {
-    readStoredProduct(*record.event, format.level, product, *format.products[product].serializer, slot);
+    readStoredProduct(record, format.level, product, *format.products[product].serializer, slot);
   } catch (Exception const& error) {
-    fail(record.file, record.event->batch->index,
+    fail(record.file, record.batch->index,
          "product '" + labels_[product] + "' of event " + event.id.str() + ": " + error.message());
   }
 }

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "lanes/core/Options.h"
@@ -25,7 +24,9 @@ namespace lanes::rootio {
 // next() made and frees only when the lane that held it asks for its next
 // event, and the record's batch, whose frame is opened once (std::call_once).
 // An event's record holds its batch's bytes and its file's Format, so the
-// source closes a file as soon as it moves to the next.
+// source closes a file as soon as it moves to the next; its object products
+// are read into its lane's objects, which the lane's next record takes over
+// (ReusedObjects).
 class EventsSource : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST (InputFiles.h), and
@@ -74,7 +75,8 @@ class EventsSource : public Source {
   std::unique_ptr<StoredBatch> ids_;
   std::size_t index_ = 0;
   std::shared_ptr<StoredBatch> loaded_;  // the current entry's bytes, once an event of it is used
-  std::unordered_map<Record const*, std::unique_ptr<Record>> records_;
+  std::vector<TClass*> classes_;  // of the products (classesOf())
+  HeldEvents<Record> records_;
 };
 
 }  // namespace lanes::rootio

@@ -3,7 +3,6 @@
 #include <TBufferFile.h>
 #include <TClass.h>
 
-#include <cstring>
 
 #include "lanes/core/Exception.h"
 
@@ -19,33 +18,18 @@ void streamProduct(TBufferFile& buffer, void* object, RootType const& type) {
   }
 }
 
-void unstreamProduct(char const* bytes, std::size_t size, RootType const& type, ProductSlot& slot) {
+void unstreamInto(char const* bytes, std::size_t size, RootType const& type, void* object) {
   ThrowOnRootFatal guard;
   TBufferFile buffer(TBuffer::kRead, static_cast<Int_t>(size), const_cast<char*>(bytes), kFALSE);
   if (type.fundamental) {
-    alignas(8) unsigned char scalar[8];
-    if (size != type.fundamental->size) {
-      throw Exception(std::to_string(size) + " bytes cannot hold a " + type.name);
-    }
-    type.fundamental->unstream(buffer, scalar);
-    type.fundamental->putScalar(scalar, slot, size);
+    if (size != type.fundamental->size) throw Exception(std::to_string(size) + " bytes cannot hold a " + type.name);
+    type.fundamental->unstream(buffer, object);
     return;
   }
-  void* object = type.cls->New();
-  try {
-    type.cls->Streamer(object, buffer);
-    if (static_cast<std::size_t>(buffer.Length()) != size) {
-      throw Exception(std::to_string(size) + " bytes do not hold one " + type.name + " (it takes " +
-                      std::to_string(buffer.Length()) + ")");
-    }
-  } catch (...) {
-    type.cls->Destructor(object);
-    throw;
-  }
-  if (type.emulated) {
-    slot.emplace(EmulatedObject(type.cls, object), size);
-  } else {
-    adoptObject(slot, type.cls, object, size);
+  type.cls->Streamer(object, buffer);
+  if (static_cast<std::size_t>(buffer.Length()) != size) {
+    throw Exception(std::to_string(size) + " bytes do not hold one " + type.name + " (it takes " +
+                    std::to_string(buffer.Length()) + ")");
   }
 }
 

@@ -19,15 +19,16 @@ namespace lanes::rootio {
 // concurrent calls.
 void streamProduct(TBufferFile& buffer, void* object, RootType const& type);
 
-// A new product of `type` read from `size` bytes that streamProduct() wrote,
-// put into `slot`; throws lanes::Exception if the bytes do not hold one.
-void unstreamProduct(char const* bytes, std::size_t size, RootType const& type, ProductSlot& slot);
+// Reads the product of `type` that `size` bytes from streamProduct() hold
+// into `object` (ProductSerializer::readInto()); throws lanes::Exception if
+// the bytes do not hold one.
+void unstreamInto(char const* bytes, std::size_t size, RootType const& type, void* object);
 
 // The ROOT type named `name` (a fundamental's RNTuple spelling, "float", or
 // a class name); throws lanes::Exception naming `label` if ROOT knows none.
 RootType rootTypeNamed(std::string const& label, std::string const& name);
 
-// The C++ type of the products unstreamProduct() makes for `type`.
+// The C++ type of the products ProductSerializer::read() makes for `type`.
 std::type_index productTypeOf(RootType const& type);
 
 }  // namespace lanes::rootio

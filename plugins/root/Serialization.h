@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lanes/core/Product.h"
@@ -32,16 +33,26 @@ enum class SerializationKind { Root, Unrolled };
 SerializationKind parseSerialization(std::string const& name);
 std::string nameOf(SerializationKind kind);
 
-// Immutable after construction, thread-safe: write() and read() run
-// concurrently from any thread (each uses buffers of its thread's own).
+// Immutable after construction, thread-safe: write(), read() and readInto()
+// run concurrently from any thread (each uses buffers of its thread's own).
 class ProductSerializer {
  public:
+  explicit ProductSerializer(RootType type) : type_(std::move(type)) {}
   virtual ~ProductSerializer() = default;
+
+  RootType const& type() const { return type_; }
   // Appends the bytes of `object` (a product of the serializer's type) to `out`.
   virtual void write(void const* object, std::vector<char>& out) const = 0;
-  // Fills `slot` with the product that `size` bytes at `bytes` hold; throws
-  // lanes::Exception if they are not exactly one such product.
-  virtual void read(char const* bytes, std::size_t size, ProductSlot& slot) const = 0;
+  // Reads the product that `size` bytes at `bytes` hold into `object`: a
+  // scalar's memory, or an object of the class (type().cls) that may hold
+  // another product, which this one replaces. Throws lanes::Exception if the
+  // bytes are not exactly one such product (the object may then be half-built).
+  virtual void readInto(char const* bytes, std::size_t size, void* object) const = 0;
+  // Fills `slot` with a new product read from the bytes (readInto()); throws as readInto().
+  void read(char const* bytes, std::size_t size, ProductSlot& slot) const;
+
+ protected:
+  RootType type_;
 };
 
 // The serializer of a product of `type` (label for messages); throws

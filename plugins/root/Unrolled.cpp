@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "lanes/core/Exception.h"
+#include "root/NumberTypes.h"
 
 namespace lanes::rootio {
 
@@ -65,18 +66,6 @@ class Node {
   virtual ~Node() = default;
   virtual void write(void const* object, Writer& out) const = 0;
   virtual void read(void* object, Reader& in) const = 0;
-  // Puts into `slot` a new object of `cls` (this node's class) read from all of `in`.
-  virtual void make(TClass* cls, Reader& in, ProductSlot& slot, std::size_t bytes) const {
-    void* object = cls->New();
-    try {
-      read(object, in);
-      finish(in);
-    } catch (...) {
-      cls->Destructor(object);
-      throw;
-    }
-    adoptObject(slot, cls, object, bytes);
-  }
   // The fewest bytes an object takes (a bound on element counts read).
   virtual std::size_t least() const { return 0; }
 };
@@ -149,47 +138,13 @@ class VectorNode : public Node {
     in.bytes(values.data(), n * sizeof(T));
   }
   std::size_t least() const override { return sizeof(std::uint32_t); }
-  // Without TClass::New and its destructor call: a vector of numbers is the commonest product.
-  void make(TClass* cls, Reader& in, ProductSlot& slot, std::size_t bytes) const override {
-    if (*cls->GetTypeInfo() != typeid(std::vector<T>)) return Node::make(cls, in, slot, bytes);
-    auto values = std::make_unique<std::vector<T>>();
-    read(values.get(), in);
-    finish(in);
-    slot.adopt(values.release(), typeid(std::vector<T>), bytes,
-               [](void* object, void*) { delete static_cast<std::vector<T>*>(object); }, nullptr);
-  }
 };
 
 // The VectorNode of the vector of `type`, or nullptr for another type.
 std::unique_ptr<Node> vectorOf(EDataType type) {
-  switch (type) {
-    case kChar_t:
-      return std::make_unique<VectorNode<Char_t>>();
-    case kUChar_t:
-      return std::make_unique<VectorNode<UChar_t>>();
-    case kShort_t:
-      return std::make_unique<VectorNode<Short_t>>();
-    case kUShort_t:
-      return std::make_unique<VectorNode<UShort_t>>();
-    case kInt_t:
-      return std::make_unique<VectorNode<Int_t>>();
-    case kUInt_t:
-      return std::make_unique<VectorNode<UInt_t>>();
-    case kLong_t:
-      return std::make_unique<VectorNode<Long_t>>();
-    case kULong_t:
-      return std::make_unique<VectorNode<ULong_t>>();
-    case kLong64_t:
-      return std::make_unique<VectorNode<Long64_t>>();
-    case kULong64_t:
-      return std::make_unique<VectorNode<ULong64_t>>();
-    case kFloat_t:
-      return std::make_unique<VectorNode<Float_t>>();
-    case kDouble_t:
-      return std::make_unique<VectorNode<Double_t>>();
-    default:
-      return nullptr;
-  }
+  return visitNumberType<std::unique_ptr<Node>>(
+      type, [](auto number) -> std::unique_ptr<Node> { return std::make_unique<VectorNode<decltype(number)>>(); },
+      nullptr);
 }
 
 // An STL collection through ROOT's collection proxy: its size, then its
@@ -341,7 +296,7 @@ class Plan {
 
 class UnrolledSerializer : public ProductSerializer {
  public:
-  UnrolledSerializer(RootType type, std::string const& label) : type_(std::move(type)), plan_(label) {
+  UnrolledSerializer(RootType const& type, std::string const& label) : ProductSerializer(type), plan_(label) {
     if (!type_.fundamental) root_ = plan_.of(type_.cls);
   }
 
@@ -355,20 +310,20 @@ class UnrolledSerializer : public ProductSerializer {
     root_->write(object, writer);
   }
 
-  void read(char const* bytes, std::size_t size, ProductSlot& slot) const override {
+  void readInto(char const* bytes, std::size_t size, void* object) const override {
     if (type_.fundamental) {
       if (size != type_.fundamental->size) {
-        throw Exception(std::to_string(size) + " bytes do not hold one '" + type_.name + "'");
+        throw Exception(std::to_string(size) + " bytes cannot hold a " + type_.name);
       }
-      type_.fundamental->putScalar(bytes, slot, size);
+      std::memcpy(object, bytes, size);
       return;
     }
     Reader reader(bytes, size);
-    root_->make(type_.cls, reader, slot, size);
+    root_->read(object, reader);
+    finish(reader);
   }
 
  private:
-  RootType type_;
   Plan plan_;
   Node const* root_ = nullptr;  // for a class
 };

@@ -6,6 +6,7 @@
 // from other threads while they read.
 
 #include "root/ReusedObjects.h"
+#include "root/RootSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -105,6 +106,10 @@ TEST(ReusedObjectsTest, AFailedReadGivesItsObjectUpAndFillsNoSlot) {
 TEST(ReusedObjectsTest, ChainsReadWhileTheirObjectsComeBackFromOtherThreads) {
   constexpr int kLanes = 4, kEvents = 1000, kProducts = 8, kConsumers = 2;
   constexpr std::size_t kQueued = 16;
+  // ROOT's type system is thread-safe only once enabled, as every job does
+  // before its threads start; run alone, this test is the first to ask.
+  initialiseRoot();
+  auto* const floats = floatsClass();
   std::mutex mutex;
   std::condition_variable changed;
   std::deque<std::pair<std::unique_ptr<ProductSlot[]>, float>> queue;
@@ -131,7 +136,7 @@ TEST(ReusedObjectsTest, ChainsReadWhileTheirObjectsComeBackFromOtherThreads) {
   }
   for (int lane = 0; lane < kLanes; ++lane) {
     threads.emplace_back([&, lane] {
-      ReusedObjects objects(std::vector<TClass*>(kProducts, floatsClass()));
+      ReusedObjects objects(std::vector<TClass*>(kProducts, floats));
       for (int e = 0; e < kEvents; ++e) {
         auto slots = std::make_unique<ProductSlot[]>(kProducts);
         auto const value = static_cast<float>(e * kLanes + lane);

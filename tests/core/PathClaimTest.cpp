@@ -114,22 +114,6 @@ class PathClaimTest : public testing::Test {
   std::string path(std::string const& name) const { return (directory_ / name).string(); }
   static void write(std::string const& file) { std::ofstream(file) << "x"; }
 
-  // A job that claims `out`, writes the files `written(its pid)` names, and is killed; returns its pid.
-  static pid_t killedWriter(std::string const& out, std::function<std::vector<std::string>(long)> const& written) {
-    Gate hold;
-    Child writer([&](Child const& self) {
-      claim(out, "output");
-      for (auto const& file : written(::getpid())) write(file);
-      self.say("written");
-      hold.waitInChild();
-    });
-    EXPECT_EQ(writer.line(), "written");
-    auto const pid = writer.pid();
-    ::kill(pid, SIGKILL);
-    writer.wait();
-    return pid;
-  }
-
   fs::path directory_;
 };
 
@@ -180,7 +164,17 @@ TEST_F(PathClaimTest, OfManyJobsClaimingAtOnceOneWins) {
 
 TEST_F(PathClaimTest, AKilledWritersClaimBlocksNobodyAndItsLeftoversAreNamed) {
   auto const out = path("out.root");
-  auto const pid = killedWriter(out, [&](long self) { return std::vector<std::string>{partialPath(out, self)}; });
+  Gate hold;
+  Child killed([&](Child const& self) {
+    claim(out, "output");
+    write(partialPath(out, ::getpid()));
+    self.say("written");
+    hold.waitInChild();
+  });
+  ASSERT_EQ(killed.line(), "written");
+  ::kill(killed.pid(), SIGKILL);
+  auto const pid = killed.pid();
+  killed.wait();
   auto const leftovers = claim(out, "output");
   ASSERT_EQ(leftovers.size(), 1u);
   EXPECT_EQ(leftovers[0].path, partialPath(out, pid));
@@ -239,10 +233,19 @@ TEST_F(PathClaimTest, TheRenameChecksTheClaimAgain) {
 
 TEST_F(PathClaimTest, CleanRemovesOnlyWhatAClaimProves) {
   auto const out = path("out.root");
-  auto const pid = killedWriter(out, [&](long self) {
-    return std::vector<std::string>{partialPath(out, self), partPath(out, jobPartName("worker-0", self)),
-                                    partialPath(partPath(out, jobPartName("worker-1", self)), 4242)};
+  Gate hold;
+  Child killed([&](Child const& self) {
+    claim(out, "output");
+    write(partialPath(out, ::getpid()));
+    write(partPath(out, jobPartName("worker-0", ::getpid())));
+    write(partialPath(partPath(out, jobPartName("worker-1", ::getpid())), 4242));
+    self.say("written");
+    hold.waitInChild();
   });
+  ASSERT_EQ(killed.line(), "written");
+  auto const pid = killed.pid();
+  ::kill(pid, SIGKILL);
+  killed.wait();
   std::vector<std::string> expected{partialPath(out, pid), partPath(out, jobPartName("worker-0", pid)),
                                     partialPath(partPath(out, jobPartName("worker-1", pid)), 4242)};
   std::sort(expected.begin(), expected.end());

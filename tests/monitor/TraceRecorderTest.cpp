@@ -1,7 +1,5 @@
 #include "lanes/monitor/TraceRecorder.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -12,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "Synthetic.h"
-#include "lanes/core/TemporaryName.h"
 
 namespace lanes {
 namespace {
@@ -59,7 +56,7 @@ TEST(TraceRecorder, WritesOneCompleteEventPerCall) {
   EXPECT_GE(calls[0].at("ts").get<double>(), 0.0);
   EXPECT_NEAR(calls[1].at("ts").get<double>() - calls[0].at("ts").get<double>(), 10.0, 1e-3);
   EXPECT_EQ(calls[0].at("tid"), calls[1].at("tid"));
-  EXPECT_FALSE(std::filesystem::exists(partialPath(path, ::getpid())));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
   std::filesystem::remove(path);
 }
 
@@ -141,7 +138,7 @@ TEST(TraceRecorder, StreamsFullBuffersToTheFileWhileTheJobRuns) {
   recorder.jobStarted(test::syntheticJob());
   auto const origin = Clock::now();
   for (unsigned i = 0; i < 25; ++i) recorder.callFinished(call(0, Transition::Event, microseconds(1), i, 0, origin));
-  std::ifstream partial(partialPath(path, ::getpid()));
+  std::ifstream partial(path + ".tmp");
   std::string const written((std::istreambuf_iterator<char>(partial)), std::istreambuf_iterator<char>());
   std::size_t calls = 0;
   for (auto at = written.find("\"ph\":\"X\""); at != std::string::npos; at = written.find("\"ph\":\"X\"", at + 1)) ++calls;
@@ -149,7 +146,7 @@ TEST(TraceRecorder, StreamsFullBuffersToTheFileWhileTheJobRuns) {
   recorder.jobFinished();
   recorder.close();
   EXPECT_EQ(eventsOfPhase(readJson(path), "X").size(), 25u);
-  EXPECT_FALSE(std::filesystem::exists(partialPath(path, ::getpid())));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
   std::filesystem::remove(path);
 }
 
@@ -157,13 +154,13 @@ TEST(TraceRecorder, AFailedWriteThrowsWithItsCauseAndLeavesNoFile) {
   auto const path = tempPath("full.json");
   TraceRecorder recorder(path, /*chunk=*/1);
   // /dev/full takes no byte: every write fails with ENOSPC, as a full disk's.
-  std::filesystem::remove(partialPath(path, ::getpid()));
-  std::filesystem::create_symlink("/dev/full", partialPath(path, ::getpid()));
+  std::filesystem::remove(path + ".tmp");
+  std::filesystem::create_symlink("/dev/full", path + ".tmp");
   recorder.jobStarted(test::syntheticJob());
   recorder.callFinished(call(0, Transition::Event, microseconds(1), 1, 0, Clock::now()));
   expectCloseFails(recorder, "cannot write '" + path + "': No space left on device");
   EXPECT_FALSE(std::filesystem::exists(path));
-  EXPECT_FALSE(std::filesystem::is_symlink(partialPath(path, ::getpid())));
+  EXPECT_FALSE(std::filesystem::is_symlink(path + ".tmp"));
 }
 
 TEST(TraceRecorder, MissingDirectoryThrowsNamingTheFile) {
@@ -171,7 +168,7 @@ TEST(TraceRecorder, MissingDirectoryThrowsNamingTheFile) {
   TraceRecorder recorder(path);
   recorder.jobStarted(test::syntheticJob());
   expectCloseFails(recorder, "cannot write '" + path + "': No such file or directory");
-  EXPECT_FALSE(std::filesystem::exists(partialPath(path, ::getpid())));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
 }
 
 TEST(TraceRecorder, FailedRenameLeavesNoTemporary) {
@@ -180,7 +177,7 @@ TEST(TraceRecorder, FailedRenameLeavesNoTemporary) {
   TraceRecorder recorder(path);
   recorder.jobStarted(test::syntheticJob());
   EXPECT_THROW(recorder.close(), Exception);
-  EXPECT_FALSE(std::filesystem::exists(partialPath(path, ::getpid())));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
   std::filesystem::remove_all(path);
 }
 

@@ -85,7 +85,7 @@ struct TreeSource::OpenFile {
   std::vector<Window> windows;      // per product
   std::vector<Held> held;           // per product, its layout->readAhead entries (readahead=N > 1)
   std::vector<std::string> errors;  // per product: why its window's failed entry failed
-  // Per product: ROOT's fatal error that stopped a read of its branch. The
+  // Per product: ROOT's fatal error that stopped a read of its branch ("entry N: what ROOT said"). The
   // branch is not read again: the fatal error left it, and the object it
   // was filling, half-way (a later read of it crashed in 1 of ~160 jobs).
   std::vector<std::string> fatal;
@@ -535,7 +535,7 @@ void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry,
                      origin() + "': " + why);
   };
   if (!file.fatal[product].empty()) {
-    throw failed("not read after ROOT's fatal error in an earlier entry: " + file.fatal[product]);
+    throw failed("not read after ROOT's fatal error in " + file.fatal[product]);
   }
   ReadingScope const reading(noteOf(layout.name.c_str(), entry));
   try {
@@ -565,7 +565,7 @@ void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry,
       auto& initial = file.initialObjects;
       initial.erase(std::remove(initial.begin(), initial.end(), std::make_pair(layout.cls, filling)), initial.end());
     }
-    file.fatal[product] = fatal.message();
+    file.fatal[product] = "entry " + std::to_string(entry) + ": " + fatal.message();
     throw failed(fatal.message());
   }
   // ROOT reports what it noticed (a byte count that does not match) and reads on.

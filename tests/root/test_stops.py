@@ -33,9 +33,9 @@ def test_sigint_commits_a_valid_file(tmp_path, kind):
     job, out = start_endless_job(tmp_path, kind)
     with job as process:
         partial = wait_for_partial(process, out)
-        # Stop it while it writes: a tree's file grows as baskets fill (to 1 MB within about a second); an RNTuple
-        # is written at the end, so for it this just waits 2 s.
-        poll_until(lambda: not partial.exists() or partial.stat().st_size > 1_000_000, 2)
+        # Stop it while it writes: a tree's file grows as baskets fill (to 1 MB within about a second, longer on a
+        # loaded machine); an RNTuple is written at the end, so for it this waits 5 s, time for its first events.
+        poll_until(lambda: not partial.exists() or partial.stat().st_size > 1_000_000, 5 if kind == "rntuple" else 30)
         process.send_signal(signal.SIGINT)
         result = result_of(process, tmp_path, 20, "after SIGINT (the signal was lost?)")
     assert result.returncode == 128 + signal.SIGINT, result.stderr

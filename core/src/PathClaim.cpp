@@ -215,6 +215,7 @@ class Registry {
     kept.push_back({kWriting, self});
     if (!writeLines(fd, kept)) {
       int const error = errno;
+      if (lines->empty()) ::unlink(file.c_str());  // ours, and it names nobody: leave nothing behind
       ::close(fd);
       throw Exception("cannot claim " + use + " for this job: cannot write its claim file '" + file +
                       "': " + errnoText(error));

@@ -127,9 +127,12 @@ def test_workers_of_a_killed_parent_stop_and_remove_their_parts(tmp_path, mode):
         process.kill()
         process.wait()
         wait_for(lambda: not any(alive(w) for w in workers), 60, "the orphaned workers to end")
-    # Only the dead parent's own temporary file may remain (`lanes clean` removes it).
+    # Only the dead parent's own claim on out.root and its temporary file may remain: `lanes clean` removes both.
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out."))
-    assert left in ([], [f"out.root.partial-{process.pid}"]), left
+    assert left in (["out.root.lanes-claim"], ["out.root.lanes-claim", f"out.root.partial-{process.pid}"]), left
+    cleaned = subprocess.run([str(BINARY), "clean", str(tmp_path), "--yes"], capture_output=True, text=True)
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("out.")]
 
 
 @pytest.mark.parametrize("action, mode", [("warn", "processes"), ("stop", "processes"), ("abort", "processes"),
@@ -230,8 +233,9 @@ def test_a_killed_jobs_finished_parts_are_named_and_cleaned(tmp_path):
     assert left == [claim] + parts, left
     listed = subprocess.run([str(BINARY), "clean", str(tmp_path)], capture_output=True, text=True)
     assert listed.returncode == 0, listed.stderr
+    # The killed job's claims name it: on out.root with the parts it left, and on its report, with nothing left.
     assert [line.split(" (")[0] for line in listed.stdout.splitlines()[:-1]] == [
-        f"would remove {p}" for p in parts + [claim]]
+        f"would remove {p}" for p in parts + [claim, tmp_path / "report.json.lanes-claim"]]
     # A new job writing the same file names them (in one process, and in several).
     for mode in ([], ["--processes", 2]):
         with group_job(tmp_path, "--source", SOURCE, "-n", 10, "-t", 1, "--output", "root:file=out.root",
@@ -255,8 +259,13 @@ def test_workers_whose_parent_dies_before_the_merge_remove_their_finished_parts(
         process.kill()  # the parent alone; its workers wait for it to merge their parts
         process.wait()
         wait_for(lambda: not any(alive(w) for w in workers), 60, "the orphaned workers to end")
+    # Only the killed parent's claim on out.root is left, which names no file left now: `lanes clean` removes it.
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out."))
-    assert left == [], (left, (tmp_path / "stderr.txt").read_text())
+    assert left == ["out.root.lanes-claim"], (left, (tmp_path / "stderr.txt").read_text())
+    cleaned = subprocess.run([str(BINARY), "clean", str(tmp_path), "--yes"], capture_output=True, text=True)
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert cleaned.stdout.splitlines()[0].startswith(f"removed {tmp_path / 'out.root.lanes-claim'} ("), cleaned.stdout
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("out.")]
 
 
 def test_lanes_clean_of_a_missing_directory_is_a_one_line_error(tmp_path):

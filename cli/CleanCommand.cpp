@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 
 #include "lanes/core/Exception.h"
+#include "lanes/core/PathClaim.h"
 #include "lanes/core/TemporaryName.h"
 
 namespace lanes::cli {
@@ -18,23 +20,14 @@ std::vector<std::string> outputFiles(JobConfig const& config) {
   return files;
 }
 
-namespace {
-
-// "process 12 is gone" or "processes 12 and 34 are gone".
-std::string goneWriters(std::string const& path) {
-  auto const writers = parseTemporary(path)->writers;
-  std::string text = writers.size() == 1 ? "process " : "processes ";
-  for (std::size_t k = 0; k < writers.size(); ++k) text += (k ? " and " : "") + std::to_string(writers[k]);
-  return text + (writers.size() == 1 ? " is gone" : " are gone");
-}
-
-}  // namespace
-
-void warnAboutStalePartials(std::vector<std::string> const& files) {
+void claimJobFiles(std::vector<JobFile> const& files, unsigned ranks) {
   for (auto const& file : files) {
-    for (auto const& stale : leftoversOf(file)) {
-      std::cerr << "lanes: warning: '" << stale << "' is left from a job that was killed (" << goneWriters(stale)
-                << "); `lanes clean` removes it\n";
+    if (!file.written) continue;
+    for (auto const& leftover : claim(file.path, file.use, ranks)) {
+      auto const directory = std::filesystem::path(file.path).parent_path();
+      std::cerr << "lanes: warning: '" << leftover.path << "' is left from a job that was killed (process "
+                << leftover.writer.pid << " is gone); `lanes clean " << (directory.empty() ? "." : directory.string())
+                << " --yes` removes it\n";
     }
   }
 }
@@ -45,17 +38,28 @@ void removeOwnPartials(std::vector<std::string> const& files) {
 
 namespace {
 
-int clean(std::string const& directory, bool dryRun) {
-  if (!std::filesystem::is_directory(directory)) throw Exception("cannot clean '" + directory + "': not a directory");
-  for (auto const& leftover : leftoversIn(directory)) {
-    std::error_code error;
-    if (!dryRun) std::filesystem::remove(leftover, error);
-    if (error) {
-      std::cerr << "lanes: error: cannot remove '" << leftover << "': " << error.message() << "\n";
-      return 1;
-    }
-    std::cout << (dryRun ? "would remove " : "removed ") << leftover << "\n";
+// "12 bytes", "3.4 MB": a file's size as the listing gives it.
+std::string sizeText(std::uintmax_t bytes) {
+  char text[32];
+  if (bytes < 1000) {
+    std::snprintf(text, sizeof text, "%ju bytes", bytes);
+  } else {
+    auto const units = bytes < 1000000 ? "kB" : bytes < 1000000000 ? "MB" : "GB";
+    auto const scale = bytes < 1000000 ? 1e3 : bytes < 1000000000 ? 1e6 : 1e9;
+    std::snprintf(text, sizeof text, "%.1f %s", static_cast<double>(bytes) / scale, units);
   }
+  return text;
+}
+
+int clean(std::string const& directory, bool remove) {
+  if (!std::filesystem::is_directory(directory)) throw Exception("cannot clean '" + directory + "': not a directory");
+  std::uintmax_t files = 0, total = 0;
+  cleanDirectory(directory, remove, [&](std::string const& path, std::uintmax_t bytes) {
+    std::cout << (remove ? "removed " : "would remove ") << path << " (" << sizeText(bytes) << ")\n";
+    ++files;
+    total += bytes;
+  });
+  if (!remove && files) std::cout << files << " files, " << sizeText(total) << ": `lanes clean " << directory << " --yes` removes them\n";
   return 0;
 }
 
@@ -64,13 +68,14 @@ int clean(std::string const& directory, bool dryRun) {
 void addCleanCommand(CLI::App& app, int& exitCode) {
   auto* command = app.add_subcommand(
       "clean",
-      "Remove what jobs killed before they could finish left in DIR: partial files (FILE.partial-PID) and the parts "
-      "of multi-process jobs (FILE.worker-N-of-PARENT...) whose processes are gone");
+      "List what jobs killed before they could finish left in DIR, and with --yes remove it: the partial files "
+      "(FILE.partial-PID) and the parts of multi-process jobs (FILE.worker-N-of-PARENT...) that a claim file "
+      "(FILE.lanes-claim) proves lanes wrote, and the claim files; nothing a live job writes, and nothing else");
   auto directory = std::make_shared<std::string>();
-  auto dryRun = std::make_shared<bool>(false);
+  auto yes = std::make_shared<bool>(false);
   command->add_option("DIR", *directory, "The directory to clean")->required();
-  command->add_flag("--dry-run", *dryRun, "Only list what would be removed");
-  command->callback([directory, dryRun, &exitCode] { exitCode = clean(*directory, *dryRun); });
+  command->add_flag("--yes", *yes, "Remove what is listed (without it, only list)");
+  command->callback([directory, yes, &exitCode] { exitCode = clean(*directory, *yes); });
 }
 
 }  // namespace lanes::cli

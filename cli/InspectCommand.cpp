@@ -9,6 +9,7 @@
 
 #include "FatalSignals.h"
 #include "lanes/core/Exception.h"
+#include "lanes/core/JobFiles.h"
 #include "lanes/monitor/AtomicFile.h"
 #include "root/Inspect.h"
 
@@ -75,6 +76,7 @@ rootio::InspectedDataset const& chosen(std::vector<rootio::InspectedDataset> con
 
 void inspect(InspectArguments const& arguments) {
   reportFatalSignals();  // before the file is opened
+  requireRegularInput(arguments.file, "the file to inspect");
   auto const datasets = rootio::inspectFile(arguments.file);
   if (datasets.empty()) throw Exception("'" + arguments.file + "' holds no TTree or RNTuple");
   if (arguments.json) {

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "GitState.h"
+#include "lanes/core/JobFiles.h"
 #include "lanes/monitor/Sha256.h"
 #include "lanes/node/Topology.h"
 
@@ -22,6 +23,9 @@ Provenance jobProvenance(std::string const& menu) {
   auto provenance = Provenance::current();
   provenance.command = commandLine();
   if (!menu.empty()) {
+    // Hashed before the job reads it: a FIFO or a directory is refused here,
+    // not read forever.
+    requireRegularInput(menu, "the menu (--menu " + menu + ")");
     provenance.menu = std::filesystem::absolute(menu).lexically_normal().string();
     provenance.menuSha256 = sha256OfFile(menu);
   }

@@ -6,6 +6,7 @@
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/Module.h"
+#include "lanes/core/TemporaryName.h"
 
 namespace lanes::cli {
 
@@ -28,7 +29,7 @@ void removeParts(std::vector<TracePart> const& parts) {
   std::error_code ignored;  // a part that is not there is what removing wants
   for (auto const& part : parts) {
     std::filesystem::remove(part.path, ignored);
-    std::filesystem::remove(part.path + ".tmp", ignored);  // a killed worker's
+    std::filesystem::remove(partialPath(part.path, part.pid), ignored);  // a killed worker's
   }
 }
 

@@ -15,7 +15,8 @@ namespace {
 
 // The options the framework itself takes from a SPEC, whatever the plugin.
 constexpr char const* kGenericOptions = R"(
-options of every SPEC (key=value, separated by commas; a key given twice is an error, except list options):
+options of every SPEC (key=value, separated by commas; a key given twice is an error, except list options;
+a value that holds a comma goes in double quotes: file="a,b.root", in which \" is a quote and \\ a backslash):
   label=NAME         modules and outputs: the name in paths, errors and the report (default: the plugin name,
                      numbered if repeated; a label given twice is an error)
   repeat=N           sources: read the first N events (1 to 100000000) once into memory and cycle them;
@@ -24,9 +25,11 @@ options of every SPEC (key=value, separated by commas; a key given twice is an e
   keep=GLOB          outputs (list): write only the products matching a glob ('*', '?'); one that matches no
                      product is an error (default: every product)
   products=GLOB      per-product waiters (list): only for the products matching; one that matches none is an error
-  file=PATH          sources (list): an input file; outputs: the file written (under PATH.partial-PID until the
-                     job succeeds); event-time: its times. No file the job writes may be one it reads or writes
-                     elsewhere (also through a symlink or a hard link): such a job is refused before it runs
+  file=PATH          sources (list): an input file (a regular file: a FIFO or a device is refused); outputs:
+                     the file written (under PATH.partial-PID until the job succeeds; claimed in PATH.lanes-claim
+                     while the job runs: a second job that would write it is refused); event-time: its times.
+                     No file the job writes may be one it reads or writes elsewhere (also through a symlink or a
+                     hard link): such a job is refused before it runs
   files=LIST         sources: a text file naming input files, one per line; blank lines and lines starting
                      with '#' are skipped; relative paths are relative to the list's directory
   profile=PATH       synthetic: the product sizes (JSON from tools/derive_profile.py)

@@ -28,6 +28,7 @@
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/JobFiles.h"
+#include "lanes/core/PathClaim.h"
 #include "lanes/monitor/MemorySampler.h"
 #include "lanes/monitor/ProgressTicker.h"
 #include "lanes/monitor/ResourceUsage.h"
@@ -114,7 +115,10 @@ std::vector<JobFile> filesOf(JobConfig const& config, RunArguments const& argume
 JobConfig makeJob(RunArguments const& arguments) {
   JobConfig config;
   MenuJobSettings menu;
-  if (!arguments.menu.empty()) menu = loadMenu(arguments.menu, config);
+  if (!arguments.menu.empty()) {
+    requireRegularInput(arguments.menu, "the menu (--menu " + arguments.menu + ")");
+    menu = loadMenu(arguments.menu, config);
+  }
   auto libraries = arguments.pluginLibraries;  // before anything looks a plugin up
   libraries.insert(libraries.end(), menu.pluginLibraries.begin(), menu.pluginLibraries.end());
   loadPluginLibraries(libraries);
@@ -321,10 +325,14 @@ int runSingleProcess(RunArguments const& arguments) {
   SignalStop signalStop;  // before any thread starts
   auto const provenance = jobProvenance(arguments.menu);
   auto job = makeJob(arguments);
+  auto const written = filesOf(job, arguments);
   auto const files = outputFiles(job);
-  warnAboutStalePartials(files);
-  signalStop.onAbort([&files] { removeOwnPartials(files); });
+  signalStop.onAbort([&files] {
+    removeOwnPartials(files);
+    releaseClaims();  // nothing of this job's is left for its claims to name
+  });
   EventProcessor processor(std::move(job));
+  claimJobFiles(written);
   warnAboutSkippedFiles(processor);
   auto const report =
       runPart(processor, nullptr, arguments, &signalStop, progressStyle(arguments.progress), provenance);
@@ -390,9 +398,10 @@ int runMultiProcess(RunArguments const& arguments) {
     };
   }
   auto job = makeJob(arguments);
-  warnAboutStalePartials(outputFiles(job));
+  auto const written = filesOf(job, arguments);
   EventProcessor processor(std::move(job));  // no SignalStop: its thread would be there at the fork
   node::validate(options, processor);            // before anything runs
+  claimJobFiles(written);
   warnAboutSkippedFiles(processor);
   auto const origin = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
   auto report = node::runMultiProcess(processor, options, [&](EventProcessor& p, ProcessPart const& part) {
@@ -459,8 +468,9 @@ int runMpiRank(RunArguments const& arguments) {
     provenance = jobProvenance(arguments.menu);
     auto job = makeJob(arguments);
     options = mpiOptions(arguments, job);
-    if (session.rank() == 0) warnAboutStalePartials(outputFiles(job));
+    auto const written = filesOf(job, arguments);
     processor.emplace(std::move(job));
+    if (session.rank() == 0) claimJobFiles(written, session.size());  // rank 0 writes the job's files
     node::validate(options, *processor);
     processor->beginJob();
     if (options.byFile) node::countRankFiles(processor->source(), options, session.rank(), session.size());
@@ -523,10 +533,11 @@ int runJob(RunArguments const& arguments) {
   requireWritableDirectory(arguments.html, "HTML report");
   bool const mpi = arguments.mpi || node::startedByMpiLauncher();
   requireSeveralProcesses(arguments, mpi);
-  if (mpi) return runMpiRank(arguments);
-  if (!arguments.workerRole.empty()) return runExecWorker(arguments);
-  if (arguments.processes) return runMultiProcess(arguments);
-  return runSingleProcess(arguments);
+  if (!mpi && !arguments.workerRole.empty()) return runExecWorker(arguments);  // its parent claimed the job's files
+  auto const status = mpi ? runMpiRank(arguments) : arguments.processes ? runMultiProcess(arguments)
+                                                                       : runSingleProcess(arguments);
+  releaseClaims();  // the job's files are in place (or removed): other jobs may write them
+  return status;
 }
 
 // --chunk: a number of events, or "file".
@@ -648,6 +659,8 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   addAccelOptions(*run);
   run->footer(
       "SPEC is name:key=value,key=value. Repeat a key for a list (file=a.root,file=b.root); any other key once.\n"
+      "A value that holds a comma goes in double quotes, which the shell must pass on:\n"
+      "  --output 'root:file=\"a,b.root\"' (in them \\\" is a quote and \\\\ a backslash; an '=' needs none).\n"
       "`lanes plugins` lists the sources, modules, waiters and outputs with their options.\n\n"
       "Examples:\n"
       "  lanes run -t 4 -l 8 -n 2000 --report report.json\n"

@@ -28,6 +28,8 @@ axes (--vary NAME=V1,V2,...; several make a grid, their cartesian product):
   COMPONENT.KEY                          one option of it (output.compression=lz4,zstd);
                                          without .KEY the value replaces the plugin, keeping the options
                                          (output=root,parallel-root), or, with a ':', the whole SPEC
+                                         a value that holds a comma goes in double quotes, as in a SPEC:
+                                         output.file='"a,b.root"',c.root (in them \\" is a quote)
 procedures:
   fixed          the same -n at every point
   per-thread     -n = events x threads (x processes): every point runs about as long
@@ -42,7 +44,7 @@ scan file (TOML; every key optional, the command line wins):
   threads = [1, 2]
   "output.compression" = ["lz4", "zstd"]
 
-output directory (-o DIR): manifest.json, runs/ (every report, RUN.meta.json with its command lines and
+output directory (-o DIR), claimed while the scan runs (a second scan into it is refused): manifest.json, runs/ (every report, RUN.meta.json with its command lines and
 error, stdout and stderr), files/ (each run's output files, with --keep-files), log.jsonl, table.csv and table.json (a row per run), summary.json (per point:
 median, min, max), plots/*.png and *.svg; with --html FILE, the HTML report (`lanes report DIR -o FILE`).
 Rerun with the same -o to resume: finished runs are kept. --dry-run checks the scan and prints its points

@@ -22,11 +22,19 @@ void addFiles(std::vector<JobFile>& files, PluginInfo const* info, Options const
       if (value.empty()) continue;
       auto const use = owner + " (" + key + "=" + value + ")";
       files.push_back({value, access == FileAccess::Write, use});
+      if (access == FileAccess::Write) continue;
+      requireRegularInput(value, use);
       if (access != FileAccess::ReadList) continue;
+      std::vector<std::string> listed;
       try {
-        for (auto const& listed : readFileList(value)) files.push_back({listed, false, use + ", listed '" + listed + "'"});
+        listed = readFileList(value);
       } catch (Exception const&) {
         // The source says so, naming its option, when it reads the list.
+      }
+      for (auto const& file : listed) {
+        auto const listedUse = use + ", listed '" + file + "'";
+        requireRegularInput(file, listedUse);
+        files.push_back({file, false, listedUse});
       }
     }
   }
@@ -53,6 +61,17 @@ struct Identity {
 };
 
 }  // namespace
+
+void requireRegularInput(std::string const& path, std::string const& use) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0 || S_ISREG(status.st_mode) || S_ISDIR(status.st_mode)) return;
+  auto const kind = S_ISFIFO(status.st_mode)  ? "a FIFO (a pipe)"
+                    : S_ISSOCK(status.st_mode) ? "a socket"
+                    : S_ISCHR(status.st_mode)  ? "a character device"
+                    : S_ISBLK(status.st_mode)  ? "a block device"
+                                               : "no file";
+  throw Exception(use + ": '" + path + "' is " + kind + ", not a regular file: lanes reads its inputs from files");
+}
 
 std::vector<std::string> readFileList(std::string const& list) {
   std::ifstream in(list);

@@ -1,5 +1,6 @@
 #include "lanes/core/Options.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -125,6 +126,31 @@ std::string shortened(std::string const& text, std::size_t max) {
   return text.substr(0, max) + "...(" + std::to_string(text.size()) + " characters)";
 }
 
+namespace {
+
+// The value that starts at `at`, in double quotes: \" is a quote, \\ a
+// backslash, any other character (a comma, an equals sign) itself. `at`
+// moves past the closing quote, which must end the option.
+std::string quotedValue(std::string const& rest, std::size_t& at, std::string const& text) {
+  std::string value;
+  for (auto i = at + 1; i < rest.size(); ++i) {
+    if (rest[i] == '\\' && i + 1 < rest.size() && (rest[i + 1] == '"' || rest[i + 1] == '\\')) {
+      value += rest[++i];
+    } else if (rest[i] != '"') {
+      value += rest[i];
+    } else if (i + 1 < rest.size() && rest[i + 1] != ',') {
+      throw Exception("text after the closing quote of a value in spec '" + shortened(text) +
+                      "': a quoted value ends its option (key=\"VALUE\",next=...)");
+    } else {
+      at = i + 1;
+      return value;
+    }
+  }
+  throw Exception("a value in spec '" + shortened(text) + "' opens a quote that it does not close");
+}
+
+}  // namespace
+
 PluginSpec PluginSpec::parse(std::string const& text) {
   PluginSpec spec;
   if (text.empty()) throw Exception("empty SPEC: give a plugin name (`lanes plugins` lists them)");
@@ -132,21 +158,31 @@ PluginSpec PluginSpec::parse(std::string const& text) {
   spec.name = text.substr(0, colon);
   if (spec.name.empty()) throw Exception("empty plugin name in spec '" + shortened(text) + "'");
   if (colon == std::string::npos || colon + 1 == text.size()) return spec;  // "name" or "name:": no options
-  std::string rest = text.substr(colon + 1);
-  std::size_t start = 0;
-  while (start <= rest.size()) {
-    auto comma = rest.find(',', start);
-    std::string pair = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (pair.empty()) {
+  std::string const rest = text.substr(colon + 1);
+  for (std::size_t start = 0;;) {
+    auto const comma = std::min(rest.find(',', start), rest.size());
+    auto const eq = rest.find('=', start);
+    if (comma == start) {
       throw Exception("empty option in spec '" + shortened(text) + "' (between commas, or at either end): remove it");
     }
-    auto eq = pair.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw Exception("malformed option '" + shortened(pair) + "' in spec '" + shortened(text) + "' (expected key=value)");
+    if (eq == std::string::npos || eq > comma || eq == start) {
+      throw Exception("malformed option '" + shortened(rest.substr(start, comma - start)) + "' in spec '" +
+                      shortened(text) + "' (expected key=value)");
     }
-    spec.options.add(pair.substr(0, eq), pair.substr(eq + 1));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+    auto at = eq + 1;
+    std::string value;
+    if (at < rest.size() && rest[at] == '"') {
+      value = quotedValue(rest, at, text);
+    } else {
+      at = std::min(rest.find(',', at), rest.size());
+      value = rest.substr(eq + 1, at - eq - 1);
+    }
+    spec.options.add(rest.substr(start, eq - start), std::move(value));
+    if (at == rest.size()) break;
+    start = at + 1;  // past the comma
+    if (start == rest.size()) {
+      throw Exception("empty option in spec '" + shortened(text) + "' (between commas, or at either end): remove it");
+    }
   }
   return spec;
 }

@@ -136,6 +136,15 @@ void Schedule::buildModules(PluginRegistry const& plugins) {
     Options options = waiter.options;
     auto patterns = options.takeAll("products");
     std::set<std::string> unmatched(patterns.begin(), patterns.end());
+    if (sourceProducts == 0) {
+      // Its options are checked all the same (a bad value is refused as for
+      // any waiter), then the waiter: it would never run.
+      Options probe = options;
+      probe.add("product", "(none)");
+      plugins.makeModule(waiter.name, waiter.name, probe);
+      invalid("waiter '" + waiter.name + "' has nothing to wait on: the source '" + config.source.name +
+              "' has no products (leave the waiter out)");
+    }
     for (std::size_t p = 0; p < sourceProducts; ++p) {
       auto const& product = registry[p].description.label;
       bool selected = patterns.empty();
@@ -395,6 +404,7 @@ void Schedule::beforeFork() {
 
 void Schedule::startPart(ProcessPart const& part) {
   dispenser_ = part.events;
+  wholeJob_ = part.name.empty();
   eventsSkipped.store(0);
   if (!stopRequested.load()) {
     cancelled.store(jobFailed_);
@@ -406,6 +416,8 @@ void Schedule::startPart(ProcessPart const& part) {
 void Schedule::runJobTransition(Transition transition, Modules which, std::string const& part, BatchSink* sink) {
   JobContext context{registry, lanes, config.threads, part};
   context.lastEventNumber = lastEventNumber();
+  context.hasEventNumber = [this](std::uint64_t number) { return hasEventNumber(number); };
+  context.ranWholeJob = [this] { return wholeJob_ && !jobFailed_ && !stopRequested.load(); };
   unsigned outputNumber = 0;
   for (auto& worker : workers) {
     if ((worker->output() != nullptr) != (which == Modules::Outputs)) continue;
@@ -444,6 +456,19 @@ std::uint64_t Schedule::expectedEvents() const {
 }
 
 std::uint64_t Schedule::lastEventNumber() const { return source->numbersByOrdinal() ? expectedEvents() : 0; }
+
+std::optional<bool> Schedule::hasEventNumber(std::uint64_t number) const {
+  if (auto const last = lastEventNumber()) return number >= 1 && number <= last;
+  auto const events = expectedEvents();  // 0: until the source ends
+  if (events == 0 && source->endless()) return std::nullopt;
+  auto copy = source->lookAhead();
+  if (!copy) return std::nullopt;
+  SourceEvent event;
+  for (std::uint64_t ordinal = 0; (events == 0 || ordinal < events) && copy->at(ordinal, event); ++ordinal) {
+    if (event.id.event == number) return true;
+  }
+  return false;
+}
 
 void Schedule::failJob(std::string error) {
   if (!jobFailed_) jobError_ = std::move(error);

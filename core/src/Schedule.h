@@ -144,12 +144,15 @@ class Schedule {
   // when the source and the event limit tell (0: unknown).
   std::uint64_t expectedEvents() const;
   std::uint64_t lastEventNumber() const;
+  // JobContext::hasEventNumber.
+  std::optional<bool> hasEventNumber(std::uint64_t number) const;
   // The ordinals a lane claims at a time from a replicated source.
   std::uint64_t lanesRun(std::uint64_t sourceChunk, std::uint64_t events) const;
 
   enum class Step { Constructed, Begun, Ended };
   Step step_ = Step::Constructed;
   bool jobFailed_ = false;
+  bool wholeJob_ = false;  // the last part processed was the whole job
   bool configurationError_ = false;  // the job failed on a ConfigurationError as it began
   std::string jobError_;
   EventDispenser* dispenser_ = nullptr;

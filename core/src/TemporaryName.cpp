@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -24,15 +25,16 @@ bool isRole(std::string const& text) {
 
 // Strips the last part name from the file name in `path` (partPath() put it
 // between dots): a job part's "ROLE-of-PID", whose parent's pid it returns in
-// `parent`, or, when `plain`, an MPI rank's "worker-N" (no parent to name).
-bool stripPart(std::string& path, bool plain, std::optional<long>& parent) {
+// `parent`, or an MPI rank's "worker-N" (no parent to name).
+bool stripPart(std::string& path, std::optional<long>& parent) {
   auto const nameStart = path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1;
   for (auto dot = path.rfind('.'); dot != std::string::npos && dot > nameStart; dot = path.rfind('.', dot - 1)) {
     auto const end = std::min(path.find('.', dot + 1), path.size());
     auto const segment = path.substr(dot + 1, end - dot - 1);
     auto const of = segment.rfind(kOf);
     bool const jobPart = of != std::string::npos && isRole(segment.substr(0, of)) && allDigits(segment.substr(of + 4));
-    if (!jobPart && !(plain && isRole(segment))) continue;
+    bool const rankPart = segment.rfind("worker-", 0) == 0 && allDigits(segment.substr(7));
+    if (!jobPart && !rankPart) continue;
     if (jobPart) parent = std::stol(segment.substr(of + 4));
     path.erase(dot, end - dot);
     return true;
@@ -40,23 +42,21 @@ bool stripPart(std::string& path, bool plain, std::optional<long>& parent) {
   return false;
 }
 
-// The temporary files in `directory` whose writers are gone and that
-// `wanted` accepts, as `prefix` + name.
-template <typename Wanted>
-std::vector<std::string> leftovers(std::string const& directory, std::string const& prefix, Wanted const& wanted) {
-  std::vector<std::string> found;
-  std::error_code ignored;
-  for (auto const& entry : std::filesystem::directory_iterator(directory, ignored)) {
-    auto const name = entry.path().filename().string();
-    auto const temporary = parseTemporary(name);
-    if (!temporary || !entry.is_regular_file(ignored) || !wanted(*temporary)) continue;
-    if (std::none_of(temporary->writers.begin(), temporary->writers.end(), processAlive)) found.push_back(prefix + name);
-  }
-  std::sort(found.begin(), found.end());
-  return found;
-}
-
 std::string directoryOf(std::string const& path) { return std::filesystem::path(path).parent_path().string(); }
+
+// The digits that end a partial file's name: "123" of ".partial-123" or of a
+// helper's ".partial-123.tmp"; empty if it has none.
+std::string writerDigits(std::string const& tail) {
+  auto const dot = tail.find('.');
+  auto const digits = tail.substr(0, dot);
+  if (!allDigits(digits)) return {};
+  if (dot != std::string::npos) {
+    auto const extension = tail.substr(dot + 1);
+    auto const alphanumeric = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+    if (extension.empty() || !std::all_of(extension.begin(), extension.end(), alphanumeric)) return {};
+  }
+  return digits;
+}
 
 }  // namespace
 
@@ -67,14 +67,18 @@ std::string jobPartName(std::string const& part, long parent) { return part + kO
 std::optional<TemporaryFile> parseTemporary(std::string const& path) {
   TemporaryFile file{path, {}};
   auto const at = path.rfind(kPartial);
-  if (at != std::string::npos && at != 0 && path[at - 1] != '/' && allDigits(path.substr(at + sizeof kPartial - 1))) {
-    file.writers.push_back(std::stol(path.substr(at + sizeof kPartial - 1)));
-    file.target.erase(at);
+  if (at != std::string::npos && at != 0 && path[at - 1] != '/') {
+    auto const digits = writerDigits(path.substr(at + sizeof kPartial - 1));
+    if (!digits.empty()) {
+      file.writers.push_back(std::stol(digits));
+      file.target.erase(at);
+    }
   }
   std::optional<long> parent;
-  stripPart(file.target, !file.writers.empty(), parent);
+  bool const part = stripPart(file.target, parent);
   if (parent) file.writers.push_back(*parent);
-  if (file.writers.empty()) return std::nullopt;
+  file.rankPart = part && !parent;
+  if (file.writers.empty() && !file.rankPart) return std::nullopt;
   return file;
 }
 
@@ -86,17 +90,6 @@ bool processAlive(long pid) {
   std::getline(stat, line);
   auto const end = line.rfind(") ");
   return end == std::string::npos || end + 2 >= line.size() || line[end + 2] != 'Z';
-}
-
-std::vector<std::string> leftoversIn(std::string const& directory) {
-  return leftovers(directory, (std::filesystem::path(directory) / "").string(), [](TemporaryFile const&) { return true; });
-}
-
-std::vector<std::string> leftoversOf(std::string const& path) {
-  auto const directory = directoryOf(path);
-  auto const target = std::filesystem::path(path).filename().string();
-  return leftovers(directory.empty() ? "." : directory, directory.empty() ? "" : directory + "/",
-                   [&](TemporaryFile const& file) { return file.target == target; });
 }
 
 std::vector<std::string> partialsOf(std::string const& path) {

@@ -1,11 +1,15 @@
 #include "lanes/monitor/AtomicFile.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 
 #include "lanes/core/Exception.h"
+#include "lanes/core/PathClaim.h"
+#include "lanes/core/TemporaryName.h"
 
 namespace lanes {
 
@@ -20,7 +24,7 @@ namespace {
 }  // namespace
 
 void writeAtomically(std::string const& path, std::function<void(std::ostream&)> const& write) {
-  auto const temporary = path + ".tmp";
+  auto const temporary = partialPath(path, ::getpid());
   errno = 0;
   std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
   if (!out) fail(path, temporary, errno);
@@ -33,7 +37,12 @@ void writeAtomically(std::string const& path, std::function<void(std::ostream&)>
   if (!out) fail(path, temporary, errno);  // the first failed write's errno: later writes are not attempted
   out.close();
   if (!out) fail(path, temporary, errno);
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) fail(path, temporary, errno);
+  try {
+    commitFile(temporary, path);
+  } catch (Exception const&) {
+    std::remove(temporary.c_str());
+    throw;
+  }
 }
 
 }  // namespace lanes

@@ -32,13 +32,7 @@ void printFilesWritten(RunReport const& report, std::ostream& out) {
   for (auto const& module : report.modules) {
     auto const& details = module.details;
     if (!details.is_object() || !details.contains("file")) continue;
-    out << "  " << module.label << ": ";
-    if (details.value("committed", false)) {
-      out << details.value("events_written", std::uint64_t{0}) << " events written to " << details["file"].get<std::string>()
-          << " (" << std::fixed << std::setprecision(1) << details.value("bytes", 0.0) / 1e6 << " MB)\n";
-    } else {
-      out << "nothing written (" << details["file"].get<std::string>() << " was not created)\n";
-    }
+    out << "  " << module.label << ": " << fileWritten(details) << "\n";
   }
 }
 
@@ -398,6 +392,26 @@ void printSkippedFiles(nlohmann::json const& source, std::ostream& out) {
   for (auto const& skipped : source["skipped_files"]) {
     out << "  skipped " << skipped["file"].get<std::string>() << ": " << skipped["error"].get<std::string>() << "\n";
   }
+}
+
+std::string sizeText(std::uintmax_t bytes) {
+  if (bytes < 1000) return std::to_string(bytes) + " bytes";
+  char const* const units[] = {"kB", "MB", "GB", "TB"};
+  double size = static_cast<double>(bytes) / 1000;
+  std::size_t unit = 0;
+  for (; size >= 999.95 && unit + 1 < std::size(units); ++unit) size /= 1000;
+  return fixed(size, 1) + " " + units[unit];
+}
+
+std::string fileWritten(nlohmann::json const& details, std::string const& how) {
+  auto const file = details.value("file", std::string("?"));
+  if (!details.value("committed", false)) {
+    auto const error = details.value("error", std::string());
+    return "nothing written (" + file + " was not created" + (error.empty() ? "" : ": " + error) + ")";
+  }
+  return std::to_string(details.value("events_written", std::uint64_t{0})) + " events written to " + file + " (" +
+         sizeText(details.value("bytes", std::uintmax_t{0})) +
+         (details.value("replaced", false) ? ", replaced an earlier file" : "") + (how.empty() ? "" : ", " + how) + ")";
 }
 
 }  // namespace lanes

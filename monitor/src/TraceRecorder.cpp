@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "lanes/core/Exception.h"
+#include "lanes/core/PathClaim.h"
 #include "lanes/core/ProductRegistry.h"
+#include "lanes/core/TemporaryName.h"
 
 namespace lanes {
 
@@ -82,7 +84,7 @@ void appendSlice(std::string& line, Record const& record, std::string const& quo
 }  // namespace
 
 TraceRecorder::TraceRecorder(std::string path, std::size_t chunk)
-    : path_(std::move(path)), temporary_(path_ + ".tmp"), chunk_(chunk) {}
+    : path_(std::move(path)), temporary_(partialPath(path_, ::getpid())), chunk_(chunk) {}
 
 namespace {
 // Stops `recorder` being the device's sink, if it is.
@@ -252,10 +254,15 @@ void TraceRecorder::close() {
   append("\n]}\n");
   if (error_ == 0 && std::fflush(file_) != 0) error_ = errno;
   if (error_ == 0 && std::fclose(std::exchange(file_, nullptr)) != 0) error_ = errno;
-  if (error_ == 0 && std::rename(temporary_.c_str(), path_.c_str()) != 0) error_ = errno;
   if (error_ != 0) {
     discard();
     throw Exception("cannot write '" + path_ + "': " + std::strerror(error_));
+  }
+  try {
+    commitFile(temporary_, path_);
+  } catch (Exception const&) {
+    discard();
+    throw;
   }
 }
 

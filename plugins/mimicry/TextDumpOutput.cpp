@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lanes/core/Exception.h"
+#include "lanes/core/PathClaim.h"
 #include "lanes/core/PluginRegistry.h"
 #include "lanes/core/ProductRegistry.h"
 #include "lanes/core/TemporaryName.h"
@@ -34,6 +35,8 @@ void TextDumpOutput::beginJob(JobContext const& context) {
   for (auto const& consumed : consumed()) products_.emplace_back(consumed.label, consumed.index);
   totals_.assign(products_.size(), 0);
   events_ = 0;
+  written_.clear();
+  replaced_ = false;
   out_ = stdout;
   if (path_.empty()) return;
   part_ = partPath(path_, context.part);
@@ -77,15 +80,22 @@ void TextDumpOutput::endJob() {
   bool const closed = std::fclose(out_) == 0;
   out_ = nullptr;
   if (!closed) fail();
-  std::error_code error;
-  std::filesystem::rename(temporary_, part_, error);
-  if (error) throw Exception("cannot write '" + part_ + "': " + error.message());
+  try {
+    replaced_ = commitFile(temporary_, part_);
+  } catch (Exception const&) {
+    abandon();
+    throw;
+  }
+  temporary_.clear();
+  written_ = part_;
 }
 
 void TextDumpOutput::abandon() {
   if (out_ && out_ != stdout) std::fclose(out_);
   out_ = nullptr;
-  if (!temporary_.empty()) std::filesystem::remove(temporary_);
+  std::error_code ignored;
+  if (!temporary_.empty()) std::filesystem::remove(temporary_, ignored);
+  temporary_.clear();
 }
 
 void TextDumpOutput::mergeParts(std::vector<std::string> const& parts) {
@@ -101,14 +111,20 @@ void TextDumpOutput::mergeParts(std::vector<std::string> const& parts) {
     if (in) ok = !std::ferror(in) && std::fclose(in) == 0 && ok;
   }
   if (merged) ok = std::fclose(merged) == 0 && ok;
-  std::error_code error;
-  if (ok) std::filesystem::rename(temporary, path_, error);
-  auto const cause = ok && !error ? std::string() : std::string(error ? error.message() : std::strerror(errno));
+  auto const cause = ok ? std::string() : std::string(std::strerror(errno));
   discardParts(parts);
+  std::error_code ignored;
   if (!cause.empty()) {
-    std::filesystem::remove(temporary, error);
+    std::filesystem::remove(temporary, ignored);
     throw Exception("cannot write '" + path_ + "': merging the workers' parts failed: " + cause);
   }
+  try {
+    replaced_ = commitFile(temporary, path_);
+  } catch (Exception const&) {
+    std::filesystem::remove(temporary, ignored);
+    throw;
+  }
+  written_ = path_;
 }
 
 void TextDumpOutput::discardParts(std::vector<std::string> const& parts) {
@@ -121,7 +137,16 @@ void TextDumpOutput::discardParts(std::vector<std::string> const& parts) {
 }
 
 std::string TextDumpOutput::details() const {
-  return nlohmann::json{{"events_written", events_}, {"file", path_.empty() ? "stdout" : path_}}.dump();
+  if (path_.empty()) return nlohmann::json{{"events_written", events_}}.dump();  // stdout: no file to describe
+  bool const committed = !written_.empty();
+  std::error_code error;
+  auto const bytes = committed ? std::filesystem::file_size(written_, error) : 0;
+  nlohmann::json details{{"file", committed ? written_ : path_},
+                         {"committed", committed},
+                         {"events_written", committed ? events_ : 0},
+                         {"bytes", error ? 0 : bytes}};
+  if (replaced_) details["replaced"] = true;
+  return details.dump();
 }
 
 namespace {

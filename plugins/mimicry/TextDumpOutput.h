@@ -42,6 +42,8 @@ class TextDumpOutput : public one::Output {
   bool summary_;
   std::string path_;  // "" for stdout
   std::string part_, temporary_;
+  std::string written_;  // the file committed: the part's, or the merged one
+  bool replaced_ = false;
   std::FILE* out_ = nullptr;
   std::vector<std::pair<std::string, ProductIndex>> products_;
   std::vector<std::uint64_t> totals_;

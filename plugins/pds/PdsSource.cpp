@@ -59,6 +59,8 @@ void PdsSource::declareProducts() {
   for (auto const& product : layout_->products) declare(product.description);
 }
 
+std::unique_ptr<Source> PdsSource::lookAhead() const { return std::unique_ptr<Source>(new PdsSource(layout_)); }
+
 std::unique_ptr<Source> PdsSource::replicate() const {
   if (!layout_->perLane) return nullptr;
   return std::unique_ptr<Source>(new PdsSource(layout_));

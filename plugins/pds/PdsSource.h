@@ -40,6 +40,7 @@ class PdsSource : public Source {
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override;
   bool concurrentReads() const override { return true; }
   std::unique_ptr<Source> replicate() const override;
+  std::unique_ptr<Source> lookAhead() const override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
   std::uint64_t replicaChunk() const override;
   std::optional<std::uint64_t> eventCount() const override;

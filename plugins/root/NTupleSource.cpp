@@ -297,6 +297,8 @@ std::uint64_t NTupleSource::fileEntries(std::size_t file) {
 
 void NTupleSource::learnFileEntries(std::size_t file, std::uint64_t entries) { layout_->counts->learn(file, entries); }
 
+std::unique_ptr<Source> NTupleSource::lookAhead() const { return std::unique_ptr<Source>(new NTupleSource(layout_)); }
+
 std::unique_ptr<Source> NTupleSource::replicate() const {
   if (!perLane_) return nullptr;
   return std::unique_ptr<Source>(new NTupleSource(layout_));

@@ -52,6 +52,7 @@ class NTupleSource : public Source {
   void readProducts(SourceEvent const& event, ProductIndex const* products, std::size_t count,
                     ProductSlot* slots) override;
   std::unique_ptr<Source> replicate() const override;
+  std::unique_ptr<Source> lookAhead() const override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
   std::uint64_t replicaChunk() const override;
   // Known when every file is counted: one file, or skip-bad-files=true.

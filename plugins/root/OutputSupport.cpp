@@ -18,6 +18,7 @@
 #include <TTree.h>
 
 #include "lanes/core/Exception.h"
+#include "lanes/core/PathClaim.h"
 #include "lanes/core/ProductRegistry.h"
 #include "lanes/core/TemporaryName.h"
 
@@ -61,7 +62,7 @@ void OutputFile::begin(std::string const& part) {
   path_ = partPath(requested_, part);
   temporary_ = partialPath(path_, ::getpid());
   error_.clear();
-  done_ = committed_ = false;
+  done_ = committed_ = replaced_ = false;
 }
 
 void OutputFile::mergeParts(std::vector<std::string> const& parts, int compression, EntryCounter const& entries) {
@@ -120,9 +121,13 @@ void OutputFile::commit(std::optional<std::uint64_t> events, EntryCounter const&
   if (events && *found != *events) {
     fail(writeFailure(temporary_, "it reads back " + std::to_string(*found) + " of " + std::to_string(*events) + " entries"));
   }
-  std::error_code error;
-  std::filesystem::rename(temporary_, path_, error);
-  if (error) fail("cannot rename '" + temporary_ + "' to it: " + error.message());
+  try {
+    replaced_ = commitFile(temporary_, path_);
+  } catch (Exception const& error) {
+    discard();
+    error_ = error.what();
+    throw;
+  }
   done_ = committed_ = true;
 }
 
@@ -178,6 +183,7 @@ std::string fileDetails(OutputFile const& file, std::uint64_t events) {
                          {"committed", file.committed()},
                          {"events_written", file.committed() ? events : 0},
                          {"bytes", error ? 0 : bytes}};
+  if (file.replaced()) details["replaced"] = true;
   if (!file.error().empty()) {
     details["failed"] = true;
     details["error"] = file.error();

@@ -68,9 +68,12 @@ class OutputFile {
   // Renames the temporary to path() if `entries` reads `events` entries in
   // it (any number, if nullopt): a write that ROOT failed without saying so
   // leaves a file that reads short or not at all. Else fail().
+  // The rename checks the job's claim on path() (lanes::commitFile()).
   void commit(std::optional<std::uint64_t> events, EntryCounter const& entries);
   void discard();
   bool committed() const { return committed_; }
+  // Whether commit() replaced a file (an earlier job's) at path().
+  bool replaced() const { return replaced_; }
 
   // Removes the temporary, keeps `cause` for the report (error()) and throws
   // lanes::Exception "cannot write PATH: CAUSE".
@@ -86,6 +89,7 @@ class OutputFile {
   std::string error_;
   bool done_ = false;
   bool committed_ = false;
+  bool replaced_ = false;
 };
 
 // Why writing the file at `path` failed: the system's reason if the file
@@ -112,9 +116,9 @@ std::vector<Column> columnsOf(Module const& output, ProductRegistry const& regis
 // setting for analysis, 404; else 5); ROOT's integer setting.
 int compressionOption(PluginOptions const& options, char const* defaultAlgorithm);
 
-// For the report: {"file", "committed", "events_written", "bytes"}, and
-// {"failed": true, "error"} if writing the file failed; a file that was not
-// committed holds no events.
+// For the report: {"file", "committed", "events_written", "bytes"}, with
+// {"replaced": true} if it replaced a file, and {"failed": true, "error"}
+// if writing the file failed; a file that was not committed holds no events.
 std::string fileDetails(OutputFile const& file, std::uint64_t events);
 
 }  // namespace lanes::rootio

@@ -369,6 +369,8 @@ void TreeSource::makePools() {
 
 TreeSource::~TreeSource() = default;
 
+std::unique_ptr<Source> TreeSource::lookAhead() const { return std::unique_ptr<Source>(new TreeSource(layout_, chunk_)); }
+
 std::unique_ptr<Source> TreeSource::replicate() const {
   if (!perLane_) return nullptr;
   return std::unique_ptr<Source>(new TreeSource(layout_, chunk_));

@@ -61,6 +61,7 @@ class TreeSource : public Source {
   void readProducts(SourceEvent const& event, ProductIndex const* products, std::size_t count,
                     ProductSlot* slots) override;
   std::unique_ptr<Source> replicate() const override;
+  std::unique_ptr<Source> lookAhead() const override;
   void useReplicaChunk(std::uint64_t chunk) override;
   bool at(std::uint64_t ordinal, SourceEvent& event) override;
   std::uint64_t replicaChunk() const override;

@@ -85,5 +85,26 @@ TEST(PluginOptionsTest, EmptySpecsAndItemsAreRefused) {
   expectMentions(errorOf([] { PluginSpec::parse("x:,a=1"); }), {"empty option"});
 }
 
+TEST(PluginOptionsTest, AValueInDoubleQuotesHoldsCommasAndEqualsSigns) {
+  auto const spec = PluginSpec::parse(R"(root:file="a,b=c ü.root",n=1,t="say \"hi\", \\o/",e="",p=x=y:z)");
+  EXPECT_EQ(spec.name, "root");
+  EXPECT_EQ(spec.options.getAll("file"), std::vector<std::string>{"a,b=c ü.root"});
+  EXPECT_EQ(spec.options.getAll("n"), std::vector<std::string>{"1"});
+  EXPECT_EQ(spec.options.getAll("t"), std::vector<std::string>{R"(say "hi", \o/)"});
+  EXPECT_EQ(spec.options.getAll("e"), std::vector<std::string>{""});
+  EXPECT_EQ(spec.options.getAll("p"), std::vector<std::string>{"x=y:z"}) << "unquoted: up to the next comma";
+  EXPECT_EQ(PluginSpec::parse(R"(x:a=b"c)").options.getAll("a"), std::vector<std::string>{R"(b"c)"})
+      << "a quote inside a value is its own";
+  EXPECT_EQ(PluginSpec::parse(R"(x:a="\d")").options.getAll("a"), std::vector<std::string>{R"(\d)"})
+      << "a backslash escapes only a quote or a backslash";
+}
+
+TEST(PluginOptionsTest, AQuoteLeftOpenOrFollowedByTextIsRefused) {
+  expectMentions(errorOf([] { PluginSpec::parse(R"(x:a="b,c)"); }), {"opens a quote that it does not close"});
+  expectMentions(errorOf([] { PluginSpec::parse(R"(x:a="b"c,d=1)"); }), {"text after the closing quote"});
+  expectMentions(errorOf([] { PluginSpec::parse(R"(x:a="b",)"); }), {"empty option"});
+  expectMentions(errorOf([] { PluginSpec::parse(R"(x:a=b,c)"); }), {"malformed option 'c'"});
+}
+
 }  // namespace
 }  // namespace lanes::test

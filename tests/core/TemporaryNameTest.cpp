@@ -40,17 +40,32 @@ TEST(TemporaryName, AJobPartNamesItsParent) {
   }
 }
 
-TEST(TemporaryName, AnMpiRanksPartialHasTheJobsFileAsItsTarget) {
-  auto const parsed = parseTemporary("out.worker-3.root.partial-12");
+TEST(TemporaryName, AnMpiRanksPartAndItsPartialHaveTheJobsFileAsTheirTarget) {
+  auto const partial = parseTemporary("out.worker-3.root.partial-12");
+  ASSERT_TRUE(partial);
+  EXPECT_EQ(partial->target, "out.root");
+  EXPECT_EQ(partial->writers, std::vector<long>{12});
+  EXPECT_TRUE(partial->rankPart);
+  auto const part = parseTemporary("out.worker-3.root");
+  ASSERT_TRUE(part);
+  EXPECT_EQ(part->target, "out.root");
+  EXPECT_TRUE(part->writers.empty()) << "no pid in its name: only the claim of out.root tells whose it is";
+  EXPECT_TRUE(part->rankPart);
+  EXPECT_FALSE(parseTemporary("out.worker-0-of-12.root")->rankPart);
+}
+
+TEST(TemporaryName, AHelpersTemporaryOfAPartialFileIsOneToo) {
+  auto const parsed = parseTemporary("page.html.partial-1234.tmp");
   ASSERT_TRUE(parsed);
-  EXPECT_EQ(parsed->target, "out.root");
-  EXPECT_EQ(parsed->writers, std::vector<long>{12});
+  EXPECT_EQ(parsed->target, "page.html");
+  EXPECT_EQ(parsed->writers, std::vector<long>{1234});
 }
 
 TEST(TemporaryName, OtherNamesAreNotTemporary) {
   for (auto const* name : {"out.root", "out.root.partial-", "out.root.partial-12x", "dir/.partial-12", ".partial-12",
-                           "out.root.partial-12345678901", "out.worker-3.root", "out.worker-x-of-12.root",
-                           "out.lumi-of-12.root", "run-of-12.root", "dir.worker-1-of-12/out.root", "out.worker-1-of-.root"}) {
+                           "out.root.partial-12345678901", "out.root.partial-12.", "out.root.partial-12.t-mp",
+                           "out.prefork.root", "out.worker-x-of-12.root", "out.lumi-of-12.root", "run-of-12.root",
+                           "dir.worker-1-of-12/out.root", "out.worker-1-of-.root"}) {
     EXPECT_FALSE(parseTemporary(name)) << name;
   }
 }
@@ -78,34 +93,6 @@ class TemporaryNameFiles : public testing::Test {
   std::filesystem::path const directory_ =
       std::filesystem::temp_directory_path() / ("lanes-temporary-name-" + std::to_string(::getpid()));
 };
-
-// A part is a leftover once its parent is gone (and, while it is written,
-// its worker too): then nobody will merge it.
-TEST_F(TemporaryNameFiles, LeftoversOfAFileAndItsParts) {
-  auto const file = path("out.root");
-  long const self = ::getpid();
-  std::vector<std::string> const stale{
-      partialPath(file, kGone),                                                        // a killed single process's
-      partPath(file, jobPartName("worker-0", kGone)),                                   // finished, never merged
-      partialPath(partPath(file, jobPartName("worker-1", kGone)), kGone),               // killed while written
-      partPath(file, jobPartName("prefork", kGone)),                                    // the parent's own part
-      partialPath(path("out.worker-3.root"), kGone)};                                  // an MPI rank's
-  std::vector<std::string> const kept{
-      partialPath(file, self),                                                         // a running job's
-      partPath(file, jobPartName("worker-0", self)),                                   // its parent runs: it merges
-      partialPath(partPath(file, jobPartName("worker-1", self)), kGone),               // its parent discards it
-      partialPath(partPath(file, jobPartName("worker-1", kGone)), self),               // its worker still writes
-      partialPath(path("other.root"), kGone),                                          // another file's
-      partialPath(path("out.worker-x.root"), kGone),
-      file};
-  write(stale);
-  write(kept);
-  EXPECT_EQ(leftoversOf(file), sorted(stale));
-  auto everything = stale;
-  everything.push_back(partialPath(path("other.root"), kGone));
-  everything.push_back(partialPath(path("out.worker-x.root"), kGone));
-  EXPECT_EQ(leftoversIn(directory_.string()), sorted(everything));
-}
 
 TEST_F(TemporaryNameFiles, PartialsOfAFileWhoeverWritesThem) {
   auto const part = partPath(path("out.root"), jobPartName("worker-1", ::getpid()));

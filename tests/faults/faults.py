@@ -62,6 +62,17 @@ def assert_nothing_under(path):
     assert left == [], left
 
 
+def size_text(size):
+    """A file's size as lanes prints it (in `lanes clean`'s list and an output's summary line): "812 bytes",
+    "3.4 kB", "1.2 MB" (powers of 1000, one decimal)."""
+    if size < 1000:
+        return f"{size} bytes"
+    value, units = size / 1000, ["kB", "MB", "GB", "TB"]
+    while value >= 999.95 and len(units) > 1:
+        value, units = value / 1000, units[1:]
+    return f"{value:.1f} {units[0]}"
+
+
 def event_count(path, name="Events"):
     """Entries of the TTree or RNTuple `name` in `path`, read by uproot."""
     return len(read_events(path, name, ids_only=True))

@@ -62,9 +62,11 @@ def assert_output_failed(result, directory, cause=TOO_LARGE):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_an_output_that_cannot_start_fails_and_so_does_the_report(tmp_path, kind):
+def test_a_job_that_cannot_write_at_all_is_refused_at_its_claim(tmp_path, kind):
+    # Not a byte can be written: the claim on out.root, the first file the job writes, fails before any event,
+    # and the claim file it could not fill is not left behind.
     result = run_limited(*job(kind, "out.root"), cwd=tmp_path, file_size_limit=0)
-    assert_one_line_error(result, "'out.root'", f"report.json': {TOO_LARGE}", code=1)
+    assert_one_line_error(result, "cannot claim output", "'out.root.lanes-claim'", TOO_LARGE, code=2)
     assert_nothing_under(tmp_path / "out.root")
     assert_nothing_under(tmp_path / "report.json")
 

@@ -112,8 +112,9 @@ JOB = ["run", "-n", "400", "-t", "2", "--source", f"root:file={NANO_FILE},repeat
 
 @pytest.mark.parametrize("when", ["start", "while running", "at close"])
 def test_full_disk(tmp_path, when):
-    """A file-size limit the file crosses at its header (start), while the job runs (batch=1) or when the last
-    record is written (batch=1000): one line naming the file and the cause, exit 1, nothing under the name."""
+    """A file-size limit the job's claim on the file crosses (start: exit 2, before any event), or the file while
+    the job runs (batch=1) or when the last record is written (batch=1000): one line naming the file and the cause,
+    exit 1; nothing under the name."""
     batch = 1 if when == "while running" else 1000
     job = [*JOB, "--output", f"pds:file=out.pds,compression=none,batch={batch}"]
     full = run_limited(*job, cwd=tmp_path)
@@ -122,7 +123,10 @@ def test_full_disk(tmp_path, when):
     (tmp_path / "out.pds").unlink()
     limit = 16 if when == "start" else size - size // 10
     result = run_limited(*job, cwd=tmp_path, file_size_limit=limit)
-    assert_one_line_error(result, "'out.pds'", "File too large", code=1)
+    if when == "start":  # 16 bytes leave no room for the claim on out.pds: the job is refused before any event
+        assert_one_line_error(result, "cannot claim output 'pds' (file=out.pds)", "File too large", code=2)
+    else:
+        assert_one_line_error(result, "'out.pds'", "File too large", code=1)
     assert_nothing_under(tmp_path / "out.pds")
     if when != "start":  # a 16-byte limit leaves no room for the report either
         details = result.report["modules"][-1]["details"]

@@ -1,5 +1,6 @@
 """Signals to a job and to its whole process group (a terminal's Ctrl-C, a batch system's SIGTERM, a closed
-session's SIGHUP), a second Ctrl-C, a parent killed under its workers, and the partial files killed jobs leave.
+session's SIGHUP), a second Ctrl-C, a parent killed under its workers, and the partial files killed jobs leave
+(named by the next job, removed by `lanes clean --yes`).
 
 Every job runs as the leader of its own process group, as a shell starts it, so that a signal to the group
 reaches the parent and every worker at once. No sleeps: the jobs are signalled once a `fault` module's marker file
@@ -126,9 +127,12 @@ def test_workers_of_a_killed_parent_stop_and_remove_their_parts(tmp_path, mode):
         process.kill()
         process.wait()
         wait_for(lambda: not any(alive(w) for w in workers), 60, "the orphaned workers to end")
-    # Only the dead parent's own temporary file may remain (`lanes clean` removes it).
+    # Only the dead parent's own claim on out.root and its temporary file may remain: `lanes clean` removes both.
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out."))
-    assert left in ([], [f"out.root.partial-{process.pid}"]), left
+    assert left in (["out.root.lanes-claim"], ["out.root.lanes-claim", f"out.root.partial-{process.pid}"]), left
+    cleaned = subprocess.run([str(BINARY), "clean", str(tmp_path), "--yes"], capture_output=True, text=True)
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("out.")]
 
 
 @pytest.mark.parametrize("action, mode", [("warn", "processes"), ("stop", "processes"), ("abort", "processes"),
@@ -192,34 +196,6 @@ def test_a_job_names_the_partial_files_of_killed_jobs(tmp_path):
     assert event_count(tmp_path / "out.root") == 10
 
 
-def test_lanes_clean_removes_only_partials_of_dead_processes(tmp_path):
-    dead = subprocess.Popen(["true"])
-    dead.wait()
-    me = os.getpid()
-    stale = [tmp_path / f"out.root.partial-{dead.pid}",
-             tmp_path / f"out.worker-1-of-{dead.pid}.root",  # finished, never merged
-             tmp_path / f"out.worker-0-of-{dead.pid}.root.partial-{dead.pid}",
-             tmp_path / f"out.prefork-of-{dead.pid}.root",
-             tmp_path / f"trace.worker-0-of-{dead.pid}.json.tmp",
-             tmp_path / f"out.worker-1.root.partial-{dead.pid}"]  # an MPI rank's
-    keep = [tmp_path / f"out.root.partial-{me}", tmp_path / "out.root", tmp_path / "notes.partial-x",
-            tmp_path / f"out.worker-1-of-{me}.root",  # its parent runs: it merges it
-            tmp_path / f"out.worker-0-of-{me}.root.partial-{dead.pid}",  # ... or discards it
-            tmp_path / f"out.worker-0-of-{dead.pid}.root.partial-{me}",  # its worker still writes
-            tmp_path / f"out.worker-0-of-{dead.pid}.root.d"]
-    for path in stale + keep[:-1]:
-        path.write_text("x")
-    keep[-1].mkdir()  # not a file
-    listed = subprocess.run([str(BINARY), "clean", "--dry-run", str(tmp_path)], capture_output=True, text=True)
-    assert listed.returncode == 0, listed.stderr
-    assert sorted(listed.stdout.splitlines()) == sorted(f"would remove {p}" for p in stale)
-    assert all(p.exists() for p in stale + keep)
-    cleaned = subprocess.run([str(BINARY), "clean", str(tmp_path)], capture_output=True, text=True)
-    assert cleaned.returncode == 0, cleaned.stderr
-    assert sorted(cleaned.stdout.splitlines()) == sorted(f"removed {p}" for p in stale)
-    assert not any(p.exists() for p in stale) and all(p.exists() for p in keep)
-
-
 @contextmanager
 def finished_parts(tmp_path):
     """A --processes 2 job writing tmp_path/out.root whose parent is stopped (SIGSTOP) while its workers run: they
@@ -252,11 +228,14 @@ def test_a_killed_jobs_finished_parts_are_named_and_cleaned(tmp_path):
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         wait_for(lambda: not any(alive(w) for w in workers), 60, "the killed workers to end")
+    claim = tmp_path / "out.root.lanes-claim"
     left = sorted(p for p in tmp_path.iterdir() if p.name.startswith("out."))
-    assert left == parts, left
-    listed = subprocess.run([str(BINARY), "clean", "--dry-run", str(tmp_path)], capture_output=True, text=True)
+    assert left == [claim] + parts, left
+    listed = subprocess.run([str(BINARY), "clean", str(tmp_path)], capture_output=True, text=True)
     assert listed.returncode == 0, listed.stderr
-    assert sorted(listed.stdout.splitlines()) == [f"would remove {p}" for p in parts]
+    # The killed job's claims name it: on out.root with the parts it left, and on its report, with nothing left.
+    assert [line.split(" (")[0] for line in listed.stdout.splitlines()[:-1]] == [
+        f"would remove {p}" for p in parts + [claim, tmp_path / "report.json.lanes-claim"]]
     # A new job writing the same file names them (in one process, and in several).
     for mode in ([], ["--processes", 2]):
         with group_job(tmp_path, "--source", SOURCE, "-n", 10, "-t", 1, "--output", "root:file=out.root",
@@ -267,11 +246,11 @@ def test_a_killed_jobs_finished_parts_are_named_and_cleaned(tmp_path):
         assert len(warnings) == 2, stderr
         for part, warning in zip(parts, sorted(warnings)):
             assert f"'{part.name}' is left from a job that was killed (process {process.pid} is gone)" in warning
-            assert "`lanes clean` removes it" in warning
+            assert "`lanes clean . --yes` removes it" in warning
         assert event_count(tmp_path / "out.root") == 10
-    cleaned = subprocess.run([str(BINARY), "clean", str(tmp_path)], capture_output=True, text=True)
+    cleaned = subprocess.run([str(BINARY), "clean", str(tmp_path), "--yes"], capture_output=True, text=True)
     assert cleaned.returncode == 0, cleaned.stderr
-    assert sorted(cleaned.stdout.splitlines()) == [f"removed {p}" for p in parts]
+    assert [line.split(" (")[0] for line in cleaned.stdout.splitlines()] == [f"removed {p}" for p in parts + [claim]]
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out.")) == ["out.root"]
 
 
@@ -280,8 +259,13 @@ def test_workers_whose_parent_dies_before_the_merge_remove_their_finished_parts(
         process.kill()  # the parent alone; its workers wait for it to merge their parts
         process.wait()
         wait_for(lambda: not any(alive(w) for w in workers), 60, "the orphaned workers to end")
+    # Only the killed parent's claim on out.root is left, which names no file left now: `lanes clean` removes it.
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out."))
-    assert left == [], (left, (tmp_path / "stderr.txt").read_text())
+    assert left == ["out.root.lanes-claim"], (left, (tmp_path / "stderr.txt").read_text())
+    cleaned = subprocess.run([str(BINARY), "clean", str(tmp_path), "--yes"], capture_output=True, text=True)
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert cleaned.stdout.splitlines()[0].startswith(f"removed {tmp_path / 'out.root.lanes-claim'} ("), cleaned.stdout
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("out.")]
 
 
 def test_lanes_clean_of_a_missing_directory_is_a_one_line_error(tmp_path):

@@ -299,7 +299,7 @@ def test_a_bad_library_in_lanes_plugin_path_is_refused(installed, tmp_path):
 EXAMPLE_BAD_INPUTS = {
     "no file": ("dimuon", "option 'file'"),
     "no such collection": ("dimuon:file=mass.root,collection=Nothing", "keep=Nothing_pt matches no product"),
-    "a missing directory": ("dimuon:file=nowhere/mass.root", "cannot write 'nowhere/mass.root'"),
+    "a missing directory": ("dimuon:file=nowhere/mass.root", "(file=nowhere/mass.root): directory 'nowhere' does not exist"),
 }
 
 

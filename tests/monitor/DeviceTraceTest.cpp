@@ -1,6 +1,8 @@
 #include "lanes/monitor/DeviceTrace.h"
 
 #include <atomic>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -13,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Synthetic.h"
+#include "lanes/core/TemporaryName.h"
 #include "lanes/monitor/TraceRecorder.h"
 
 namespace lanes {
@@ -49,7 +52,7 @@ TEST(DeviceTrace, StreamsDeviceWorkToTheFileWhileTheJobRuns) {
   recorder.jobStarted(test::syntheticJob());
   auto const now = Clock::now();
   for (int i = 0; i < 20000; ++i) deviceTrace::work(0, "kernel", now, now, 0, 0);  // a few MiB of events
-  std::ifstream partial(path + ".tmp");
+  std::ifstream partial(partialPath(path, ::getpid()));
   std::string const written((std::istreambuf_iterator<char>(partial)), std::istreambuf_iterator<char>());
   EXPECT_NE(written.find(R"("cat":"device")"), std::string::npos) << "memory stays bounded: most are in the file";
   recorder.jobFinished();

@@ -1,5 +1,7 @@
 #include "lanes/monitor/TraceRecorder.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -10,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Synthetic.h"
+#include "lanes/core/TemporaryName.h"
 
 namespace lanes {
 namespace {
@@ -56,7 +59,7 @@ TEST(TraceRecorder, WritesOneCompleteEventPerCall) {
   EXPECT_GE(calls[0].at("ts").get<double>(), 0.0);
   EXPECT_NEAR(calls[1].at("ts").get<double>() - calls[0].at("ts").get<double>(), 10.0, 1e-3);
   EXPECT_EQ(calls[0].at("tid"), calls[1].at("tid"));
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_FALSE(std::filesystem::exists(partialPath(path, ::getpid())));
   std::filesystem::remove(path);
 }
 
@@ -138,7 +141,7 @@ TEST(TraceRecorder, StreamsFullBuffersToTheFileWhileTheJobRuns) {
   recorder.jobStarted(test::syntheticJob());
   auto const origin = Clock::now();
   for (unsigned i = 0; i < 25; ++i) recorder.callFinished(call(0, Transition::Event, microseconds(1), i, 0, origin));
-  std::ifstream partial(path + ".tmp");
+  std::ifstream partial(partialPath(path, ::getpid()));
   std::string const written((std::istreambuf_iterator<char>(partial)), std::istreambuf_iterator<char>());
   std::size_t calls = 0;
   for (auto at = written.find("\"ph\":\"X\""); at != std::string::npos; at = written.find("\"ph\":\"X\"", at + 1)) ++calls;
@@ -146,7 +149,7 @@ TEST(TraceRecorder, StreamsFullBuffersToTheFileWhileTheJobRuns) {
   recorder.jobFinished();
   recorder.close();
   EXPECT_EQ(eventsOfPhase(readJson(path), "X").size(), 25u);
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_FALSE(std::filesystem::exists(partialPath(path, ::getpid())));
   std::filesystem::remove(path);
 }
 
@@ -154,13 +157,13 @@ TEST(TraceRecorder, AFailedWriteThrowsWithItsCauseAndLeavesNoFile) {
   auto const path = tempPath("full.json");
   TraceRecorder recorder(path, /*chunk=*/1);
   // /dev/full takes no byte: every write fails with ENOSPC, as a full disk's.
-  std::filesystem::remove(path + ".tmp");
-  std::filesystem::create_symlink("/dev/full", path + ".tmp");
+  std::filesystem::remove(partialPath(path, ::getpid()));
+  std::filesystem::create_symlink("/dev/full", partialPath(path, ::getpid()));
   recorder.jobStarted(test::syntheticJob());
   recorder.callFinished(call(0, Transition::Event, microseconds(1), 1, 0, Clock::now()));
   expectCloseFails(recorder, "cannot write '" + path + "': No space left on device");
   EXPECT_FALSE(std::filesystem::exists(path));
-  EXPECT_FALSE(std::filesystem::is_symlink(path + ".tmp"));
+  EXPECT_FALSE(std::filesystem::is_symlink(partialPath(path, ::getpid())));
 }
 
 TEST(TraceRecorder, MissingDirectoryThrowsNamingTheFile) {
@@ -168,7 +171,7 @@ TEST(TraceRecorder, MissingDirectoryThrowsNamingTheFile) {
   TraceRecorder recorder(path);
   recorder.jobStarted(test::syntheticJob());
   expectCloseFails(recorder, "cannot write '" + path + "': No such file or directory");
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_FALSE(std::filesystem::exists(partialPath(path, ::getpid())));
 }
 
 TEST(TraceRecorder, FailedRenameLeavesNoTemporary) {
@@ -177,7 +180,7 @@ TEST(TraceRecorder, FailedRenameLeavesNoTemporary) {
   TraceRecorder recorder(path);
   recorder.jobStarted(test::syntheticJob());
   EXPECT_THROW(recorder.close(), Exception);
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_FALSE(std::filesystem::exists(partialPath(path, ::getpid())));
   std::filesystem::remove_all(path);
 }
 

@@ -348,3 +348,28 @@ def test_a_killed_rank_ends_the_job_and_leaves_nothing_under_the_final_name(tmp_
     # mpirun ends every rank: no merge, no report; the parts stay under their temporary names.
     assert not (tmp_path / "out.root").exists()
     assert not (tmp_path / "report.json").exists()
+
+
+def test_a_second_writer_of_the_output_is_refused_once_by_rank_zero(tmp_path):
+    # The first job holds at its first event (a fault module waits for a file) with out.root claimed.
+    held, go = tmp_path / "held", tmp_path / "go"
+    first = subprocess.Popen([str(BINARY), "run", "-t", "1", "--source", SOURCE, "-n", "20", "--module",
+                              f"fault:at=1,action=wait,until={go},once={held}", "--output", "root:file=out.root"],
+                             cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True)
+    try:
+        assert poll_until(lambda: held.exists() or first.poll() is not None, 120), "the first job did not start"
+        result = mpi_lanes(tmp_path, "-t", 1, "--source", SOURCE, "-n", 30, "--output", "root:file=out.root")
+        assert result.returncode != 0
+        errors = lanes_errors(result.stderr)
+        assert len(errors) == 1, result.stderr
+        assert f"output 'root' (file=out.root) is being written by another lanes job (pid {first.pid} on host " \
+               in errors[0], errors[0]
+        go.touch()
+        assert first.wait(timeout=120) == 0, first.stderr.read()
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert sum(written_events(tmp_path / "out.root").values()) == 20
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out.")) == ["out.root"]

@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <sys/time.h>
 
 #include "lanes/core/PluginRegistry.h"
@@ -37,6 +41,17 @@ TEST(FaultAnalyzerTest, RejectsBadOptions) {
   expectMentions(errorOf([] { fault("at=0"); }), {"plugin 'fault'", "option 'at'", ">= 1"});
   expectMentions(errorOf([] { fault("at=x"); }), {"option 'at'", "'x'"});
   expectMentions(errorOf([] { fault("at=1,action=explode"); }), {"option 'action'", "throw|abort|hang"});
+}
+
+TEST(FaultAnalyzerTest, WaitGoesOnOnceItsFileExists) {
+  expectMentions(errorOf([] { fault("at=1,action=wait"); }), {"option 'until'", "required"});
+  auto const path = std::filesystem::temp_directory_path() / ("lanes-fault-go-" + std::to_string(::getpid()));
+  std::ofstream(path) << "";
+  auto module = fault("at=2,action=wait,until=" + path.string());
+  auto& analyzer = dynamic_cast<global::Analyzer&>(*module);
+  HandMadeEvent event({});
+  analyzer.analyze(event.start(2));  // returns: the file is there
+  std::filesystem::remove(path);
 }
 
 TEST(FaultAnalyzerDeathTest, AbortKillsTheProcess) {

@@ -75,6 +75,20 @@ def test_axes_map_onto_run_arguments():
         "--accel-strategy", "sync-single"]
 
 
+def test_values_with_commas_go_in_double_quotes_as_in_a_spec():
+    spec = grid.Spec.parse(r'root:file="a,b=c ü.root",compression=lz4,title="say \"hi\", \\o/"')
+    assert spec.options == [["file", "a,b=c ü.root"], ["compression", "lz4"], ["title", 'say "hi", \\o/']]
+    assert grid.Spec.parse(str(spec)).options == spec.options
+    assert str(grid.Spec("root", [["file", "plain=1.root"]])) == "root:file=plain=1.root"
+    axis = Axis.parse('output.file="x,y.root",z.root')
+    assert axis.values == ('"x,y.root"', "z.root")
+    fixed = grid.parse_run_arguments(["--output", "root:file=o.root"])
+    assert grid.apply_axis(fixed, axis, axis.values[0]) == [["--output", 'root:file="x,y.root"']]
+    assert Axis.parse('output=root:file="a,b.root",dummy').values == ('root:file="a,b.root"', "dummy")
+    with pytest.raises(ScanError, match="does not close"):
+        Axis.parse('output.file="x,y.root')
+
+
 @pytest.mark.parametrize("text, words", [
     ("colour=red", "unknown axis"), ("threads=1,,2", "empty value"), ("threads=", "empty value"),
     ("threads=0", "positive integer"), ("threads=two", "positive integer"), ("output=a,a", "twice"),

@@ -7,6 +7,8 @@ An axis is NAME=V1,V2,... where NAME is
                                          SELECTOR picks one (an index from 0, or a module's label= or plugin name;
                                          default: the first); .KEY sets that option, without it the value replaces
                                          the plugin (a value with ':' replaces the whole SPEC).
+Values are separated by commas; one that holds a comma goes in double quotes, as in a SPEC:
+output.file="a,b.root","c.root" (in them \" is a quote and \\ a backslash).
 """
 
 import itertools
@@ -33,17 +35,67 @@ class ScanError(Exception):
     """A bad scan definition, found before anything runs: one line, exit status 2."""
 
 
+def _quoted(text, start):
+    """The value in double quotes that opens at text[start] (lanes' rule: \" is a quote, \\ a backslash, any other
+    character itself) and where it ends, past its closing quote. Raises ScanError if it is not closed."""
+    value, i = [], start + 1
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text) and text[i + 1] in '"\\':
+            value.append(text[i + 1])
+            i += 2
+        elif c == '"':
+            return "".join(value), i + 1
+        else:
+            value.append(c)
+            i += 1
+    raise ScanError(f"a value in {text!r} opens a quote that it does not close")
+
+
+def split_values(text):
+    """`text` split at its commas, but for those in a value in double quotes (one that starts the text, follows a
+    comma or an '='), as lanes splits a SPEC; the quotes stay."""
+    parts, start, i = [], 0, 0
+    while i <= len(text):
+        if i < len(text) and text[i] == '"' and (i == start or text[i - 1] == "="):
+            i = _quoted(text, i)[1]
+        elif i == len(text) or text[i] == ",":
+            parts.append(text[start:i])
+            start = i = i + 1
+        else:
+            i += 1
+    return parts
+
+
+def unquote(value):
+    """A value as lanes reads it: the text in its double quotes, if it starts with one."""
+    if not value.startswith('"'):
+        return value
+    inner, end = _quoted(value, 0)
+    if end != len(value):
+        raise ScanError(f"text after the closing quote of {value!r}")
+    return inner
+
+
+def quote(value):
+    """A value as a SPEC must give it: in double quotes if it holds a comma or starts with a quote."""
+    if "," not in value and not value.startswith('"'):
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 @dataclass
 class Spec:
-    """A plugin SPEC, name:key=value,key=value (keys may repeat)."""
+    """A plugin SPEC, name:key=value,key=value (keys may repeat; a value that holds a comma is in double quotes)."""
 
     plugin: str
-    options: list = field(default_factory=list)  # [key, value] pairs, in order
+    options: list = field(default_factory=list)  # [key, value] pairs, in order, values unquoted
 
     @staticmethod
     def parse(text):
         plugin, _, rest = text.partition(":")
-        return Spec(plugin, [option.split("=", 1) for option in rest.split(",") if option])
+        options = [option.split("=", 1) for option in split_values(rest) if option]
+        return Spec(plugin, [[o[0], unquote(o[1])] if len(o) > 1 else o for o in options])
 
     def set(self, key, value):
         """Replaces every `key` by one key=value, where the first was (appended if none)."""
@@ -58,7 +110,8 @@ class Spec:
         return next((option[1] for option in self.options if option[0] == key and len(option) > 1), None)
 
     def __str__(self):
-        return self.plugin + (":" + ",".join("=".join(o) for o in self.options) if self.options else "")
+        options = [o[0] + "=" + quote(o[1]) if len(o) > 1 else o[0] for o in self.options]
+        return self.plugin + (":" + ",".join(options) if options else "")
 
 
 def parse_run_arguments(words):
@@ -104,7 +157,7 @@ class Axis:
         name, equals, values = text.partition("=")
         if not equals:
             raise ScanError(f"--vary {text}: expected NAME=VALUE,VALUE,...")
-        return Axis.of(name.strip(), values.split(","))
+        return Axis.of(name.strip(), split_values(values))
 
     @staticmethod
     def of(name, values):
@@ -155,7 +208,7 @@ def apply_axis(items, axis, value):
         return items + [[COMPONENTS[component], value]]
     spec = Spec.parse(items[place][1])
     if key is not None:
-        spec.set(key, value)
+        spec.set(key, unquote(value))
     elif ":" in value:
         spec = Spec.parse(value)
     else:

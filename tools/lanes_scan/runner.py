@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .claim import claim
 from .grid import ScanError, copy_command
 from .progress import Progress
 
@@ -92,9 +93,12 @@ def provenance_of(lanes, command):
 
 
 def prepare(scan, runs, directory, force, provenance):
-    """Creates the directory and its manifest; refuses another scan's directory unless `force` (which clears it).
-    A resumed scan keeps the provenance of its start."""
+    """Creates the directory, claims it for this scan (a scan running there now is refused), and writes its
+    manifest; refuses another scan's directory unless `force` (which clears it). A resumed scan keeps the
+    provenance of its start."""
+    directory.mkdir(parents=True, exist_ok=True)
     manifest_path = directory / "manifest.json"
+    claim(manifest_path, f"the scan directory {directory}")
     old = read_json(manifest_path) if manifest_path.exists() else None
     if manifest_path.exists() and (old is None or old.get("scan") != scan.describe()):
         if not force:

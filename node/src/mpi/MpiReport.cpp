@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "multiprocess/MultiProcessReport.h"
+#include "lanes/monitor/RunReport.h"
 #include "lanes/node/MpiJob.h"
 
 namespace lanes::node {
@@ -51,8 +52,7 @@ void printMpiReport(nlohmann::json const& report, std::ostream& out, SummaryRows
     out << line;
   }
   for (auto const& output : report["outputs"]) {
-    out << output.value("events_written", 0ull) << " events written to " << output.value("file", std::string("?"))
-        << (shared ? " (by the shared writer, rank 0)\n" : " (merged from the ranks' parts)\n");
+    out << fileWritten(output, shared ? "by the shared writer, rank 0" : "merged from the ranks' parts") << "\n";
   }
   if (report.value("failed", false)) out << "FAILED: " << report["error"].get<std::string>() << "\n";
   printMergedFigures(report, out, rows);

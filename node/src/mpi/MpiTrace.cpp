@@ -14,6 +14,7 @@
 #include "multiprocess/MultiProcessWorker.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/Module.h"
+#include "lanes/core/TemporaryName.h"
 
 namespace lanes::node {
 
@@ -56,7 +57,7 @@ MpiTrace::MpiTrace(MpiSession const& session, std::string path)
 MpiTrace::~MpiTrace() {
   std::error_code ignored;  // a part that is not there is what removing wants
   std::filesystem::remove(recorded_, ignored);
-  std::filesystem::remove(recorded_ + ".tmp", ignored);  // a recorder that failed
+  std::filesystem::remove(partialPath(recorded_, ::getpid()), ignored);  // a recorder that failed
   for (auto const& part : parts_) std::filesystem::remove(part.path, ignored);
 }
 

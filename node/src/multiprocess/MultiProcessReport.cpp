@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lanes/monitor/ReportMerge.h"
+#include "lanes/monitor/RunReport.h"
 #include "lanes/node/MultiProcessJob.h"
 #include "MultiProcessWorker.h"
 
@@ -120,8 +121,7 @@ void printMultiProcessReport(nlohmann::json const& report, std::ostream& out, Su
     out << line;
   }
   for (auto const& output : report["outputs"]) {
-    out << output.value("events_written", 0ull) << " events written to " << output["file"].get<std::string>()
-        << (shared ? " (by the shared writer)\n" : " (merged from the workers' parts)\n");
+    out << fileWritten(output, shared ? "by the shared writer" : "merged from the workers' parts") << "\n";
   }
   if (report.value("failed", false)) out << "FAILED: " << report["error"].get<std::string>() << "\n";
   printMergedFigures(report, out, rows);

@@ -18,13 +18,19 @@ struct JobFile {
   std::string use;  // for messages: "output 'copy' (file=out.root)", "the report"
 };
 
+// Throws lanes::Exception naming `use` if `path` is a FIFO, a socket or a
+// device: reading one would wait for a writer, or never end. A regular
+// file, a directory or a missing path is left to whoever reads it to judge.
+void requireRegularInput(std::string const& path, std::string const& use);
+
 // The paths a `files=LIST` text file names: one per line; blank lines and
 // lines starting with '#' are skipped; relative paths are relative to the
 // list's directory. Throws lanes::Exception if the list cannot be read.
 std::vector<std::string> readFileList(std::string const& list);
 
 // Every file the plugins of `config` name in their file options. Unknown
-// plugins, and lists that cannot be read, are left to the plugins to report.
+// plugins, and lists that cannot be read, are left to the plugins to report;
+// an input that is not a regular file is refused (requireRegularInput()).
 std::vector<JobFile> jobFiles(JobConfig const& config, PluginRegistry const& registry = PluginRegistry::instance());
 
 // Throws lanes::Exception naming both uses if a written file is also another

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <typeindex>
 #include <vector>
@@ -52,6 +53,15 @@ struct JobContext {
   // event limit); 0 when it is not. A module can refuse a setting that
   // could never take effect (throw lanes::ConfigurationError).
   std::uint64_t lastEventNumber = 0;
+  // Whether an event of the job is numbered `number`, where the source can
+  // tell before the job: it numbers events by ordinal, or a copy of it reads
+  // the events' ids ahead (a pass over the ids: ask only for a setting that
+  // must hit an event, as fault's at=); nullopt where it cannot.
+  std::function<std::optional<bool>(std::uint64_t number)> hasEventNumber = {};
+  // For endJob(): whether this process processed every event of the job,
+  // neither failing nor stopped by a signal (false in a part of a
+  // multi-process or MPI job, which sees only some of the events).
+  std::function<bool()> ranWholeJob = {};
 };
 
 // Where the `part` of a multi-process job writes the output that a single

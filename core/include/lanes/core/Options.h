@@ -59,7 +59,11 @@ class Options {
 // characters, the rest elided ("123456...(300 characters)").
 std::string shortened(std::string const& text, std::size_t max = 40);
 
-// `name:key=value,key=value` split into the plugin name and its options.
+// `name:key=value,key=value` split into the plugin name and its options. A
+// value that holds a comma is written in double quotes: file="a,b.root"
+// (in them, \" is a quote and \\ a backslash); so is one that starts with a
+// quote. Any other value is taken as it is, up to the next comma (an equals
+// sign or a colon in it is its own).
 struct PluginSpec {
   std::string name;
   Options options;

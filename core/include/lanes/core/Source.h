@@ -62,6 +62,10 @@ class Source {
   // the end.
   virtual std::unique_ptr<Source> replicate() const { return nullptr; }
   virtual bool at(std::uint64_t ordinal, SourceEvent& event) { return false; }
+  // A copy that reads events' ids ahead through at(), without moving this
+  // source (JobContext::hasEventNumber), or nullptr. A replica by default;
+  // a shared source of files makes one for the purpose too.
+  virtual std::unique_ptr<Source> lookAhead() const { return replicate(); }
   // Replicated use: how many consecutive ordinals a lane claims at a time.
   // A file source decompresses a cluster of entries at once; lanes that took
   // alternate events would each decompress, and open, everything.

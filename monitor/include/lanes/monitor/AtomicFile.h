@@ -1,6 +1,8 @@
 #pragma once
 // Writes a file so that it is either complete or absent: the content goes to
-// `path + ".tmp"`, which is renamed to `path` only once it is fully written.
+// `path.partial-PID`, which is renamed to `path` (lanes::commitFile(): it
+// checks this job's claim on `path`, if it took one) only once it is fully
+// written.
 
 #include <functional>
 #include <ostream>

@@ -116,8 +116,8 @@ struct RunReport {
 
   nlohmann::json toJson() const;
 
-  // Writes toJson() to `path` (through `path + ".tmp"`, renamed when
-  // complete). Throws lanes::Exception naming the file if it cannot.
+  // Writes toJson() to `path` (through a temporary name, renamed when
+  // complete: writeAtomically()). Throws lanes::Exception naming the file if it cannot.
   void writeJson(std::string const& path) const;
 
   // Headline figures, then the modules and the source by total time, each
@@ -131,5 +131,15 @@ struct RunReport {
 
 // One line per file that the source skipped (`source`: a report's "source").
 void printSkippedFiles(nlohmann::json const& source, std::ostream& out);
+
+// "812 bytes", "3.4 kB", "1.2 MB", "5.0 GB" (powers of 1000): a file's size.
+std::string sizeText(std::uintmax_t bytes);
+
+// An output's file as the summary tells it, from what its details say is
+// on disk ("file", "committed", "events_written", "bytes", "replaced",
+// "error"): "12 events written to out.root (1.2 MB)", "... (1.2 MB,
+// replaced an earlier file)", or "nothing written (out.root was not
+// created: CAUSE)". `how` follows the size ("merged from the workers' parts").
+std::string fileWritten(nlohmann::json const& details, std::string const& how = "");
 
 }  // namespace lanes

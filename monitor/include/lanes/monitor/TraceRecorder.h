@@ -15,7 +15,7 @@
 // push_back and never contends; a thread whose buffer is full formats it and
 // appends it to the file (under a lock, once per `chunk` calls), so memory
 // stays bounded however long the job runs. The file is written under
-// `path + ".tmp"` and renamed when complete.
+// `path.partial-PID` and renamed when complete (lanes::commitFile()).
 //
 // While it records, it is also the sink of lanes/monitor/DeviceTrace.h: each
 // device queue becomes a track ("device queue N") of boxes, with flow events

@@ -5,8 +5,12 @@
 #include <TFile.h>
 #include <TTree.h>
 
+#include <optional>
+
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
+#include "lanes/core/ReadingNote.h"
+#include "root/BasketCheck.h"
 #include "root/RootSupport.h"
 
 namespace lanes::rootio {
@@ -49,10 +53,27 @@ struct EventsSource::OpenFile {
   std::uint64_t entries = 0;
   std::vector<TBranch*> idBranches;
   TBranch* blobBranch = nullptr;
+  std::vector<BasketCheck> idChecks;  // per id branch
+  std::optional<BasketCheck> blobCheck;  // once the blob branch is bound
   std::shared_ptr<Format> format = std::make_shared<Format>();
 
   [[noreturn]] void notRootEvents(std::string const& why) const {
     throw Exception("'" + path + "' is not a root-events file (" + why + ")");
+  }
+
+  // The check of `branch`'s baskets, once their places fit the file.
+  BasketCheck checkedBaskets(TBranch& branch) {
+    try {
+      requireBasketsInFile(branch, file->GetSize());
+    } catch (Exception const& damage) {
+      throw Exception("'" + path + "': TTree '" + kBlobTree + "': " + damage.message());
+    }
+    return BasketCheck(branch, *file);
+  }
+
+  // The note of a read of `branch` at `entry`, for a fatal signal's message.
+  ReadingNote noteOf(TBranch const& branch, long long entry) const {
+    return {path.c_str(), "TTree", kBlobTree, "branch", branch.GetName(), entry};
   }
 
   // Points branch `name` at `address` (a new vector); throws if the branch is not a vector of T.
@@ -109,6 +130,10 @@ std::unique_ptr<EventsSource::OpenFile> EventsSource::open(std::size_t index) {
                       file->bind("event", bound.event), file->bind("events", bound.events),
                       file->bind("sizes", bound.sizes)};
   file->blobBranch = file->bind("blob", bound.blob);
+  // Before ROOT follows what a damaged basket says (BasketCheck.h): these
+  // branches hold ROOT's own bytes, which no frame checksum covers.
+  for (auto* branch : file->idBranches) file->idChecks.push_back(file->checkedBaskets(*branch));
+  file->blobCheck.emplace(file->checkedBaskets(*file->blobBranch));
 
   std::vector<std::string>* labels = nullptr;
   std::vector<std::string>* types = nullptr;
@@ -160,7 +185,12 @@ bool EventsSource::nextEntry() {
   ThrowOnRootFatal guard;
   takeRootMessage();
   bool ok = true;
-  for (auto* branch : file_->idBranches) ok = ok && branch->GetEntry(entry_) > 0;
+  for (std::size_t i = 0; ok && i < file_->idBranches.size(); ++i) {
+    auto& branch = *file_->idBranches[i];
+    ReadingScope const reading(file_->noteOf(branch, entry_));
+    requireBaskets(file_->idChecks[i], branch);
+    ok = branch.GetEntry(entry_) > 0;
+  }
   if (!ok) fail(fileIndex_, entry_, "its ids and sizes cannot be read: " + takeRootMessage());
   auto ids = std::make_unique<StoredBatch>();
   ids->index = static_cast<std::uint64_t>(entry_);
@@ -183,6 +213,8 @@ std::shared_ptr<StoredBatch> EventsSource::loadBlob() {
   if (loaded_) return loaded_;
   ThrowOnRootFatal guard;
   takeRootMessage();
+  ReadingScope const reading(file_->noteOf(*file_->blobBranch, entry_));
+  requireBaskets(*file_->blobCheck, *file_->blobBranch);
   if (file_->blobBranch->GetEntry(entry_) <= 0) {
     fail(fileIndex_, entry_, "its blob cannot be read: " + takeRootMessage());
   }
@@ -229,6 +261,14 @@ void EventsSource::read(SourceEvent const& event, std::size_t product, ProductSl
   } catch (Exception const& error) {
     fail(record.file, record.batch->index,
          "product '" + labels_[product] + "' of event " + event.id.str() + ": " + error.message());
+  }
+}
+
+void EventsSource::requireBaskets(BasketCheck& check, TBranch const& branch) const {
+  try {
+    check.require(entry_);
+  } catch (Exception const& damage) {
+    fail(fileIndex_, entry_, std::string("branch '") + branch.GetName() + "': " + damage.message());
   }
 }
 

@@ -16,7 +16,11 @@
 #include "root/BlobReader.h"
 #include "root/InputFiles.h"
 
+class TBranch;
+
 namespace lanes::rootio {
+
+class BasketCheck;
 
 // Externally synchronised by the scheduler's serial source queue: next() and
 // skip() read the file. read() may run concurrently with itself and with
@@ -58,6 +62,9 @@ class EventsSource : public Source {
   // Moves to the next entry's ids, in this file or a later one; false past the last.
   bool nextEntry();
   std::shared_ptr<StoredBatch> loadBlob();
+  // Before the cursor's entry is read from `branch`: throws fail() naming
+  // the branch if `check` finds its basket damaged.
+  void requireBaskets(BasketCheck& check, TBranch const& branch) const;
   // Throws "cannot read 'FILE' entry N: what" for entry `entry` of file `file`.
   [[noreturn]] void fail(std::size_t file, std::uint64_t entry, std::string const& what) const;
 

@@ -1,6 +1,6 @@
 """Bad input for the root-events source: a truncated file, a file of another format, a plain TTree that is not
 root-events, flipped bytes inside a blob (each compression, and with none: the frame's checksum catches them), every
-byte of one frame, its header too, corrupt sizes. Each gives one line naming the file (and the entry, for a damaged blob), a non-zero exit, no
+byte of one frame, its header too, corrupt sizes, a damaged basket of the blob branch. Each gives one line naming the file (and the entry, for a damaged blob), a non-zero exit, no
 crash. And the root-events output under a full disk and a Ctrl-C, and what unrolled serialisation refuses."""
 
 import concurrent.futures
@@ -150,6 +150,29 @@ def test_corrupt_sizes_are_named(tmp_path):
     subprocess.run([sys.executable, "-c", REWRITE_SIZES, str(written), str(path)], check=True, timeout=120,
                    capture_output=True)
     assert_clean_failure(read_back(tmp_path, path), str(path), "entry 1", "corrupt sizes", codes=(1,))
+
+
+def test_damaged_basket_of_the_blob_branch(tmp_path):
+    """ROOT keeps the blob branch's baskets raw: 8 bytes inverted 37 bytes into one's record (of the damaged-file
+    sweep, once a segmentation fault in TBasket::ReadBasketBuffers) are found by the basket check before ROOT reads
+    the basket: one line naming the file, the entry and the branch."""
+    written = tmp_path / "events.root"
+    result = run_limited("run", "-n", "50", "-t", "1", "--source", f"root:file={NANO_FILE}", "--output",
+                         f"root-events:file={written.name},compression=zstd,batch=10", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    with uproot.open(written) as file:
+        seeks = [int(seek) for seek in file["EventBlobs"]["blob"].member("fBasketSeek") if seek > 0]
+    assert len(seeks) > 1
+    for basket, seek in enumerate(seeks):
+        data = bytearray(written.read_bytes())
+        data[seek + 37:seek + 45] = bytes(b ^ 0xFF for b in data[seek + 37:seek + 45])
+        path = tmp_path / f"basket-{basket}.root"
+        path.write_bytes(bytes(data))
+        result = run_limited("run", "-n", "0", "-t", "2", "--source", f"root-events:file={path}", "--output", "dummy",
+                             cwd=tmp_path)
+        assert result.returncode in (1, 2), (basket, result.returncode, result.stderr)
+        [line] = [l for l in result.stderr.splitlines() if l.startswith("lanes: error: ")]
+        assert str(path) in line and "branch 'blob'" in line, (basket, line)
 
 
 def test_ctrl_c_closes_root_events_valid(tmp_path):

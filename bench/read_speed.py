@@ -24,7 +24,10 @@ defaults' and how far the best of them is from the defaults.
 --anchor PATH adds the Fermilab I/O testing framework (Dr15Jones/root_serialization's threaded_io_test): its
 ReplicatedRootSource against root:...,handles=lane on the object-branch file (the anchor cannot read the flat
 one), as many lanes as threads, each program's own events/s (lanes' from its run report, the anchor's from its
-summary, whose event count is checked: it can exit 0 after an exception), in paired rounds as above.
+summary, whose event count is checked: it can exit 0 after an exception), in paired rounds as above; and its
+event-blob readers (SharedRootEventSource, SharedRootBatchEventsSource, SharedPDSSource) against lanes' root-events
+and pds sources, each program reading the file it wrote itself (made on first use in --out) from the object-branch
+input with zstd level 1 and ROOT's serialisation.
 
 Prints the CPU model, the core count and the load average before and after; writes every run to
 read_speed.json in --out. Figures are printed, never asserted: this is a measurement, not a test.
@@ -128,14 +131,14 @@ def rootreadspeed_run(files, threads):
     return {"wall_s": wall, "cpu_s": cpu}
 
 
-def anchor_run(anchor, path, threads):
-    """threaded_io_test's ReplicatedRootSource reading EVENTS events of `path` into its DummyOutputer."""
-    wall, cpu, stdout = run_process([anchor, "-s", f"ReplicatedRootSource={path}", "-t", threads, "-l", threads,
-                                     "-n", EVENTS, "-o", "DummyOutputer"])
+def anchor_run(anchor, path, threads, source="ReplicatedRootSource", outputer="DummyOutputer"):
+    """threaded_io_test's `source` reading EVENTS events of `path` into `outputer`."""
+    wall, cpu, stdout = run_process([anchor, "-s", f"{source}={path}", "-t", threads, "-l", threads,
+                                     "-n", EVENTS, "-o", outputer])
     micros = re.search(r"^Event processing time: (\d+)us$", stdout, re.MULTILINE)
     events = re.search(r"^number events: (\d+)$", stdout, re.MULTILINE)
     if not micros or not events or int(events.group(1)) != EVENTS:
-        sys.exit(f"{anchor} did not read {EVENTS} events of {path}: {stdout.strip()[-2000:]}")
+        sys.exit(f"{anchor} did not process {EVENTS} events of {path}: {stdout.strip()[-2000:]}")
     return {"wall_s": wall, "cpu_s": cpu, "events_per_s": EVENTS / (int(micros.group(1)) * 1e-6)}
 
 
@@ -219,10 +222,58 @@ def tree_anchor_rows(anchor, inputs, threads_list, rounds, scratch):
     return rows
 
 
+# The event-blob readers compared, each program reading the file it wrote itself from the object-branch input, at
+# the same compression (zstd, level 1) and serialisation (ROOT's): (row, the anchor's outputer and its options,
+# its source, lanes' output SPEC without file=, the files' extension).
+BLOB_PAIRS = (
+    ("SharedRootEventSource vs root-events (zstd 1)", "RootEventOutputer",
+     "compressionAlgorithm=ZSTD:compressionLevel=1", "SharedRootEventSource",
+     "root-events:compression=zstd,level=1,compress=event", ".root"),
+    ("SharedRootBatchEventsSource vs root-events batch=10 (zstd 1)", "RootBatchEventsOutputer",
+     "batchSize=10:compressionAlgorithm=ZSTD:compressionLevel=1", "SharedRootBatchEventsSource",
+     "root-events:compression=zstd,level=1,compress=batch,batch=10", ".root"),
+    ("SharedPDSSource vs pds (zstd 1)", "PDSOutputer", "compressionAlgorithm=ZSTD:compressionLevel=1",
+     "SharedPDSSource", "pds:compression=zstd,level=1,compress=event", ".pds"),
+)
+
+
+def blob_files(anchor, made, outputer, options, output, extension):
+    """(the anchor's file, lanes' file) of EVENTS object-branch events, each written by its own program, made on
+    first use next to the input."""
+    directory = made["files"][0].parent
+    stem = re.sub(r"[^A-Za-z0-9]+", "-", output)
+    ours, theirs = directory / f"lanes-{stem}{extension}", directory / f"anchor-{outputer}{extension}"
+    if not ours.exists():
+        plugin, _, settings = output.partition(":")
+        partial = ours.with_name(ours.name + ".partial")
+        run_process([LANES, "run", "--source", made["source"], "-n", EVENTS, "-t", 1, "--output",
+                     f"{plugin}:file={partial},{settings}"])
+        partial.rename(ours)
+    if not theirs.exists():
+        partial = theirs.with_name(theirs.name + ".partial" + extension)
+        anchor_run(anchor, made["files"][0], 1, outputer=f"{outputer}={partial}:{options}")
+        partial.rename(theirs)
+    return theirs, ours
+
+
 def blob_anchor_rows(anchor, inputs, threads_list, rounds, scratch):
-    """The anchor's event-blob readers (SharedRootEventSource, SharedPDSSource, ...) against lanes' root-events,
-    pds and hdf5 sources, as rows shaped like tree_anchor_rows()'. Not measured yet: none."""
-    return []
+    """The anchor's event-blob readers against lanes' root-events and pds sources (lanes with its defaults), as
+    rows shaped like tree_anchor_rows()'."""
+    made = inputs.get("objects")
+    if not made:
+        return []
+    rows = []
+    for reading, outputer, options, source, output, extension in BLOB_PAIRS:
+        theirs, ours = blob_files(anchor, made, outputer, options, output, extension)
+        plugin = output.partition(":")[0]
+        for threads in threads_list:
+            runs = paired(rounds, {"lanes": lambda: lanes_run(f"{plugin}:file={ours}", threads, scratch),
+                                   "anchor": lambda: anchor_run(anchor, theirs, threads, source=source)})
+            ours_rate, theirs_rate = spread(runs["lanes"], "events_per_s"), spread(runs["anchor"], "events_per_s")
+            rows.append({"reading": reading, "threads": threads, "lanes_events_per_s": ours_rate,
+                         "anchor_events_per_s": theirs_rate, "ratio": ours_rate["median"] / theirs_rate["median"],
+                         "runs": runs})
+    return rows
 
 
 def anchor_rows(anchor, inputs, threads_list, rounds, scratch):
@@ -233,9 +284,6 @@ def anchor_rows(anchor, inputs, threads_list, rounds, scratch):
               f"[{row['lanes_events_per_s']['min']:.0f}-{row['lanes_events_per_s']['max']:.0f}] ev/s  anchor "
               f"{row['anchor_events_per_s']['median']:7.0f} [{row['anchor_events_per_s']['min']:.0f}-"
               f"{row['anchor_events_per_s']['max']:.0f}] ev/s  lanes/anchor {row['ratio']:.2f}", flush=True)
-    if not blobs:
-        print("anchor: the event-blob rows (root-events, pds, hdf5 against the anchor's blob sources) are not measured "
-              "(blob_anchor_rows() has none yet)", flush=True)
     return rows + blobs
 
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <mutex>
 #include <optional>
 
 #include "lanes/core/Exception.h"
@@ -428,6 +429,11 @@ std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) co
   auto const& path = layout_->sequence.files()[index];
   auto file = std::make_unique<OpenFile>();
   file->file = openInputFile(path);
+  // One lane at a time builds a reader's fields: ROOT makes the class of a
+  // map's std::pair on first use, and a second lane that races it finds the
+  // class without its members ("first: no such member").
+  static std::mutex fieldsBeingMade;
+  std::lock_guard<std::mutex> const oneAtATime(fieldsBeingMade);
   file->reader = openReader(*file->file, layout_->ntuple, layout_->options);
   ReadingScope const reading({path.c_str(), "RNTuple", layout_->ntuple.c_str()});
   auto const& fields = layout_->fields;

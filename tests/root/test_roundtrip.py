@@ -108,6 +108,18 @@ def test_rntuple_writes_what_it_can_store(tmp_path, lanes, kind):
     assert_same_events(output, expected, products=storable)
 
 
+def test_lanes_open_an_rntuple_with_a_map_field_at_once(tmp_path, lanes):
+    """Each lane opens its own reader (handles=lane), all at the start: ROOT makes the class of the map's std::pair
+    as the first reader's fields are built, and a lane that raced it once found the class without its members
+    ("first: no such member", about one job in ten). Twenty jobs of two lanes each read all 12 events."""
+    out = tmp_path / "map.root"
+    written = lanes("run", "--source", "test-products", "-n", "12", "-t", "2", "--output", f"rntuple:file={out}")
+    assert written.returncode == 0, written.stderr
+    for _ in range(20):
+        result = lanes("run", "--source", f"rntuple:file={out}", "-n", "0", "-t", "2", "-l", "2", "--output", "dummy")
+        assert result.returncode == 0 and result.report["events"] == 12, result.stderr
+
+
 @pytest.mark.parametrize("kind,setting", [("root", 404), ("parallel-root", 404), ("rntuple", 505),
                                           ("rntuple-parallel", 505)])
 def test_default_compression(written, kind, setting):

@@ -5,8 +5,9 @@
 // the chain's next event reads into the same object once that slot has let
 // it go, so that its allocations (a vector's capacity) serve event after
 // event, as a TTree reads into the objects at its branches' addresses.
-// A slot hands its object back with one plain store: no read-modify-write,
-// no lock, no list per product and event.
+// A slot hands its object back with one plain store, or keeps it as its
+// spare until the chain's next event takes it back from the same slot: no
+// read-modify-write, no lock, no list per product and event.
 
 #include <atomic>
 #include <cstddef>
@@ -46,6 +47,9 @@ class ReusedObjects {
   template <typename Fill>
   void read(std::size_t product, std::size_t bytes, ProductSlot& slot, Fill fill) {
     auto*& node = nodes_[product];
+    // The lane's slot keeps the object of its last event as its spare
+    // (ProductSlot::vacate()): taken back, it is ours again.
+    if (node && slot.reclaim(&giveBack, node)) node->lent.store(false, std::memory_order_relaxed);
     if (!node || node->lent.load(std::memory_order_acquire)) renew(product);
     try {
       fill(node->object);

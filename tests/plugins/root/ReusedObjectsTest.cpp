@@ -60,6 +60,28 @@ TEST(ReusedObjectsTest, TheNextEventReadsIntoTheObjectItsSlotLetGoWithItsAllocat
   EXPECT_EQ(contentOf(slot), Floats(500, 2.f));
 }
 
+TEST(ReusedObjectsTest, ASlotVacatedForItsLanesNextEventTradesItsObjectBack) {
+  // A lane vacates its slots as it starts its next event (ProductSlot::vacate): the slot keeps the object as its
+  // spare, and the chain takes it back from that slot; it was renewed each event once, all allocations lost.
+  ReusedObjects objects({floatsClass()});
+  ProductSlot slot;
+  auto* first = readInto(objects, 0, slot, Floats(1000, 1.5f));
+  auto const* buffer = contentOf(slot).data();
+  for (int event = 0; event < 3; ++event) {
+    slot.vacate();
+    ASSERT_FALSE(slot.filled());
+    objects.read(0, 2000, slot, [&](void* object) {
+      EXPECT_EQ(object, first);
+      contentOf(object).assign(500, 2.f);
+      EXPECT_EQ(contentOf(object).data(), buffer) << "its capacity was kept: no allocation";
+    });
+    EXPECT_EQ(slot.object(), first);
+  }
+  ProductSlot another;  // a vacated slot of another lane keeps its spare: the chain makes a new object
+  readInto(objects, 0, another, {1});
+  EXPECT_EQ(contentOf(slot), Floats(500, 2.f));
+}
+
 TEST(ReusedObjectsTest, AnObjectThatASlotStillHoldsIsLeftToIt) {
   ReusedObjects objects({floatsClass(), floatsClass()});
   ProductSlot kept, next, other;

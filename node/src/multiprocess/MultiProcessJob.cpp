@@ -19,6 +19,7 @@
 #include <ostream>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/TemporaryName.h"
@@ -42,6 +43,22 @@ unsigned threadsInProcess() {
   unsigned n = 0;
   for ([[maybe_unused]] auto const& task : std::filesystem::directory_iterator("/proc/self/task")) ++n;
   return n;
+}
+
+// The threads of this process once those that were just joined are gone: a
+// joined thread's pthread_join() returns as the thread exits, and the kernel
+// lists it in /proc/self/task a moment longer (the RNTuple reader closed by
+// beforeFork() joins its cluster thread so; "2 threads are running" was an
+// occasional refusal). Gives them up to a second, then counts what is left.
+unsigned threadsAfterJoins() {
+  constexpr auto kPause = std::chrono::milliseconds(2);
+  constexpr int kLooks = 500;
+  auto threads = threadsInProcess();
+  for (int look = 0; threads > 1 && look < kLooks; ++look) {
+    std::this_thread::sleep_for(kPause);
+    threads = threadsInProcess();
+  }
+  return threads;
 }
 
 int pidfdOpen(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
@@ -174,7 +191,7 @@ nlohmann::json MultiProcessParent::run() {
   if (options_.outputMode == OutputMode::SharedWriter) processor_.openSharedOutputs();
   if (options_.eventsBeforeFork) runBeforeFork();
   processor_.beforeFork();
-  threadsAtFork_ = threadsInProcess();
+  threadsAtFork_ = threadsAfterJoins();
   if (threadsAtFork_ != 1) {
     throw Exception("multi-process job: " + std::to_string(threadsAtFork_) +
                     " threads are running before the fork; a worker would inherit none of them");

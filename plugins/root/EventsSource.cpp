@@ -61,12 +61,12 @@ struct EventsSource::OpenFile {
     throw Exception("'" + path + "' is not a root-events file (" + why + ")");
   }
 
-  // The check of `branch`'s baskets, once their places fit the file.
-  BasketCheck checkedBaskets(TBranch& branch) {
+  // The check of `branch` (of tree `tree`)'s baskets, once their places fit the file.
+  BasketCheck checkedBaskets(TBranch& branch, char const* tree = kBlobTree) {
     try {
       requireBasketsInFile(branch, file->GetSize());
     } catch (Exception const& damage) {
-      throw Exception("'" + path + "': TTree '" + kBlobTree + "': " + damage.message());
+      throw Exception("'" + path + "': TTree '" + tree + "': " + damage.message());
     }
     return BasketCheck(branch, *file);
   }
@@ -142,6 +142,15 @@ std::unique_ptr<EventsSource::OpenFile> EventsSource::open(std::size_t index) {
   products->SetBranchAddress("types", &types);
   products->SetBranchAddress("serialization", &serialization);
   products->SetBranchAddress("compress", &compress);
+  ReadingScope const reading({file->path.c_str(), "TTree", kProductTree, nullptr, nullptr, 0});
+  for (auto* object : *products->GetListOfBranches()) {
+    try {
+      file->checkedBaskets(*static_cast<TBranch*>(object), kProductTree).require(0);
+    } catch (Exception const& damage) {
+      throw Exception("cannot read the product list of '" + file->path + "' (tree " + kProductTree +
+                      "): " + damage.message());
+    }
+  }
   bool const read = products->GetEntries() > 0 && products->GetEntry(0) > 0 && labels && types &&
                     serialization && compress && labels->size() == types->size();
   std::unique_ptr<std::vector<std::string>> ownLabels(labels), ownTypes(types);

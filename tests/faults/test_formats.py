@@ -175,6 +175,23 @@ def test_damaged_basket_of_the_blob_branch(tmp_path):
         assert str(path) in line and "branch 'blob'" in line, (basket, line)
 
 
+def test_damaged_basket_of_the_product_list(tmp_path):
+    """The product list's baskets are checked too before ROOT reads them (8 bytes inverted at offset 321 of the
+    sweep's copy, in the basket of its 'labels' branch, made the job segfault as it opened the file)."""
+    written = tmp_path / "events.root"
+    result = run_limited("run", "-n", "50", "-t", "1", "--source", f"root:file={NANO_FILE}", "--output",
+                         f"root-events:file={written.name},compression=zstd,batch=10", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    with uproot.open(written) as file:
+        seek = int(file["EventProducts"]["labels"].member("fBasketSeek")[0])
+    data = bytearray(written.read_bytes())
+    data[seek + 37:seek + 45] = bytes(b ^ 0xFF for b in data[seek + 37:seek + 45])
+    path = tmp_path / "list.root"
+    path.write_bytes(bytes(data))
+    result = run_limited("run", "-n", "0", "--source", f"root-events:file={path}", "--output", "dummy", cwd=tmp_path)
+    assert_one_line_error(result, "cannot read the product list of", str(path), "branch 'labels'", code=2)
+
+
 def test_ctrl_c_closes_root_events_valid(tmp_path):
     """Ctrl-C in the middle of a job: the events in flight finish, the last partial batch is written, and the
     file reads back (check-products) with exactly the events the report counts."""

@@ -29,7 +29,6 @@ namespace {
 
 thread_local std::string lastRootMessage;
 thread_local int lastRootLevel = 0;  // of lastRootMessage
-thread_local unsigned rootErrors = 0;
 thread_local int fatalGuards = 0;  // ThrowOnRootFatal objects alive on this thread
 
 // ROOT's messages would otherwise go to stderr in ROOT's own format; lanes
@@ -38,7 +37,7 @@ thread_local int fatalGuards = 0;  // ThrowOnRootFatal objects alive on this thr
 // directly from Fatal() and friends, holding no lock of its own, so a throw
 // from here unwinds only the frames of the ROOT call that failed.
 void keepRootMessage(int level, Bool_t abort, char const* location, char const* message) {
-  if (level >= kError) ++rootErrors;
+  if (level >= kError) ++detail::rootErrors;
   if (level >= kWarning && (lastRootMessage.empty() || level >= lastRootLevel)) {
     lastRootMessage = std::string(location) + ": " + message;
     lastRootLevel = level;
@@ -150,8 +149,6 @@ ThrowOnRootFatal::ThrowOnRootFatal() { ++fatalGuards; }
 ThrowOnRootFatal::~ThrowOnRootFatal() { --fatalGuards; }
 
 std::string takeRootMessage() { return std::exchange(lastRootMessage, {}); }
-
-unsigned rootErrorsOnThisThread() { return rootErrors; }
 
 namespace {
 

@@ -27,8 +27,12 @@ std::string takeRootMessage();
 // How many errors (ROOT's Error() and worse) ROOT has reported on this
 // thread. A read during which this grows failed, even where ROOT carries on
 // (a damaged byte count: "read too many bytes", and the values after it are
-// garbage). Lane-confined, like the messages.
-unsigned rootErrorsOnThisThread();
+// garbage). Lane-confined, like the messages. Inline: a reader asks twice
+// per entry of every branch.
+namespace detail {
+inline thread_local unsigned rootErrors = 0;
+}  // namespace detail
+inline unsigned rootErrorsOnThisThread() { return detail::rootErrors; }
 
 // While one is alive on a thread, a fatal error that ROOT reports on that
 // thread (Fatal(), which would abort the process) throws a lanes::Exception

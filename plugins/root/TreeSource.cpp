@@ -61,40 +61,57 @@ struct TreeSource::Held {
   bool ready = false;  // read and not yet handed over
 };
 
-// The entries [first, end) of one product read ahead: its readAhead entries
-// of OpenFile::held. The entry `failed`, the last, failed to read: the error
-// is in OpenFile::errors, and belongs to that entry's event.
+// The entries [first, end) of one product read ahead (OpenFile::heldOf). The
+// entry `failed`, the last, failed to read: the error is in
+// OpenFile::errors, and belongs to that entry's event.
 struct TreeSource::Window {
   long long first = 0;
   long long end = 0;
   long long failed = -1;
 };
 
+// What reading one product of an open file touches, in one place: a lane
+// reads its event's products one after another, and each should cost it a
+// cache line or two, not one in each of a dozen per-product arrays. What a
+// read-ahead window's hand-over needs comes first (the first cache line).
+struct alignas(64) TreeSource::Reader {
+  Window window;
+  Kind kind = Kind::Scalar;
+  bool fatal = false;                         // see OpenFile::fatal
+  ObjectPool* pool = nullptr;                 // the source's; nullptr: Scalar, Emulated
+  Fundamental const* fundamental = nullptr;   // as in BranchLayout
+  TClass* cls = nullptr;                      // as in BranchLayout
+  TBranch* branch = nullptr;
+  TLeaf* leaf = nullptr;                      // of a fundamental or string branch
+  void* object = nullptr;                     // the address an object branch reads into
+  std::optional<BasketCheck> check;
+};
+
 // One opened file, with the branches of every product located in it.
 struct TreeSource::OpenFile {
   std::shared_ptr<TreeLayout const> layout;
-  std::vector<ObjectPool::Owner> const* pools = nullptr;  // the source's, which outlive its open files
   std::unique_ptr<TFile> file;
   TTree* tree = nullptr;
-  std::vector<TBranch*> branches;
-  std::vector<TLeaf*> leaves;  // of each fundamental or string branch
-  std::vector<void*> objects;  // the address each object branch reads into
+  std::vector<Reader> readers;  // per product
   std::vector<std::pair<TClass*, void*>> initialObjects;
   std::vector<TLeaf*> idLeaves;
-  std::vector<BasketCheck> checks;  // per product
-  std::vector<Window> windows;      // per product
-  std::vector<Held> held;           // per product, its layout->readAhead entries (readahead=N > 1)
+  // readahead=N > 1: N entries of every product, entry by entry (heldOf):
+  // the products of one event lie side by side, as a lane hands them over.
+  std::vector<Held> held;
   std::vector<std::string> errors;  // per product: why its window's failed entry failed
   // Per product: ROOT's fatal error that stopped a read of its branch ("entry N: what ROOT said"). The
   // branch is not read again: the fatal error left it, and the object it
   // was filling, half-way (a later read of it crashed in 1 of ~160 jobs).
   std::vector<std::string> fatal;
 
+  // The entry `first + k` of the window of `product` that begins at `first`.
+  Held& heldOf(std::size_t product, long long k) { return held[static_cast<std::size_t>(k) * readers.size() + product]; }
+
   ~OpenFile() {
-    auto const readAhead = layout->readAhead;
     for (std::size_t i = 0; i < held.size(); ++i) {
-      drop(layout->branches[i / readAhead], held[i]);
-      if (held[i].object) (*pools)[i / readAhead]->putBack(held[i].object);
+      auto const& reader = readers[i % readers.size()];
+      drop(reader, held[i]);
+      if (held[i].object) reader.pool->putBack(held[i].object);
     }
     // Detach the objects before the tree goes, then delete what no slot adopted.
     if (tree) tree->ResetBranchAddresses();
@@ -459,31 +476,59 @@ void TreeSource::read(SourceEvent const& event, std::size_t product, ProductSlot
   readProduct(file, event.entry, local, product, slot);
 }
 
+inline void TreeSource::hand(Reader const& reader, Held& held, ProductSlot& slot) {
+  held.ready = false;
+  if (auto* pool = reader.pool) {
+    // Traded for the object the slot held for its lane's last event, read into next.
+    auto* spare = pool->reclaim(slot);
+    pool->lend(held.object, held.bytes, slot);
+    held.object = spare;
+  } else if (reader.kind == Kind::Scalar) {
+    reader.fundamental->putScalar(held.scalar.data(), slot, held.bytes);
+  } else {
+    slot.emplace(EmulatedObject(reader.cls, std::exchange(held.object, nullptr)), held.bytes);
+  }
+}
+
 void TreeSource::readProducts(SourceEvent const& event, ProductIndex const* products, std::size_t count,
                               ProductSlot* slots) {
   auto [file, local] = fileOf(event.entry);
-  for (std::size_t i = 0; i < count; ++i) readProduct(file, event.entry, local, products[i], slots[products[i]]);
+  for (std::size_t i = 0; i < count; ++i) {
+    auto const product = products[i];
+    // The usual case, kept short: the entry was read ahead and waits.
+    auto& window = file.readers[product].window;
+    if (local >= window.first && local < window.end && local != window.failed && layout_->readAhead > 1) {
+      if (auto& held = file.heldOf(product, local - window.first); held.ready) {
+        hand(file.readers[product], held, slots[product]);
+        continue;
+      }
+    }
+    readProduct(file, event.entry, local, product, slots[product]);
+  }
 }
 
 void TreeSource::readProduct(OpenFile& file, std::uint64_t entry, long long local, std::size_t product,
                              ProductSlot& slot) {
-  auto* pool = pools_[product].get();
+  auto& reader = file.readers[product];
   if (layout_->readAhead == 1) {
     // Straight into the slot, into the object it held for its lane's last
     // event: a lane's own copy reads each object branch into one object.
-    Held held{pool ? pool->reclaim(slot) : nullptr};
-    readEntry(file, product, local, held);
-    return hand(layout_->branches[product], pool, held, slot);
+    Held held{reader.pool ? reader.pool->reclaim(slot) : nullptr};
+    {
+      ReadingScope const reading(noteOf(layout_->branches[product].name.c_str(), local));
+      ThrowOnRootFatal const guard;
+      readEntry(file, product, local, held);
+    }
+    return hand(reader, held, slot);
   }
-  auto& window = file.windows[product];
-  auto* held = &file.held[product * layout_->readAhead];
+  auto& window = reader.window;
   auto const failed = [&] {
     if (local != window.failed) return;
     window.failed = -1;
     throw Exception(std::exchange(file.errors[product], {}));
   };
   failed();  // read ahead for an earlier event
-  if (local < window.first || local >= window.end || !held[local - window.first].ready) {
+  if (local < window.first || local >= window.end || !file.heldOf(product, local - window.first).ready) {
     auto limit = file.tree->GetEntries();
     // A lane's run of entries ends at a multiple of the chunk: the entries
     // after it are another lane's to read.
@@ -491,22 +536,24 @@ void TreeSource::readProduct(OpenFile& file, std::uint64_t entry, long long loca
     readAhead(file, product, local, limit);
     failed();
   }
-  hand(layout_->branches[product], pool, held[local - window.first], slot);
+  hand(reader, file.heldOf(product, local - window.first), slot);
 }
 
 void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first, long long limit) const {
-  auto const& layout = layout_->branches[product];
-  auto* pool = pools_[product].get();
-  auto& window = file.windows[product];
-  auto* held = &file.held[product * layout_->readAhead];
-  for (auto entry = window.first; entry < window.end; ++entry) drop(layout, held[entry - window.first]);
+  auto& reader = file.readers[product];
+  auto& window = reader.window;
+  // What the window holds unhanded is forgotten; only an emulated object
+  // needs more (the next window's entries are marked ready as they are read).
+  if (reader.kind == Kind::Emulated) {
+    for (auto entry = window.first; entry < window.end; ++entry) drop(reader, file.heldOf(product, entry - window.first));
+  }
   auto const end = std::min(first + static_cast<long long>(layout_->readAhead), limit);
   window = {first, first, -1};
+  ReadingScope reading(noteOf(layout_->branches[product].name.c_str(), first));
+  ThrowOnRootFatal const guard;
   // The tree's read-ahead cache follows its current entry.
   if (file.tree->GetReadEntry() != first) {
     try {
-      ReadingScope const reading(noteOf(layout.name.c_str(), first));
-      ThrowOnRootFatal const guard;
       file.tree->LoadTree(first);
     } catch (Exception const& fatal) {
       window.failed = first;
@@ -517,8 +564,9 @@ void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first,
   }
   for (auto entry = first; entry < end; ++entry) {
     window.end = entry + 1;
+    reading.entry(entry);
     try {
-      readEntry(file, product, entry, held[entry - first]);
+      readEntry(file, product, entry, file.heldOf(product, entry - first));
     } catch (Exception const& error) {
       // The failure belongs to the event of that entry, which may come later.
       window.failed = entry;
@@ -528,23 +576,19 @@ void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first,
   }
 }
 
+Exception TreeSource::readFailure(std::size_t product, long long entry, std::string const& why) const {
+  return Exception("cannot read branch '" + layout_->branches[product].name + "' of entry " + std::to_string(entry) +
+                   " of TTree '" + layout_->tree + "' in '" + origin() + "': " + why);
+}
+
 void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry, Held& held) const {
-  auto const& layout = layout_->branches[product];
-  auto* pool = pools_[product].get();
-  auto const failed = [&](std::string const& why) {
-    return Exception("cannot read branch '" + layout.name + "' of entry " + std::to_string(entry) + " of TTree '" +
-                     layout_->tree + "' in '" +
-                     origin() + "': " + why);
-  };
-  if (!file.fatal[product].empty()) {
-    throw failed("not read after ROOT's fatal error in " + file.fatal[product]);
-  }
-  ReadingScope const reading(noteOf(layout.name.c_str(), entry));
+  auto& reader = file.readers[product];
+  auto* pool = reader.pool;
+  if (reader.fatal) throw readFailure(product, entry, "not read after ROOT's fatal error in " + file.fatal[product]);
   try {
-    ThrowOnRootFatal const guard;
-    file.checks[product].require(entry);  // before ROOT follows what a damaged basket says
+    reader.check->require(entry);  // before ROOT follows what a damaged basket says
   } catch (Exception const& damage) {
-    throw failed(damage.message());
+    throw readFailure(product, entry, damage.message());
   }
   // Pooled objects keep their allocations: reading into one allocates
   // nothing once it has held an entry as large.
@@ -552,41 +596,40 @@ void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry,
   Int_t bytes = -1;
   auto const errors = rootErrorsOnThisThread();
   try {
-    ThrowOnRootFatal const guard;
-    if (layout.kind == Kind::Emulated) held.object = layout.cls->New();  // owned by its EmulatedObject product
+    if (reader.kind == Kind::Emulated) held.object = reader.cls->New();  // owned by its EmulatedObject product
     // An object branch notices a new address on GetEntry, at some cost. A
     // vector is read into the same object each time, and swapped out.
-    if (layout.cls && !layout.fundamental) file.objects[product] = held.object;
-    bytes = file.branches[product]->GetEntry(entry);
+    if (reader.cls && !reader.fundamental) reader.object = held.object;
+    bytes = reader.branch->GetEntry(entry);
   } catch (Exception const& fatal) {
     // The object ROOT was filling may be half-built: neither reused nor destroyed.
-    auto* filling = file.objects[product];
+    auto* filling = reader.object;
     if (pool) filling == held.object ? pool->discard(held.object) : pool->putBack(held.object);
     held.object = nullptr;
     if (filling) {  // the file's own, which it destroys at its end: not that one
       auto& initial = file.initialObjects;
-      initial.erase(std::remove(initial.begin(), initial.end(), std::make_pair(layout.cls, filling)), initial.end());
+      initial.erase(std::remove(initial.begin(), initial.end(), std::make_pair(reader.cls, filling)), initial.end());
     }
+    reader.fatal = true;
     file.fatal[product] = "entry " + std::to_string(entry) + ": " + fatal.message();
-    throw failed(fatal.message());
+    throw readFailure(product, entry, fatal.message());
   }
   // ROOT reports what it noticed (a byte count that does not match) and reads on.
-  if (bytes >= 0 && rootErrorsOnThisThread() != errors) bytes = -1;
-  if (bytes < 0) {
+  if (bytes < 0 || rootErrorsOnThisThread() != errors) {
     if (pool) pool->putBack(held.object);
-    if (layout.kind == Kind::Emulated) layout.cls->Destructor(held.object);
+    if (reader.kind == Kind::Emulated) reader.cls->Destructor(held.object);
     held.object = nullptr;
-    throw failed(takeRootMessage());
+    throw readFailure(product, entry, takeRootMessage());
   }
-  auto* leaf = file.leaves[product];
-  switch (layout.kind) {
-    case Kind::Scalar: std::memcpy(held.scalar.data(), leaf->GetValuePointer(), layout.fundamental->size); break;
+  auto* leaf = reader.leaf;
+  switch (reader.kind) {
+    case Kind::Scalar: std::memcpy(held.scalar.data(), leaf->GetValuePointer(), reader.fundamental->size); break;
     case Kind::Array:
-      layout.fundamental->assignArray(held.object, leaf->GetValuePointer(), static_cast<std::size_t>(leaf->GetLen()));
+      reader.fundamental->assignArray(held.object, leaf->GetValuePointer(), static_cast<std::size_t>(leaf->GetLen()));
       break;
     case Kind::String: *static_cast<std::string*>(held.object) = static_cast<char const*>(leaf->GetValuePointer()); break;
     case Kind::Object:
-      if (layout.fundamental) layout.fundamental->swapArrays(file.objects[product], held.object);
+      if (reader.fundamental) reader.fundamental->swapArrays(reader.object, held.object);
       break;
     case Kind::Emulated: break;
   }
@@ -594,22 +637,8 @@ void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry,
   held.ready = true;
 }
 
-void TreeSource::hand(BranchLayout const& layout, ObjectPool* pool, Held& held, ProductSlot& slot) {
-  held.ready = false;
-  if (pool) {
-    // Traded for the object the slot held for its lane's last event, read into next.
-    auto* spare = pool->reclaim(slot);
-    pool->lend(held.object, held.bytes, slot);
-    held.object = spare;
-  } else if (layout.kind == Kind::Scalar) {
-    layout.fundamental->putScalar(held.scalar.data(), slot, held.bytes);
-  } else {
-    slot.emplace(EmulatedObject(layout.cls, std::exchange(held.object, nullptr)), held.bytes);
-  }
-}
-
-void TreeSource::drop(BranchLayout const& layout, Held& held) {
-  if (held.ready && layout.kind == Kind::Emulated) layout.cls->Destructor(std::exchange(held.object, nullptr));
+void TreeSource::drop(Reader const& reader, Held& held) {
+  if (held.ready && reader.kind == Kind::Emulated) reader.cls->Destructor(std::exchange(held.object, nullptr));
   held.ready = false;
 }
 
@@ -630,7 +659,6 @@ TreeSource::OpenFile& TreeSource::opened(std::size_t index) {
 std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const {
   auto file = std::make_unique<OpenFile>();
   file->layout = layout_;
-  file->pools = &pools_;
   auto const& path = sequence_.files()[index];
   file->file = openInputFile(path);
   file->tree = findTree(*file->file, layout_->tree);
@@ -638,10 +666,7 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
   if (layout_->cacheBytes >= 0) file->tree->SetCacheSize(layout_->cacheBytes);
   auto const products = layout_->branches.size();
   auto const fileBytes = file->file->GetSize();
-  file->branches.resize(products);
-  file->leaves.resize(products);
-  file->objects.resize(products);
-  file->windows.resize(products);
+  file->readers.resize(products);  // never again: each object branch reads through its reader's `object`
   if (layout_->readAhead > 1) file->held.resize(products * layout_->readAhead);
   file->errors.resize(products);
   file->fatal.resize(products);
@@ -654,21 +679,26 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
     } catch (Exception const& damage) {
       throw Exception("'" + path + "': TTree '" + layout_->tree + "': " + damage.message());
     }
-    file->branches[p] = branch;
-    file->checks.emplace_back(*branch, *file->file);
+    auto& reader = file->readers[p];
+    reader.kind = layout.kind;
+    reader.pool = pools_[p].get();
+    reader.fundamental = layout.fundamental;
+    reader.cls = layout.cls;
+    reader.branch = branch;
+    reader.check.emplace(*branch, *file->file);
     if (layout.cls) {
       // Our own object from the start, so that ROOT never owns one.
       try {
         ThrowOnRootFatal const guard;
-        file->objects[p] = layout.cls->New();
-        file->initialObjects.emplace_back(layout.cls, file->objects[p]);
-        branch->SetAddress(&file->objects[p]);
+        reader.object = layout.cls->New();
+        file->initialObjects.emplace_back(layout.cls, reader.object);
+        branch->SetAddress(&reader.object);
       } catch (Exception const& fatal) {
         throw Exception("cannot read branch '" + layout.name + "' of TTree '" + layout_->tree + "' in '" + path +
                         "': " + fatal.message());
       }
     } else {
-      file->leaves[p] = static_cast<TLeaf*>(branch->GetListOfLeaves()->At(0));
+      reader.leaf = static_cast<TLeaf*>(branch->GetListOfLeaves()->At(0));
     }
   }
   if (layout_->hasIds) {

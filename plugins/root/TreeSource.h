@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lanes/core/Exception.h"
 #include "lanes/core/Options.h"
 #include "lanes/core/PluginOptions.h"
 #include "lanes/core/ReadingNote.h"
@@ -91,6 +92,7 @@ class TreeSource : public Source {
   struct OpenFile;
   struct Held;
   struct Window;
+  struct Reader;
 
   TreeSource(Options const& options, PluginOptions const& checked);
   TreeSource(std::shared_ptr<TreeLayout const> layout, std::uint64_t chunk);
@@ -111,12 +113,16 @@ class TreeSource : public Source {
   // readAhead of them, up to entry `limit` of the file.
   void readAhead(OpenFile& file, std::size_t product, long long first, long long limit) const;
   // Reads one entry of `product` into `held` (into its object, if it has
-  // one; else one of the product's pool).
+  // one; else one of the product's pool). The caller notes what this thread
+  // reads (ReadingScope) and turns ROOT's fatal errors into exceptions
+  // (ThrowOnRootFatal), once for a run of entries.
   void readEntry(OpenFile& file, std::size_t product, long long entry, Held& held) const;
-  // Moves what `held` holds into `slot` (`pool`: the product's).
-  static void hand(BranchLayout const& layout, ObjectPool* pool, Held& held, ProductSlot& slot);
+  // Why `product` of `entry` could not be read, as its error.
+  [[gnu::cold]] Exception readFailure(std::size_t product, long long entry, std::string const& why) const;
+  // Moves what `held` holds into `slot`.
+  static void hand(Reader const& reader, Held& held, ProductSlot& slot);
   // Forgets what `held` holds, but a pooled object, to read into next.
-  static void drop(BranchLayout const& layout, Held& held);
+  static void drop(Reader const& reader, Held& held);
   // What this copy reads, for a report of a crash inside ROOT: `branch` at
   // `entry` of the file of the last position or read.
   ReadingNote noteOf(char const* branch, long long entry) const;

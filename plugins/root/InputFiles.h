@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <list>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -58,11 +59,16 @@ T* readObject(TFile& file, std::string const& name, char const* kind) {
 
 // Each file's entry count, once a copy of a source has counted it. The copies
 // of one source (one per lane) share one, so that a file is opened to be
-// counted only once, by the copy that reaches it first. Thread-safe: a count
-// is an atomic, and every copy that counts a file finds the same number.
+// counted only once: a copy that opens a file holds opening(file) until it
+// has learned the count, and a copy that needs only the count waits for it
+// (awaitKnown) rather than open the file too (with one lane per file of a
+// long list, each lane otherwise opened nearly every file). Thread-safe: a
+// count is an atomic, every copy that counts a file finds the same number,
+// and a file's lock is held by one open of it, never with another lock.
 class EntryCounts {
  public:
-  explicit EntryCounts(std::size_t files) : entries_(new std::atomic<long long>[files]) {
+  explicit EntryCounts(std::size_t files)
+      : entries_(new std::atomic<long long>[files]), opening_(new std::mutex[files]) {
     for (std::size_t i = 0; i < files; ++i) entries_[i].store(-1, std::memory_order_relaxed);
   }
   std::optional<std::uint64_t> known(std::size_t file) const {
@@ -72,9 +78,18 @@ class EntryCounts {
   void learn(std::size_t file, std::uint64_t entries) {
     entries_[file].store(static_cast<long long>(entries), std::memory_order_relaxed);
   }
+  // Held by a copy while it opens `file`, up to learn(file, ...).
+  std::unique_lock<std::mutex> opening(std::size_t file) { return std::unique_lock<std::mutex>(opening_[file]); }
+  // known(file), once no copy is opening it.
+  std::optional<std::uint64_t> awaitKnown(std::size_t file) {
+    if (auto const entries = known(file)) return entries;
+    opening(file);  // waits for an open under way, if any
+    return known(file);
+  }
 
  private:
   std::unique_ptr<std::atomic<long long>[]> entries_;
+  std::unique_ptr<std::mutex[]> opening_;
 };
 
 // The input files that skip-bad-files=true left out of a job, each with the
@@ -145,7 +160,7 @@ class FileSequence {
     while (entry >= entries()) {
       if (counted()) return false;
       auto const index = filesCounted();
-      auto entries = shared.known(index);
+      auto entries = shared.awaitKnown(index);
       if (!entries) {
         entries = count(index);
         shared.learn(index, *entries);

@@ -428,6 +428,7 @@ std::pair<NTupleSource::OpenFile&, std::uint64_t> NTupleSource::fileOf(std::uint
 std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) const {
   auto const& path = layout_->sequence.files()[index];
   auto file = std::make_unique<OpenFile>();
+  auto opening = layout_->counts->opening(index);
   file->file = openInputFile(path);
   // One lane at a time builds a reader's fields: ROOT makes the class of a
   // map's std::pair on first use, and a second lane that races it finds the
@@ -435,6 +436,8 @@ std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) co
   static std::mutex fieldsBeingMade;
   std::lock_guard<std::mutex> const oneAtATime(fieldsBeingMade);
   file->reader = openReader(*file->file, layout_->ntuple, layout_->options);
+  layout_->counts->learn(index, file->reader->GetNEntries());
+  opening.unlock();
   ReadingScope const reading({path.c_str(), "RNTuple", layout_->ntuple.c_str()});
   auto const& fields = layout_->fields;
   auto const& ids = layout_->ids;

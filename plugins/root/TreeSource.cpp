@@ -16,6 +16,8 @@
 #include <array>
 #include <cstring>
 #include <optional>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "lanes/core/Exception.h"
@@ -263,6 +265,19 @@ std::uint64_t firstClusterEntries(TTree& tree) {
   return static_cast<std::uint64_t>(std::max<long long>(1, clusters.GetNextEntry()));
 }
 
+// The top-level branches of `tree` by name. TTree::GetBranch searches every
+// branch and sub-branch by name, one after another: finding each of
+// NanoAOD's thousand products that way costs half a million string
+// comparisons a file, paid again by every lane that opens it.
+std::unordered_map<std::string_view, TBranch*> topLevelBranches(TTree& tree) {
+  std::unordered_map<std::string_view, TBranch*> branches;
+  for (auto* object : *tree.GetListOfBranches()) {
+    auto* branch = static_cast<TBranch*>(object);
+    branches.emplace(branch->GetName(), branch);
+  }
+  return branches;
+}
+
 ProductDescription descriptionOf(TreeSource::BranchLayout const& branch) {
   using Kind = TreeSource::Kind;
   switch (branch.kind) {
@@ -327,9 +342,10 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
     requireBranchMatches(*tree, include, exclude);
     if (!layout->idBranch.empty()) idLeavesOf(*tree, layout->idBranch);  // refuses a bad id= before the job
     layout->hasIds = describeBranches(*tree, include, exclude, layout->idBranch, layout->branches);
+    auto const topLevel = topLevelBranches(*tree);
     for (auto const& branch : layout->branches) {
       try {
-        requireBasketsInFile(*tree->GetBranch(branch.name.c_str()), file->GetSize());
+        requireBasketsInFile(*topLevel.at(branch.name), file->GetSize());
       } catch (Exception const& damage) {
         throw Exception("TTree '" + layout->tree + "': " + damage.message());
       }
@@ -660,8 +676,11 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
   auto file = std::make_unique<OpenFile>();
   file->layout = layout_;
   auto const& path = sequence_.files()[index];
+  auto opening = layout_->counts->opening(index);
   file->file = openInputFile(path);
   file->tree = findTree(*file->file, layout_->tree);
+  layout_->counts->learn(index, static_cast<std::uint64_t>(file->tree->GetEntries()));
+  opening.unlock();
   ReadingScope const reading({path.c_str(), "TTree", layout_->tree.c_str()});
   if (layout_->cacheBytes >= 0) file->tree->SetCacheSize(layout_->cacheBytes);
   auto const products = layout_->branches.size();
@@ -670,9 +689,11 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
   if (layout_->readAhead > 1) file->held.resize(products * layout_->readAhead);
   file->errors.resize(products);
   file->fatal.resize(products);
+  auto const topLevel = topLevelBranches(*file->tree);
   for (std::size_t p = 0; p < products; ++p) {
     auto const& layout = layout_->branches[p];
-    auto* branch = file->tree->GetBranch(layout.name.c_str());
+    auto const found = topLevel.find(layout.name);
+    auto* branch = found == topLevel.end() ? nullptr : found->second;
     if (!branch) throw Exception("'" + path + "' has no branch '" + layout.name + "' (the first input file has)");
     try {
       requireBasketsInFile(*branch, fileBytes);

@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "lanes/core/Exception.h"
 
 namespace lanes::rootio::test {
@@ -54,6 +58,62 @@ TEST(FileSequenceTest, CountsFilesWhenReachedAndSharesTheCounts) {
   EXPECT_EQ(second.locate(59), (std::pair<std::size_t, std::uint64_t>{2, 29}));
   EXPECT_FALSE(second.reach(60, shared, count)) << "60 entries in all";
   EXPECT_EQ(counted, (std::vector<std::size_t>{0, 1, 2})) << "each file counted once, by the first to reach it";
+}
+
+// A copy that needs a file's count while another copy opens that file takes
+// the count it learns, and opens nothing.
+TEST(FileSequenceTest, ACountUnderWayIsAwaitedNotOpenedAgain) {
+  EntryCounts shared(2);
+  shared.learn(0, 10);
+  auto opening = shared.opening(1);  // another copy opens file 1 now
+  std::atomic<int> opened{0};
+  std::uint64_t reached = 0;
+  std::thread second([&] {
+    FileSequence sequence({"a", "b"});
+    sequence.reach(15, shared, [&](std::size_t) {
+      ++opened;
+      return std::uint64_t{99};
+    });
+    reached = sequence.entries();
+  });
+  shared.learn(1, 20);
+  opening.unlock();
+  second.join();
+  EXPECT_EQ(opened.load(), 0);
+  EXPECT_EQ(reached, 30u) << "the count the opening copy learned";
+}
+
+// Copies of one source on many threads, each counting a long list whose
+// every open holds the file's lock until it learns the count: each copy
+// finds the same entries, and no file is counted by two copies at once.
+TEST(FileSequenceTest, CopiesOnManyThreadsAgreeOnEveryCount) {
+  constexpr std::size_t kFiles = 200;
+  constexpr int kCopies = 8;
+  EntryCounts shared(kFiles);
+  std::vector<std::atomic<int>> inside(kFiles);
+  std::atomic<bool> overlapped{false};
+  std::vector<std::uint64_t> totals(kCopies);
+  std::vector<std::thread> copies;
+  for (int c = 0; c < kCopies; ++c) {
+    copies.emplace_back([&, c] {
+      FileSequence sequence(std::vector<std::string>(kFiles, "f"));
+      while (sequence.reach(sequence.entries(), shared, [&](std::size_t index) {
+        auto const opening = shared.opening(index);
+        if (inside[index]++ > 0) overlapped = true;
+        std::uint64_t const entries = index % 7;  // some files empty
+        shared.learn(index, entries);
+        --inside[index];
+        return entries;
+      })) {
+      }
+      totals[c] = sequence.entries();
+    });
+  }
+  for (auto& copy : copies) copy.join();
+  std::uint64_t expected = 0;
+  for (std::size_t i = 0; i < kFiles; ++i) expected += i % 7;
+  for (auto total : totals) EXPECT_EQ(total, expected);
+  EXPECT_FALSE(overlapped.load());
 }
 
 TEST(RequireMatchesTest, NamesThePatternThatMatchesNothing) {

@@ -109,6 +109,8 @@ class TreeSource : public Source {
   // Reads `product` of global entry `entry`, entry `local` of `file`, into
   // `slot`: from its window, read ahead if the entry is not in it.
   void readProduct(OpenFile& file, std::uint64_t entry, long long local, std::size_t product, ProductSlot& slot);
+  // Reads entry `local` of `product` straight into `slot`, past its window.
+  void readStraight(OpenFile& file, std::size_t product, long long local, ProductSlot& slot);
   // Reads entries first.. of `product` into its window: the layout's
   // readAhead of them, up to entry `limit` of the file.
   void readAhead(OpenFile& file, std::size_t product, long long first, long long limit) const;

@@ -64,7 +64,8 @@ T* readObject(TFile& file, std::string const& name, char const* kind) {
 // (awaitKnown) rather than open the file too (with one lane per file of a
 // long list, each lane otherwise opened nearly every file). Thread-safe: a
 // count is an atomic, every copy that counts a file finds the same number,
-// and a file's lock is held by one open of it, never with another lock.
+// and a file's lock is taken while its taker holds no other lock (an open
+// may take one after it), so no two takers wait on each other.
 class EntryCounts {
  public:
   explicit EntryCounts(std::size_t files)

@@ -506,20 +506,25 @@ inline void TreeSource::hand(Reader const& reader, Held& held, ProductSlot& slot
   }
 }
 
+inline TreeSource::Held* TreeSource::waiting(OpenFile& file, std::size_t product, long long local) const {
+  if (layout_->readAhead == 1) return nullptr;
+  auto const& window = file.readers[product].window;
+  if (local < window.first || local >= window.end || local == window.failed) return nullptr;
+  auto& held = file.heldOf(product, local - window.first);
+  return held.ready ? &held : nullptr;
+}
+
 void TreeSource::readProducts(SourceEvent const& event, ProductIndex const* products, std::size_t count,
                               ProductSlot* slots) {
   auto [file, local] = fileOf(event.entry);
   for (std::size_t i = 0; i < count; ++i) {
     auto const product = products[i];
     // The usual case, kept short: the entry was read ahead and waits.
-    auto& window = file.readers[product].window;
-    if (local >= window.first && local < window.end && local != window.failed && layout_->readAhead > 1) {
-      if (auto& held = file.heldOf(product, local - window.first); held.ready) {
-        hand(file.readers[product], held, slots[product]);
-        continue;
-      }
+    if (auto* held = waiting(file, product, local)) {
+      hand(file.readers[product], *held, slots[product]);
+    } else {
+      readProduct(file, event.entry, local, product, slots[product]);
     }
-    readProduct(file, event.entry, local, product, slots[product]);
   }
 }
 
@@ -538,7 +543,7 @@ void TreeSource::readProduct(OpenFile& file, std::uint64_t entry, long long loca
   // lanes overtook. Read alone, so that the window, which they read from
   // next, is not read again from that entry (at 2 lanes 8% of the windows).
   if (local < window.first && window.end > window.first) return readStraight(file, product, local, slot);
-  if (local < window.first || local >= window.end || !file.heldOf(product, local - window.first).ready) {
+  if (!waiting(file, product, local)) {
     auto limit = file.tree->GetEntries();
     // A lane's run of entries ends at a multiple of the chunk: the entries
     // after it are another lane's to read.

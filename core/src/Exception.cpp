@@ -18,7 +18,67 @@ char const* toString(Transition t) {
   return "?";
 }
 
-Exception::Exception(std::string const& message) : std::runtime_error(message), message_(message) {
+namespace {
+
+// The length of the UTF-8 sequence that starts `text` (2 to 4 bytes), or 0
+// if it does not start with one (overlong forms and surrogates included).
+std::size_t utf8Sequence(std::string_view text) {
+  auto const byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  auto const lead = byte(0);
+  std::size_t length = lead >= 0xf0 && lead <= 0xf4 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc2 && lead < 0xe0 ? 2 : 0;
+  if (lead >= 0xf5 || length == 0 || text.size() < length) return 0;
+  for (std::size_t i = 1; i < length; ++i) {
+    if ((byte(i) & 0xc0) != 0x80) return 0;
+  }
+  auto const second = byte(1);
+  if ((lead == 0xe0 && second < 0xa0) || (lead == 0xed && second >= 0xa0) || (lead == 0xf0 && second < 0x90) ||
+      (lead == 0xf4 && second >= 0x90)) {
+    return 0;
+  }
+  return length;
+}
+
+}  // namespace
+
+std::string printableLine(std::string_view text) {
+  static char const hex[] = "0123456789abcdef";
+  std::string line;
+  line.reserve(text.size());
+  bool pendingSpace = false;  // a line break or tab, written as one space before what follows it
+  for (std::size_t i = 0; i < text.size();) {
+    auto const c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f') {
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      pendingSpace = !line.empty();
+      ++i;
+      continue;
+    }
+    if (pendingSpace) {
+      if (c == ' ') {
+        ++i;
+        continue;
+      }
+      line += ' ';
+      pendingSpace = false;
+    }
+    std::size_t const sequence = c >= 0x80 ? utf8Sequence(text.substr(i)) : 0;
+    if (sequence) {
+      line.append(text.substr(i, sequence));
+      i += sequence;
+    } else if (c < 0x20 || c >= 0x7f) {
+      line += "\\x";
+      line += hex[c >> 4];
+      line += hex[c & 0xf];
+      ++i;
+    } else {
+      line += static_cast<char>(c);
+      ++i;
+    }
+  }
+  return line;
+}
+
+Exception::Exception(std::string const& message) : std::runtime_error(message), message_(printableLine(message)) {
   refreshWhat();
 }
 
@@ -69,7 +129,7 @@ std::string Exception::oneLine() const {
     if (it->event) merged.event = it->event;
     if (!it->file.empty()) merged.file = it->file;
   }
-  auto where = describeFrame(merged);
+  auto where = printableLine(describeFrame(merged));  // a file name can hold any byte
   return where.empty() ? message_ : where + ": " + message_;
 }
 

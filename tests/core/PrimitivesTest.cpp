@@ -58,6 +58,27 @@ TEST(ExceptionTest, ContextStackGivesOneLine) {
   EXPECT_EQ(e.context().back().module, "writer");
 }
 
+TEST(ExceptionTest, MessagesAreOnePrintableLine) {
+  // ROOT's text, as it reported a damaged byte count, and a class name read from damaged bytes.
+  EXPECT_EQ(printableLine("around buffer position 919:\n\t65521 for a possible maximum of 31047\n"),
+            "around buffer position 919: 65521 for a possible maximum of 31047");
+  EXPECT_EQ(printableLine("Unknown class \xf0\x9f\x0cStreamerInfo\x12Z\x08" "F\x01"),
+            "Unknown class \\xf0\\x9f StreamerInfo\\x12Z\\x08F\\x01");
+  // UTF-8 stays as it is; a lone continuation byte, an overlong form and a cut sequence do not.
+  EXPECT_EQ(printableLine("rootreadspeed \xc3\xb7 lanes, \xe2\x82\xac"), "rootreadspeed \xc3\xb7 lanes, \xe2\x82\xac");
+  EXPECT_EQ(printableLine("a\x80z \xc0\xaf \xe2\x82"), "a\\x80z \\xc0\\xaf \\xe2\\x82");
+  EXPECT_EQ(printableLine("\x7f"), "\\x7f");
+  // Escaping is done once: a line already printable comes back the same.
+  auto const once = printableLine("x\x01y\r\nz");
+  EXPECT_EQ(once, "x\\x01y z");
+  EXPECT_EQ(printableLine(once), once);
+
+  Exception e("bad \x02 byte\nin file");
+  e.addContext({{}, {}, {}, {}, "odd\nname.root"});
+  EXPECT_EQ(e.message(), "bad \\x02 byte in file");
+  EXPECT_STREQ(e.what(), "(file 'odd name.root'): bad \\x02 byte in file");
+}
+
 TEST(ExceptionTest, ForeignExceptionsAreWrapped) {
   auto error = withContext(std::make_exception_ptr(std::runtime_error("bad")), {"m", Transition::Acquire, {}, {}, {}});
   EXPECT_EQ(describe(error), "module 'm' (acquire): bad");

@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lanes/core/EventId.h"
@@ -27,6 +28,14 @@ struct ErrorContext {
   std::string file;
 };
 
+// `text` as one printable line: line breaks and tabs (with the spaces around
+// them) become one space, other control characters and bytes that are not
+// UTF-8 are written \xNN. A message can quote a damaged file's bytes (a
+// class or branch name, ROOT's own multi-line text); every error lanes
+// prints and every report it writes stays one valid line.
+std::string printableLine(std::string_view text);
+
+// Its message and context are printableLine()s.
 // Immutable after it is thrown; adding context happens before a rethrow, by the
 // single thread that caught it.
 class Exception : public std::runtime_error {

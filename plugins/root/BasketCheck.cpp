@@ -93,6 +93,8 @@ void forEachBranch(TBranch& branch, Visit const& visit) {
 
 }  // namespace
 
+namespace {
+
 void requireBasketsInFile(TBranch& top, long long fileBytes) {
   forEachBranch(top, [fileBytes](TBranch& branch) {
     // Baskets 0 .. GetWriteBasket()-1 are records of the file; the one after
@@ -117,6 +119,16 @@ void requireBasketsInFile(TBranch& top, long long fileBytes) {
       }
     }
   });
+}
+
+}  // namespace
+
+void requireBasketsInFile(TBranch& branch, TFile& file, std::string const& path, std::string const& tree) {
+  try {
+    requireBasketsInFile(branch, file.GetSize());
+  } catch (Exception const& damage) {
+    throw Exception("'" + path + "': TTree '" + tree + "': " + damage.message());
+  }
 }
 
 // Before ROOT reads basket `number`: its header sizes the arrays that ROOT

@@ -13,6 +13,7 @@
 //   entry offsets); after, its entry offsets against its data.
 // Values damaged inside an entry stay unseen (no checksum covers them).
 
+#include <string>
 #include <vector>
 
 class TBranch;
@@ -20,10 +21,10 @@ class TFile;
 
 namespace lanes::rootio {
 
-// Throws lanes::Exception naming `branch` (or a sub-branch) and the basket
-// whose place or entry range, as the tree's metadata states it, does not fit
-// a file of `fileBytes` bytes or the branch's entries.
-void requireBasketsInFile(TBranch& branch, long long fileBytes);
+// Throws lanes::Exception naming the file at `path`, TTree `tree`, `branch`
+// (or a sub-branch) and the basket whose place or entry range, as the tree's
+// metadata states it, does not fit `file` or the branch's entries.
+void requireBasketsInFile(TBranch& branch, TFile& file, std::string const& path, std::string const& tree);
 
 // Lane-confined, like the open file whose branch it checks: one per product
 // of an open file.

@@ -63,11 +63,7 @@ struct EventsSource::OpenFile {
 
   // The check of `branch` (of tree `tree`)'s baskets, once their places fit the file.
   BasketCheck checkedBaskets(TBranch& branch, char const* tree = kBlobTree) {
-    try {
-      requireBasketsInFile(branch, file->GetSize());
-    } catch (Exception const& damage) {
-      throw Exception("'" + path + "': TTree '" + tree + "': " + damage.message());
-    }
+    requireBasketsInFile(branch, *file, path, tree);
     return BasketCheck(branch, *file);
   }
 

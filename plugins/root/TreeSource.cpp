@@ -342,16 +342,12 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
     requireBranchMatches(*tree, include, exclude);
     if (!layout->idBranch.empty()) idLeavesOf(*tree, layout->idBranch);  // refuses a bad id= before the job
     layout->hasIds = describeBranches(*tree, include, exclude, layout->idBranch, layout->branches);
-    auto const topLevel = topLevelBranches(*tree);
-    for (auto const& branch : layout->branches) {
-      try {
-        requireBasketsInFile(*topLevel.at(branch.name), file->GetSize());
-      } catch (Exception const& damage) {
-        throw Exception("TTree '" + layout->tree + "': " + damage.message());
-      }
-    }
   } catch (Exception const& error) {
     throw Exception("'" + files[first] + "': " + error.message());
+  }
+  auto const topLevel = topLevelBranches(*tree);
+  for (auto const& branch : layout->branches) {
+    requireBasketsInFile(*topLevel.at(branch.name), *file, files[first], layout->tree);
   }
   for (std::size_t skipped = 0; skipped < first; ++skipped) {
     layout->counts->learn(skipped, 0);
@@ -696,7 +692,6 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
   ReadingScope const reading({path.c_str(), "TTree", layout_->tree.c_str()});
   if (layout_->cacheBytes >= 0) file->tree->SetCacheSize(layout_->cacheBytes);
   auto const products = layout_->branches.size();
-  auto const fileBytes = file->file->GetSize();
   file->readers.resize(products);  // never again: each object branch reads through its reader's `object`
   if (layout_->readAhead > 1) file->held.resize(products * layout_->readAhead);
   file->errors.resize(products);
@@ -707,11 +702,7 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
     auto const found = topLevel.find(layout.name);
     auto* branch = found == topLevel.end() ? nullptr : found->second;
     if (!branch) throw Exception("'" + path + "' has no branch '" + layout.name + "' (the first input file has)");
-    try {
-      requireBasketsInFile(*branch, fileBytes);
-    } catch (Exception const& damage) {
-      throw Exception("'" + path + "': TTree '" + layout_->tree + "': " + damage.message());
-    }
+    requireBasketsInFile(*branch, *file->file, path, layout_->tree);
     auto& reader = file->readers[p];
     reader.kind = layout.kind;
     reader.pool = pools_[p].get();

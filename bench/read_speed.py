@@ -14,8 +14,14 @@ Every branch is read, by lanes with its defaults into the `dummy` output. Each r
 rootreadspeed, on the same input at the same thread count (A B A B ...), so that a slow spell of the machine
 hits both. The figures are the whole-process wall times (start-up and file opening included, as a user sees
 them): medians over the rounds with min and max, and the ratio of the medians, rootreadspeed's time over lanes'
-(above 1: lanes reads faster). At 1 thread rootreadspeed runs its plain loop, at N its --threads N. Lanes' rate
-at N threads over its own at 1 is printed too.
+(above 1: lanes reads faster). At 1 thread rootreadspeed runs its plain loop, at N its --threads N.
+
+Lanes at N threads against its own 1-thread run is printed twice: by whole-process time, which counts the
+start-up (about half a second of loading ROOT, the same at any thread count) once, and by the event rate of its
+report, which is the scaling of the reading itself. Beside it, what the machine allows: in the same rounds, N
+1-thread lanes processes reading the input at once, their summed event rate over one alone. Nothing is shared
+between them, so what they lose (cores that share a cache, memory bandwidth, a virtual machine's neighbours)
+bounds any N-thread job on this machine.
 
 --sweep also runs each option setting a user could make (handles=, readahead=, cache=, chunk=), one at a time
 on top of the defaults, in the same rounds as a run with the defaults, and prints each one's rate over the
@@ -123,6 +129,19 @@ def lanes_run(source, threads, scratch):
             "peak_rss_bytes": summary["peak_rss_bytes"]}
 
 
+def lanes_side_by_side(source, processes, scratch):
+    """`processes` 1-thread lanes runs of `source` at once: their summed events/s (each from its report)."""
+    reports = [Path(scratch) / f"side-{i}.json" for i in range(processes)]
+    running = [subprocess.Popen([str(LANES), "run", "--source", source, "-n", "0", "-t", "1", "--output", "dummy",
+                                 "--report", str(report)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+               for report in reports]
+    for process in running:
+        _, stderr = process.communicate()
+        if process.returncode != 0:
+            sys.exit(f"lanes run --source {source} -t 1 failed ({process.returncode}): {stderr.strip()[-2000:]}")
+    return {"events_per_s": sum(json.loads(report.read_text())["events_per_s"] for report in reports)}
+
+
 def rootreadspeed_run(files, threads):
     command = [ROOTREADSPEED, "--files", *files, "--trees", "Events", "--all-branches"]
     if threads > 1:
@@ -164,8 +183,12 @@ def rootreadspeed_rows(inputs, threads_list, rounds, scratch):
     rows = []
     for name, made in inputs.items():
         for threads in threads_list:
-            runs = paired(rounds, {"lanes": lambda: lanes_run(made["source"], threads, scratch),
-                                   "rootreadspeed": lambda: rootreadspeed_run(made["files"], threads)})
+            measures = {"lanes": lambda: lanes_run(made["source"], threads, scratch),
+                        "rootreadspeed": lambda: rootreadspeed_run(made["files"], threads)}
+            if threads > 1:  # the machine's ceiling: a 1-thread process alone, then `threads` of them at once
+                measures["alone"] = lambda: lanes_run(made["source"], 1, scratch)
+                measures["side_by_side"] = lambda: lanes_side_by_side(made["source"], threads, scratch)
+            runs = paired(rounds, measures)
             ours, theirs = spread(runs["lanes"], "wall_s"), spread(runs["rootreadspeed"], "wall_s")
             row = {"input": name, "title": made["title"], "threads": threads, "lanes_wall_s": ours,
                    "rootreadspeed_wall_s": theirs, "ratio": theirs["median"] / ours["median"], "runs": runs}
@@ -175,10 +198,22 @@ def rootreadspeed_rows(inputs, threads_list, rounds, scratch):
         single = next((r for r in rows if r["input"] == name and r["threads"] == 1), None)
         for row in rows:
             if single and row["input"] == name and row["threads"] > 1:
-                row["lanes_scaling"] = single["lanes_wall_s"]["median"] / row["lanes_wall_s"]["median"]
+                scale(row, single)
                 print(f"{made['title']:28s} lanes at {row['threads']} threads: {row['lanes_scaling']:.2f}x its "
-                      f"1-thread rate", flush=True)
+                      f"1-thread rate by whole-process time, {row['lanes_rate_scaling']:.2f}x by event rate; "
+                      f"{row['threads']} 1-thread processes at once: {row['machine_ceiling']:.2f}x one alone "
+                      f"(the machine's ceiling)", flush=True)
     return rows
+
+
+def scale(row, single):
+    """Adds to an N-thread `row` lanes' scaling over its 1-thread `single` row, and the machine's ceiling."""
+    runs = row["runs"]
+    row["lanes_scaling"] = single["lanes_wall_s"]["median"] / row["lanes_wall_s"]["median"]
+    row["lanes_rate_scaling"] = (spread(runs["lanes"], "events_per_s")["median"] /
+                                 spread(single["runs"]["lanes"], "events_per_s")["median"])
+    row["machine_ceiling"] = (spread(runs["side_by_side"], "events_per_s")["median"] /
+                              spread(runs["alone"], "events_per_s")["median"])
 
 
 def sweep_rows(inputs, threads_list, rounds, scratch):
@@ -300,10 +335,12 @@ def load():
 
 def markdown(rows, anchors):
     """The README's read table."""
-    lines = ["| input | threads | lanes (s) | rootreadspeed (s) | rootreadspeed ÷ lanes | lanes ÷ its 1 thread |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = ["| input | threads | lanes (s) | rootreadspeed (s) | rootreadspeed ÷ lanes | lanes ÷ its 1 thread: "
+             "time / event rate | the machine's ceiling |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
-        scaling = f"{row['lanes_scaling']:.2f}" if "lanes_scaling" in row else ""
+        scaling = (f"{row['lanes_scaling']:.2f} / {row['lanes_rate_scaling']:.2f} | {row['machine_ceiling']:.2f}"
+                   if "lanes_scaling" in row else " | ")
         lines.append(f"| {row['title']} | {row['threads']} | {seconds(row['lanes_wall_s']).strip()} | "
                      f"{seconds(row['rootreadspeed_wall_s']).strip()} | {row['ratio']:.2f} | {scaling} |")
     if anchors:

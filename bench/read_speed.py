@@ -33,7 +33,9 @@ one), as many lanes as threads, each program's own events/s (lanes' from its run
 summary, whose event count is checked: it can exit 0 after an exception), in paired rounds as above; and its
 event-blob readers (SharedRootEventSource, SharedRootBatchEventsSource, SharedPDSSource) against lanes' root-events
 and pds sources, each program reading the file it wrote itself (made on first use in --out) from the object-branch
-input with zstd level 1 and ROOT's serialisation.
+input with zstd level 1 and ROOT's serialisation; and two writers, each program reading the object-branch input with
+its TTree source: its RootOutputer against lanes' root output, its HDFEventOutputer (a blob per event) against
+lanes' hdf5 output in its blobs layout (a blob per product and batch of events), both at zstd level 1.
 
 Prints the CPU model, the core count and the load average before and after; writes every run to
 read_speed.json in --out. Figures are printed, never asserted: this is a measurement, not a test.
@@ -117,10 +119,10 @@ def run_process(command):
     return wall, cpu, completed.stdout
 
 
-def lanes_run(source, threads, scratch):
-    """lanes reading every event of `source` into `dummy`: wall and CPU time, and its report's events/s."""
+def lanes_run(source, threads, scratch, output="dummy"):
+    """lanes reading every event of `source` into `output`: wall and CPU time, and its report's events/s."""
     report = Path(scratch) / "report.json"
-    wall, cpu, _ = run_process([LANES, "run", "--source", source, "-n", "0", "-t", threads, "--output", "dummy",
+    wall, cpu, _ = run_process([LANES, "run", "--source", source, "-n", "0", "-t", threads, "--output", output,
                                 "--report", report])
     summary = json.loads(report.read_text())
     if summary["events"] != EVENTS:
@@ -311,15 +313,50 @@ def blob_anchor_rows(anchor, inputs, threads_list, rounds, scratch):
     return rows
 
 
+# The writers compared, each reading the object-branch input with its TTree source and writing it at zstd level 1:
+# (row, the anchor's outputer and its options, lanes' output SPEC without file=, the files' extension).
+WRITER_PAIRS = (
+    ("writing: RootOutputer vs root (zstd 1)", "RootOutputer", "compressionAlgorithm=ZSTD:compressionLevel=1",
+     "root:compression=zstd,level=1", ".root"),
+    ("writing: HDFEventOutputer vs hdf5 blobs (zstd 1)", "HDFEventOutputer",
+     "compressionAlgorithm=ZSTD:compressionLevel=1", "hdf5:layout=blobs,compression=zstd,level=1", ".h5"),
+)
+
+
+def writer_anchor_rows(anchor, inputs, threads_list, rounds, scratch):
+    """The anchor's TTree and HDF5 event-blob writers against lanes' root and hdf5 outputs, shaped like
+    tree_anchor_rows()' rows; each run writes into `scratch` over the last one's file."""
+    made = inputs.get("objects")
+    if not made:
+        return []
+    rows = []
+    for writing, outputer, options, output, extension in WRITER_PAIRS:
+        plugin, _, settings = output.partition(":")
+        ours, theirs = Path(scratch) / f"lanes{extension}", Path(scratch) / f"anchor{extension}"
+        for threads in threads_list:
+            runs = paired(rounds, {
+                "lanes": lambda: lanes_run(made["source"], threads, scratch, f"{plugin}:file={ours},{settings}"),
+                "anchor": lambda: anchor_run(anchor, made["files"][0], threads,
+                                             outputer=f"{outputer}={theirs}:{options}")})
+            ours_rate, theirs_rate = spread(runs["lanes"], "events_per_s"), spread(runs["anchor"], "events_per_s")
+            rows.append({"reading": writing, "threads": threads, "lanes_events_per_s": ours_rate,
+                         "anchor_events_per_s": theirs_rate, "ratio": ours_rate["median"] / theirs_rate["median"],
+                         "bytes": {"lanes": ours.stat().st_size, "anchor": theirs.stat().st_size}, "runs": runs})
+    return rows
+
+
 def anchor_rows(anchor, inputs, threads_list, rounds, scratch):
     rows = tree_anchor_rows(anchor, inputs, threads_list, rounds, scratch)
     blobs = blob_anchor_rows(anchor, inputs, threads_list, rounds, scratch)
-    for row in rows + blobs:
+    writers = writer_anchor_rows(anchor, inputs, threads_list, rounds, scratch)
+    for row in rows + blobs + writers:
         print(f"anchor {row['reading']:48s} t={row['threads']}  lanes {row['lanes_events_per_s']['median']:7.0f} "
               f"[{row['lanes_events_per_s']['min']:.0f}-{row['lanes_events_per_s']['max']:.0f}] ev/s  anchor "
               f"{row['anchor_events_per_s']['median']:7.0f} [{row['anchor_events_per_s']['min']:.0f}-"
-              f"{row['anchor_events_per_s']['max']:.0f}] ev/s  lanes/anchor {row['ratio']:.2f}", flush=True)
-    return rows + blobs
+              f"{row['anchor_events_per_s']['max']:.0f}] ev/s  lanes/anchor {row['ratio']:.2f}"
+              + (f"  (files: lanes {row['bytes']['lanes']:,} bytes, anchor {row['bytes']['anchor']:,})"
+                 if "bytes" in row else ""), flush=True)
+    return rows + blobs + writers
 
 
 def cpu_model():

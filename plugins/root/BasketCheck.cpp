@@ -91,11 +91,8 @@ void forEachBranch(TBranch& branch, Visit const& visit) {
   for (auto* sub : *branch.GetListOfBranches()) forEachBranch(*static_cast<TBranch*>(sub), visit);
 }
 
-}  // namespace
-
-namespace {
-
-void requireBasketsInFile(TBranch& top, long long fileBytes) {
+// requireBasketsInFile() for a file of `fileBytes` bytes: the error names the branch and basket.
+void requireBasketPlaces(TBranch& top, long long fileBytes) {
   forEachBranch(top, [fileBytes](TBranch& branch) {
     // Baskets 0 .. GetWriteBasket()-1 are records of the file; the one after
     // them, if any, is in the tree's own record.
@@ -125,7 +122,7 @@ void requireBasketsInFile(TBranch& top, long long fileBytes) {
 
 void requireBasketsInFile(TBranch& branch, TFile& file, std::string const& path, std::string const& tree) {
   try {
-    requireBasketsInFile(branch, file.GetSize());
+    requireBasketPlaces(branch, file.GetSize());
   } catch (Exception const& damage) {
     throw Exception("'" + path + "': TTree '" + tree + "': " + damage.message());
   }

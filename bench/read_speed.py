@@ -119,11 +119,16 @@ def run_process(command):
     return wall, cpu, completed.stdout
 
 
+def lanes_command(source, threads, report, output="dummy"):
+    """lanes reading every event of `source` into `output`, writing its run report to `report`."""
+    return [str(c) for c in (LANES, "run", "--source", source, "-n", "0", "-t", threads, "--output", output,
+                             "--report", report)]
+
+
 def lanes_run(source, threads, scratch, output="dummy"):
     """lanes reading every event of `source` into `output`: wall and CPU time, and its report's events/s."""
     report = Path(scratch) / "report.json"
-    wall, cpu, _ = run_process([LANES, "run", "--source", source, "-n", "0", "-t", threads, "--output", output,
-                                "--report", report])
+    wall, cpu, _ = run_process(lanes_command(source, threads, report, output))
     summary = json.loads(report.read_text())
     if summary["events"] != EVENTS:
         sys.exit(f"lanes read {summary['events']} events of {source}, not {EVENTS}")
@@ -134,9 +139,8 @@ def lanes_run(source, threads, scratch, output="dummy"):
 def lanes_side_by_side(source, processes, scratch):
     """`processes` 1-thread lanes runs of `source` at once: their summed events/s (each from its report)."""
     reports = [Path(scratch) / f"side-{i}.json" for i in range(processes)]
-    running = [subprocess.Popen([str(LANES), "run", "--source", source, "-n", "0", "-t", "1", "--output", "dummy",
-                                 "--report", str(report)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-               for report in reports]
+    running = [subprocess.Popen(lanes_command(source, 1, report), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True) for report in reports]
     for process in running:
         _, stderr = process.communicate()
         if process.returncode != 0:

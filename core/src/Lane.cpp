@@ -7,11 +7,11 @@
 namespace lanes::detail {
 
 Lane::Lane(Schedule& schedule, unsigned index)
-    : schedule_(schedule), index_(index), event_(schedule.registry, index) {
+    : schedule_(schedule), index_(index), event_(schedule.registry, index), sourceReads_(sourceReadsOf(schedule)) {
   if (schedule.replicatedSource) replica_ = schedule.takeReplica();
   // A lane's own copy of a file source is still one file: the lane's modules
   // run concurrently, so their reads go through the lane's serial queue.
-  if (replica_ && !replica_->concurrentReads()) replicaReads_ = std::make_unique<LimitedTaskQueue>(schedule.group, 1);
+  if (sourceReads_ == SourceReads::Batched) replicaReads_ = std::make_unique<LimitedTaskQueue>(schedule.group, 1);
   auto const nModules = schedule.workers.size();
   modules_ = std::make_unique<ModuleState[]>(nModules);
   for (unsigned m = 0; m < nModules; ++m) {
@@ -75,18 +75,43 @@ std::optional<std::uint64_t> Lane::nextOrdinal() {
   return claimed_.next++;
 }
 
+Lane::SourceReads Lane::sourceReadsOf(Schedule const& schedule) {
+  if (schedule.inlineSourceReads) return SourceReads::Inline;
+  return schedule.replicatedSource ? SourceReads::Batched : SourceReads::WithTheEvent;
+}
+
 void Lane::fetchSharedAndProcess() {
-  // The shared source is used under its serial queue; the event itself is
+  // The shared source is used under its serial queue, and a file's products
+  // are read there with the event: while other lanes wait to fetch, the
+  // thread holding the queue goes on with their events, so one core does
+  // the reading and keeps the source's baskets and buffers in its cache.
+  // (Batches pushed as each module starts ran on whichever thread pushed
+  // them: with the queue empty between events, the reads moved from core to
+  // core and two threads read slower than one.) The event itself is
   // processed after the queue's slot is released.
   schedule_.sourceQueue->push(
       [this] {
         auto run = schedule_.claimOrdinals(1);
         fetched_ = run && advanceSource(run->next);
+        if (fetched_ && sourceReads_ == SourceReads::WithTheEvent) readWholeEvent();
       },
       [this] {
         if (!fetched_) return idleToTheEnd();
-        if (processEvent()) run();
+        if (sourceReads_ != SourceReads::WithTheEvent) resetEventState();
+        if (startEvent()) run();
       });
+}
+
+// Timed as one batch, as readBatch(). A product no module ends up asking for
+// (its paths rejected the event) is read all the same: the price of keeping
+// the reads on one thread.
+void Lane::readWholeEvent() {
+  resetEventState();
+  auto const begin = now();
+  auto const& products = schedule_.consumedSourceProducts;
+  readSourceProducts(products.data(), products.size());
+  record(kSourceProducer, Transition::SourceRead, begin);
+  for (auto p : schedule_.sharedSourceProducts) sourceProducts_[p].done.markDone();
 }
 
 bool Lane::advanceSource(std::uint64_t ordinal) {
@@ -119,8 +144,7 @@ bool Lane::nextShared(std::uint64_t ordinal) {
   return more;
 }
 
-bool Lane::processEvent() {
-  resetEventState();
+bool Lane::startEvent() {
   if (watched_) watch_.eventBegan(event_.id());
   for (auto* observer : schedule_.eventObservers) observer->eventStarted(index_, event_.id(), eventRead_);
   eventPending_.store(2, std::memory_order_relaxed);
@@ -214,18 +238,19 @@ void Lane::start(unsigned module) {
     }
   }
   // The source products read for this module alone: at once from memory,
-  // else in its batch, with nothing to coordinate.
+  // already with the event from a shared file source, else in its batch,
+  // with nothing to coordinate.
   bool const solo = !worker.soloReads.empty();
-  if (solo && schedule_.inlineSourceReads) {
-    readSourceProducts(worker.soloProducts.data(), worker.soloProducts.size());
+  bool const batched = sourceReads_ == SourceReads::Batched;
+  if (solo && !batched) {
+    if (sourceReads_ == SourceReads::Inline) readSourceProducts(worker.soloProducts.data(), worker.soloProducts.size());
     for (auto k : worker.soloReads) ready(k);
   }
   if (!state.readyAtStart.empty()) announceTogether(module, state.readyAtStart);
-  if (state.toRead.empty() && (!solo || schedule_.inlineSourceReads)) {
+  if (state.toRead.empty() && (!solo || !batched)) {
     ++readyNow;
   } else {
-    auto& reads = replicaReads_ ? *replicaReads_ : *schedule_.sourceQueue;
-    reads.push([this, module] { readBatch(module); }, [this, module] { batchRead(module); });
+    replicaReads_->push([this, module] { readBatch(module); }, [this, module] { batchRead(module); });
   }
   ++readyNow;  // this call's own count
   if (state.pending.fetch_sub(readyNow, std::memory_order_acq_rel) == readyNow) launch(module);
@@ -237,7 +262,7 @@ bool Lane::ensureSourceProduct(unsigned module, unsigned prerequisite) {
   if (state.done.isDone()) return true;
   auto& claimant = modules_[module];
   if (!state.claimed.exchange(true, std::memory_order_acq_rel)) {
-    if (schedule_.inlineSourceReads) {
+    if (sourceReads_ == SourceReads::Inline) {
       readSourceProducts(&product, 1);
       state.done.markDone();
       return true;
@@ -253,7 +278,7 @@ bool Lane::ensureSourceProduct(unsigned module, unsigned prerequisite) {
 
 // Untimed: a read inline (from memory: repeat=, synthetic) costs a few
 // nanoseconds, less than the two clock reads that would time it, and reads
-// from files are timed by their batch (readBatch).
+// from files are timed by their batch (readBatch, readWholeEvent).
 void Lane::readSourceProducts(ProductIndex const* products, std::size_t count) {
   if (count == 0 || eventFailed()) return;
   Source& source = replica_ ? *replica_ : *schedule_.source;
@@ -270,7 +295,7 @@ void Lane::readSourceProducts(ProductIndex const* products, std::size_t count) {
 void Lane::readBatch(unsigned module) {
   auto const begin = now();
   auto const& worker = *schedule_.workers[module];
-  if (!schedule_.inlineSourceReads) readSourceProducts(worker.soloProducts.data(), worker.soloProducts.size());
+  readSourceProducts(worker.soloProducts.data(), worker.soloProducts.size());
   auto const& claimed = modules_[module].toReadProducts;
   readSourceProducts(claimed.data(), claimed.size());
   record(kSourceProducer, Transition::SourceRead, begin);
@@ -284,12 +309,10 @@ void Lane::batchRead(unsigned module) {
   auto& state = modules_[module];
   auto const& worker = *schedule_.workers[module];
   for (auto product : state.toReadProducts) sourceProducts_[product].done.markDone();
-  // The products read for the module alone came in the batch unless read at once from memory.
-  auto const* solo = schedule_.inlineSourceReads ? nullptr : &worker.soloReads;
   if (worker.readyListener() && !eventFailed()) {
-    std::vector<unsigned> const* batch[] = {solo, &state.toRead};
+    std::vector<unsigned> const* batch[] = {&worker.soloReads, &state.toRead};
     for (auto const* read : batch) {
-      if (!read || read->empty()) continue;
+      if (read->empty()) continue;
       if (announcesTogether()) {
         announceTogether(module, *read);
       } else {
@@ -298,7 +321,7 @@ void Lane::batchRead(unsigned module) {
     }
   }
   // The batch's count and its prerequisites'.
-  auto const count = static_cast<unsigned>(state.toRead.size() + (solo ? solo->size() : 0)) + 1;
+  auto const count = static_cast<unsigned>(state.toRead.size() + worker.soloReads.size()) + 1;
   if (state.pending.fetch_sub(count, std::memory_order_acq_rel) == count) launch(module);
 }
 

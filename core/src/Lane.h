@@ -89,7 +89,18 @@ class Lane {
     bool accepted = true;
   };
 
+  // How an event's source products reach their slots.
+  enum class SourceReads {
+    Inline,        // each where a module needs it: products from memory (Source::concurrentReads)
+    WithTheEvent,  // all the consumed ones as the event is fetched: a shared file source
+    Batched,       // a module's in one batch under the lane's serial queue: a lane's copy of a file source
+  };
+  static SourceReads sourceReadsOf(Schedule const& schedule);
+
   void fetchSharedAndProcess();
+  // Reads every source product some module consumes into the event's slots;
+  // under the shared source's serial queue, right after the event's next().
+  void readWholeEvent();
   // The lane has no more events: its last Idle wait lasts until now.
   void idleToTheEnd() const;
   // The next ordinal for a replica: from the lane's claimed run, or a new run.
@@ -102,8 +113,13 @@ class Lane {
   // processes take. Under the source's serial queue.
   bool nextShared(std::uint64_t ordinal);
   // Starts the current event; true if it also finished before returning.
-  bool processEvent();
+  bool processEvent() {
+    resetEventState();
+    return startEvent();
+  }
   void resetEventState();
+  // processEvent() after resetEventState().
+  bool startEvent();
   void eventDone();
 
   // True if `module` is done now; otherwise `waiter` is notified when it is.
@@ -191,6 +207,7 @@ class Lane {
   Clock::time_point eventRead_;  // when the source's next() of the current event ended (if timing)
   bool fetched_ = false;  // written in the source queue's task, read right after it in the same task
   std::unique_ptr<Source> replica_;
+  SourceReads const sourceReads_;
   std::unique_ptr<LimitedTaskQueue> replicaReads_;  // reads from replica_, unless it allows concurrent ones
   Schedule::OrdinalRun claimed_;  // a replica's: ordinals claimed and not yet started
   std::unique_ptr<ModuleState[]> modules_;

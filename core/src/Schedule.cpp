@@ -229,6 +229,7 @@ void Schedule::countSourceConsumers() {
     }
   }
   for (ProductIndex p = 0; p < sourceProducts; ++p) {
+    if (sourceConsumers[p] > 0) consumedSourceProducts.push_back(p);
     if (sourceConsumers[p] > 1) sharedSourceProducts.push_back(p);
   }
   for (auto& worker : workers) {

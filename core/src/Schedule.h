@@ -65,6 +65,7 @@ class Schedule {
   // Those with several consumers, which coordinate through the lane's state
   // of the product; a product's only consumer reads it without.
   std::vector<ProductIndex> sharedSourceProducts;
+  std::vector<ProductIndex> consumedSourceProducts;  // those any module consumes, in registry order
   ProductRegistry registry;
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<Path> paths;

@@ -29,6 +29,9 @@ class EventProcessorTest : public ::testing::TestWithParam<Shape> {
     config.lanes = GetParam().lanes;
     return config;
   }
+  // A job whose source cannot read event 9, skipping failed events: only
+  // the other 39 are written, and only their products announced.
+  void expectEventNineSkippedUnannounced(std::string const& source);
   RunSummary runJob(JobConfig config) {
     auto registry = testRegistry(observations);
     EventProcessor processor(std::move(config), registry);
@@ -61,6 +64,23 @@ TEST_P(EventProcessorTest, SharedSourceDeliversEveryEventOnce) {
   auto summary = runJob(config);
   EXPECT_EQ(summary.eventsProcessed, 40u);
   EXPECT_EQ(observations.checksum, sumOver(40, [](int n) { return n; }));
+}
+
+TEST_P(EventProcessorTest, ASharedFileSourceReadsEachEventWhereItFetchedIt) {
+  // A shared source that reads files reads an event's products with its
+  // next(), in the same turn of its serial queue: while lanes wait to fetch,
+  // one thread does the reading, where batches pushed by each lane's modules
+  // would run on whichever thread pushed them.
+  auto config = shaped("count:events=40,shared=true");
+  config.modules = {{"a", PluginSpec::parse("add:in=n")}};
+  config.outputs.push_back({"sum", PluginSpec::parse("collect:in=a"), {}});
+  config.outputs.push_back({"all", PluginSpec::parse("collect:ready=true"), {}});
+  auto summary = runJob(config);
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(summary.eventsProcessed, 40u);
+  EXPECT_EQ(observations.checksum, sumOver(40, [](int n) { return (n + 1) + n; }));
+  EXPECT_EQ(observations.productReadyCalls, 3 * 40);  // n, blob and a, to "all"
+  EXPECT_EQ(observations.readsOffTheFetchingThread, 0);
 }
 
 TEST_P(EventProcessorTest, ProducersRunOnDemandInDependencyOrder) {
@@ -229,7 +249,15 @@ TEST_P(EventProcessorTest, EachOutputHearsOfAProductOnceWhicheverReadIt) {
 }
 
 TEST_P(EventProcessorTest, AnEventWhoseBatchReadFailsAnnouncesNothing) {
-  auto config = shaped("count:events=40,fail-read-at=9");
+  expectEventNineSkippedUnannounced("count:events=40,fail-read-at=9");
+}
+
+TEST_P(EventProcessorTest, AnEventWhoseReadWithItsFetchFailsAnnouncesNothing) {
+  expectEventNineSkippedUnannounced("count:events=40,fail-read-at=9,shared=true");
+}
+
+void EventProcessorTest::expectEventNineSkippedUnannounced(std::string const& source) {
+  auto config = shaped(source);
   config.onError = ErrorPolicy::Skip;
   config.outputs.push_back({"out", PluginSpec::parse("collect:ready=true"), {}});
   auto summary = runJob(config);
@@ -281,9 +309,9 @@ class ProductReadyTest : public ::testing::TestWithParam<ProductsFrom> {};
 TEST_P(ProductReadyTest, AnEventsProductsAreAnnouncedSideBySide) {
   // One lane, two threads: only if the two products of an event are
   // announced in parallel can both calls of each pair meet. From memory
-  // (repeat=) they are ready at once; from a file (a shared source, or a
-  // lane's own copy) they are read in one batch, whose completion announces
-  // them for the output that read them.
+  // (repeat=) they are ready at once, and from a shared file they are read
+  // with the event; from a lane's own copy of a file they are read in one
+  // batch, whose completion announces them for the output that read them.
   Observations observations;
   auto registry = testRegistry(observations);
   MeetingOutput* output = nullptr;

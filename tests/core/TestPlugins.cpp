@@ -28,7 +28,10 @@ class CountSource : public Source {
     declare<int>("n");
     declare<SyntheticBytes>("blob");
   }
-  bool next(SourceEvent& event) override { return at(next_++, event); }
+  bool next(SourceEvent& event) override {
+    fetchedOn_ = std::this_thread::get_id();
+    return at(next_++, event);
+  }
   bool at(std::uint64_t ordinal, SourceEvent& event) override {
     if (static_cast<std::int64_t>(ordinal) >= events_) return false;
     if (static_cast<std::int64_t>(ordinal) + 1 == failNextAt_) throw std::runtime_error("corrupt entry");
@@ -45,6 +48,7 @@ class CountSource : public Source {
     if (inRead_->fetch_add(1) != 0) observations_->overlappingReads++;
     for (int i = 0; i < 16; ++i) std::this_thread::yield();
     inRead_->fetch_sub(1);
+    if (shared_ && std::this_thread::get_id() != fetchedOn_) observations_->readsOffTheFetchingThread++;
     if (static_cast<std::int64_t>(event.id.event) == failReadAt_) throw std::runtime_error("unreadable basket");
     if (product == 0) {
       slot.emplace(static_cast<int>(event.id.event), sizeof(int));
@@ -71,6 +75,7 @@ class CountSource : public Source {
   std::int64_t failNextAt_;
   std::int64_t failReadAt_;
   std::uint64_t next_ = 0;
+  std::thread::id fetchedOn_;  // the thread of the last next()
   std::shared_ptr<std::atomic<int>> inRead_ = std::make_shared<std::atomic<int>>(0);  // readers inside read()
 };
 

@@ -51,6 +51,7 @@ struct Observations {
   std::atomic<int> endJobConcurrency{0};  // of the arena an output's endJob ran in
   OverlapProbe probe;
   std::atomic<int> overlappingReads{0};  // read() entered on a source copy that was already in one
+  std::atomic<int> readsOffTheFetchingThread{0};  // a shared source's read() on another thread than its last next()
   std::atomic<std::uint64_t> replicaChunk{0};  // the run the scheduler gave a replicated source
   std::vector<std::string> order;  // guarded by orderMutex
   std::mutex orderMutex;
@@ -73,7 +74,9 @@ struct Observations {
 //                        record their positions in `positions`, and the run
 //                        the scheduler settled on in `replicaChunk`),
 //                        fail-next-at=K / fail-read-at=K (throw at event K);
-//                        counts reads that overlap on one copy in `overlappingReads`
+//                        counts reads that overlap on one copy in `overlappingReads`,
+//                        and a shared one's reads away from its last next()'s
+//                        thread in `readsOffTheFetchingThread`
 //   module  "add"        global producer: out = sum of `in` (repeatable) ints + 1; logs its label
 //   module  "stream-add" stream producer doing the same; counts instances
 //   module  "one-probe", "limited-probe" (limit=N), "global-probe": analyzers measuring overlap

@@ -1,26 +1,36 @@
 #include "lanes/core/LimitedTaskQueue.h"
 
+#include <utility>
+
 namespace lanes {
+
+namespace {
+// The queue whose item's continuation this thread is running (runFrom), if
+// any: what that continuation pushes to the same queue is started by
+// runFrom once the continuation returns, on this thread.
+thread_local LimitedTaskQueue const* continuing = nullptr;
+}  // namespace
 
 void LimitedTaskQueue::push(Task work, Task then) {
   queue_.push({std::move(work), std::move(then)});
-  startWhileAllowed();
+  if (continuing != this) startWhileAllowed();
 }
 
 void LimitedTaskQueue::startWhileAllowed() {
+  Item item;
+  while (takeSlot(item)) group_.run([this, item = std::move(item)] { runFrom(item); });
+}
+
+bool LimitedTaskQueue::takeSlot(Item& item) {
   while (true) {
     unsigned running = running_.load(std::memory_order_acquire);
-    if (running >= limit_) return;  // a finishing task will come back here
+    if (running >= limit_) return false;  // a finishing task will come back here
     if (!running_.compare_exchange_weak(running, running + 1, std::memory_order_acq_rel)) continue;
-    Item item;
-    if (queue_.try_pop(item)) {
-      group_.run([this, item = std::move(item)] { runFrom(item); });
-      continue;  // maybe more slots are free
-    }
+    if (queue_.try_pop(item)) return true;
     running_.fetch_sub(1, std::memory_order_acq_rel);
     // A push that raced with the failed pop saw our slot taken and returned;
-    // look again so its task is not stranded.
-    if (queue_.empty()) return;
+    // look again so its item is not stranded.
+    if (queue_.empty()) return false;
   }
 }
 
@@ -31,15 +41,42 @@ void LimitedTaskQueue::runFrom(Item const& first) {
   // its own instead.
   Item item{std::move(first.work), std::move(first.then)};
   while (true) {
+    auto const began = Clock::now();
     item.work();
+    policy_.workTook(Clock::now() - began);
     Item next;
-    if (!queue_.try_pop(next)) break;
-    if (item.then) group_.run(std::move(item.then));
-    item = std::move(next);
+    if (queue_.try_pop(next)) {
+      if (item.then && policy_.inPlace()) {
+        continueHere(item.then);
+      } else if (item.then) {
+        group_.run([this, then = std::move(item.then)] {
+          auto const began = Clock::now();
+          then();
+          policy_.continuationTook(Clock::now() - began);
+        });
+      }
+      item = std::move(next);
+      continue;
+    }
+    running_.fetch_sub(1, std::memory_order_acq_rel);
+    startWhileAllowed();
+    if (!item.then) return;
+    continueHere(item.then);
+    if (!takeSlot(item)) return;
+    startWhileAllowed();  // where the limit allows more than one
   }
-  running_.fetch_sub(1, std::memory_order_acq_rel);
-  startWhileAllowed();
-  if (item.then) item.then();
+}
+
+// What the continuation pushes to this queue (a lane that finished its
+// event fetches the next) waits until it returns, and then runs on this
+// thread too, instead of as a task that an idle thread would steal, taking
+// the queue's work to another core.
+void LimitedTaskQueue::continueHere(Task const& then) {
+  auto const outer = std::exchange(continuing, this);
+  auto const began = Clock::now();
+  then();
+  policy_.continuationTook(Clock::now() - began);
+  continuing = outer;
 }
 
 }  // namespace lanes

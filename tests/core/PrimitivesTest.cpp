@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <thread>
 
 #include <oneapi/tbb/global_control.h>
@@ -261,6 +262,59 @@ TEST(LimitedTaskQueueTest, WaitingWorkRunsOnTheThreadThatHoldsTheSlot) {
   EXPECT_EQ(workers[1], workers[0]);
   EXPECT_EQ(workers[2], workers[0]);
   EXPECT_EQ(thens.load(), 3);
+}
+
+// Continuations run in place only while they are short beside the
+// serialised work; the decision follows the recent durations.
+TEST(ContinuationPolicyTest, InPlaceWhileContinuationsAreUnderASixteenthOfTheWork) {
+  using std::chrono::microseconds;
+  ContinuationPolicy policy;
+  EXPECT_FALSE(policy.inPlace());  // nothing seen yet
+  for (int i = 0; i < 40; ++i) {
+    policy.workTook(microseconds(320));   // a shared source's read
+    policy.continuationTook(microseconds(10));  // a job that only counts events
+  }
+  EXPECT_TRUE(policy.inPlace());
+  for (int i = 0; i < 40; ++i) policy.continuationTook(microseconds(30));  // over 1/16 of 320
+  EXPECT_FALSE(policy.inPlace());
+  for (int i = 0; i < 40; ++i) policy.continuationTook(microseconds(15));
+  EXPECT_TRUE(policy.inPlace());
+  for (int i = 0; i < 40; ++i) policy.workTook(microseconds(100));  // the reads got faster
+  EXPECT_FALSE(policy.inPlace());
+}
+
+// A continuation that pushes to its own queue (a lane fetching its next
+// event as its last step) has that item run on its thread once it returns,
+// though another thread is idle to steal it: a chain of such pushes, a lane's
+// events, stays on one thread, and each item starts after the continuation
+// that pushed it has returned (no recursion).
+TEST(LimitedTaskQueueTest, WhatAContinuationPushesRunsOnItsThreadAfterIt) {
+  tbb::task_arena arena(2);
+  tbb::task_group group;
+  LimitedTaskQueue queue(group, 1);
+  constexpr int kChain = 50;
+  std::thread::id threads[kChain];
+  std::atomic<int> inContinuation{0};
+  std::atomic<int> startedInside{0};
+  std::function<void(int)> link = [&](int i) {
+    queue.push(
+        [&, i] {
+          if (inContinuation.load() != 0) startedInside++;
+          threads[i] = std::this_thread::get_id();
+        },
+        [&, i] {
+          inContinuation++;
+          if (i + 1 < kChain) link(i + 1);
+          spin(2000);  // time for the idle thread to steal a task, had one been made
+          inContinuation--;
+        });
+  };
+  arena.execute([&] {
+    link(0);
+    group.wait();
+  });
+  EXPECT_EQ(startedInside.load(), 0);
+  for (int i = 1; i < kChain; ++i) EXPECT_EQ(threads[i], threads[0]) << "item " << i;
 }
 
 }  // namespace

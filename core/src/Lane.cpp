@@ -145,7 +145,6 @@ bool Lane::nextShared(std::uint64_t ordinal) {
 }
 
 bool Lane::startEvent() {
-  if (watched_) watch_.eventBegan(event_.id());
   for (auto* observer : schedule_.eventObservers) observer->eventStarted(index_, event_.id(), eventRead_);
   eventPending_.store(2, std::memory_order_relaxed);
   auto const nPaths = static_cast<unsigned>(paths_.size());
@@ -176,6 +175,8 @@ void Lane::resetEventState() {
     path.step = 0;
     path.accepted = true;
   }
+  // Before a shared source's read of the event (readWholeEvent): a watchdog sees a read that hangs as the event's.
+  if (watched_) watch_.eventBegan(event_.id());
 }
 
 void Lane::eventDone() {

@@ -468,7 +468,8 @@ RegisterSource<NTupleSource> const registration(
     "rntuple",
     "reads an RNTuple, every top-level field a product read on demand: file=PATH (repeatable) or files=LIST, "
     "ntuple=NAME (Events), fields=GLOB, exclude=GLOB, handles=lane|shared (lane, the default: each lane reads "
-    "with file handles of its own, so threads read concurrently; shared: one set, reads take turns), chunk=N, "
+    "with file handles of its own, so threads read concurrently; shared: one set, each event read whole as it is "
+    "fetched, by one thread at a time), chunk=N, "
     "cache=true|false, imt=true|false, "
     "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the RNTuple, naming it), "
     "dictionaries=DIR (build and cache dictionaries for the classes it can only read emulated, so outputs can write them)");

@@ -741,7 +741,8 @@ RegisterSource<TreeSource> const registration(
     "reads a TTree, every top-level branch a product read on demand: file=PATH (repeatable) or files=LIST, "
     "tree=NAME (Events), id=BRANCH (a leaf-list branch of run, luminosityBlock and event leaves giving the ids), "
     "branches=GLOB, exclude=GLOB, handles=lane|shared (lane, the default: each lane reads with file handles of its "
-    "own, so threads read concurrently; shared: one set, reads take turns), readahead=N (entries of a branch read "
+    "own, so threads read concurrently; shared: one set, each event read whole as it is fetched, by one thread at a "
+    "time), readahead=N (entries of a branch read "
     "at a time, default 16), chunk=N, cache=BYTES, imt=true|false, "
     "dictionaries=DIR (build and cache dictionaries for classes ROOT can only emulate, so outputs can write them), "
     "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the tree, naming it)");

@@ -25,8 +25,7 @@ import read_speed
 
 def events_per_s(binary, source, threads, scratch):
     report = Path(scratch) / "report.json"
-    read_speed.run_process([binary, "run", "--source", source, "-n", "0", "-t", threads, "--output", "dummy",
-                            "--report", report])
+    read_speed.run_process(read_speed.lanes_command(source, threads, report, binary=binary))
     return json.loads(report.read_text())["events_per_s"]
 
 

@@ -119,9 +119,9 @@ def run_process(command):
     return wall, cpu, completed.stdout
 
 
-def lanes_command(source, threads, report, output="dummy"):
-    """lanes reading every event of `source` into `output`, writing its run report to `report`."""
-    return [str(c) for c in (LANES, "run", "--source", source, "-n", "0", "-t", threads, "--output", output,
+def lanes_command(source, threads, report, output="dummy", binary=LANES):
+    """`binary` reading every event of `source` into `output`, writing its run report to `report`."""
+    return [str(c) for c in (binary, "run", "--source", source, "-n", "0", "-t", threads, "--output", output,
                              "--report", report)]
 
 

@@ -62,6 +62,20 @@ def assert_nothing_under(path):
     assert left == [], left
 
 
+def written_temporary(path, larger_than=0):
+    """PATH.partial-PID once an output has written more than `larger_than` bytes into it (ROOT writes its file
+    header as it opens it), else None. An output's check that it can write the directory creates and removes an
+    empty PATH.partial-PID of its own first: a file that merely exists says nothing."""
+    path = Path(path)
+    for partial in path.parent.glob(path.name + ".partial-*"):
+        try:
+            if partial.stat().st_size > larger_than:
+                return partial
+        except FileNotFoundError:
+            pass
+    return None
+
+
 def size_text(size):
     """A file's size as lanes prints it (in `lanes clean`'s list and an output's summary line): "812 bytes",
     "3.4 kB", "1.2 MB" (powers of 1000, one decimal)."""

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from faults import (NANO_FILE, assert_nothing_under, assert_one_line_error, background_lanes, event_count,
-                    result_of, run_limited, wait_for)
+                    result_of, run_limited, wait_for, written_temporary)
 
 KINDS = ["root", "parallel-root", "rntuple", "rntuple-parallel"]
 EVENTS = 600
@@ -108,7 +108,7 @@ def test_an_output_directory_that_vanishes_fails_the_output(tmp_path, kind, mode
     directory = tmp_path / "out"
     directory.mkdir()
     with background_lanes(*slow_job(kind, directory / "out.root", *mode)[1:], cwd=tmp_path) as process:
-        wait_for(lambda: any(directory.glob("out.root.partial-*")), 60, "the output's temporary file")
+        wait_for(lambda: written_temporary(directory / "out.root"), 60, "the output's temporary file")
         shutil.rmtree(directory)
         result = result_of(process, tmp_path, 120, "the job")
     assert_one_line_error(result, "out.root'", "No such file or directory", code=1)

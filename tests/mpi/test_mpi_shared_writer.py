@@ -19,25 +19,13 @@ import pytest
 from conftest import BINARY, Result
 from test_mpi import (DATA, EVENTS, MPI_ENVIRONMENT, RANKS, SOURCE, lanes_errors, mpi_lanes, mpirun_command,
                       pytestmark, written_events)  # noqa: F401 (pytestmark: the same skip as test_mpi's)
-from faults import assert_nothing_under, poll_until
+from faults import assert_nothing_under, poll_until, written_temporary
 
 SHARED = ["--output-mode", "shared-writer"]
 
 
 def rank_pids(mpirun):
     return [int(pid) for pid in Path(f"/proc/{mpirun.pid}/task/{mpirun.pid}/children").read_text().split()]
-
-
-def rank_zero_partial(directory):
-    """Rank 0's file, out.root.partial-PID (PID: rank 0's), once ROOT has written into it. (Every rank's output
-    also creates and removes an empty out.root.partial-PID of its own as it starts: the directory's check.)"""
-    for partial in Path(directory).glob("out.root.partial-*"):
-        try:
-            if partial.stat().st_size > 0:
-                return partial
-        except FileNotFoundError:
-            pass
-    return None
 
 
 @pytest.mark.parametrize("output, distribution", [("root", "mpi-queue"), ("parallel-root", "block")])
@@ -138,10 +126,11 @@ def endless_job_merging(tmp_path):
         process = subprocess.Popen(command, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                    env={**os.environ, **MPI_ENVIRONMENT})
     try:
-        assert poll_until(lambda: rank_zero_partial(tmp_path) is not None, 120), "rank 0 did not open the file"
-        partial = rank_zero_partial(tmp_path)
-        opened = partial.stat().st_size
-        assert poll_until(lambda: partial.stat().st_size > opened, 120), "no batch was merged"
+        # Rank 0's file, out.root.partial-PID (PID: rank 0's), holds more than an empty ROOT file: a batch was
+        # merged. (ROOT opens a file in two writes, its 63-byte header then the directory up to about 250 bytes:
+        # a file seen to grow may only have been opening.)
+        assert poll_until(lambda: written_temporary(tmp_path / "out.root", larger_than=1000), 120), "no batch was merged"
+        partial = written_temporary(tmp_path / "out.root", larger_than=1000)
         assert poll_until(lambda: len(rank_pids(process)) == RANKS, 120)
         yield process, int(partial.name.rsplit("-", 1)[1])
         process.wait(timeout=120)

@@ -30,9 +30,10 @@ EntryCounter treeEntries(std::string tree) {
     // Shorter than its header says (ROOT then recovers what it can): some
     // write failed. Reading on would decompress truncated data.
     if (!file || file->IsZombie() || file->TestBit(TFile::kRecovered)) return std::nullopt;
-    // A parallel-root part that received no event holds no tree.
+    // Every output writes its tree, if only an empty one: a file without it lost it.
     auto* const found = file->Get<TTree>(tree.c_str());
-    return found ? static_cast<std::uint64_t>(found->GetEntries()) : 0;
+    if (!found) return std::nullopt;
+    return static_cast<std::uint64_t>(found->GetEntries());
   };
 }
 
@@ -101,8 +102,15 @@ void OutputFile::mergeInto(std::vector<std::string> const& parts, EntryCounter c
     total += *count;
     if (*count > 0) files.push_back(std::move(file));
   }
-  if (files.empty() && !parts.empty()) files.push_back(partPath(requested_, parts.front()));  // all empty: any one
-  merge(files);
+  if (files.empty() && !parts.empty()) {
+    // All empty: the first, as it is (ROOT's RNTuple merger aborts on an
+    // RNTuple without a cluster).
+    std::error_code error;
+    std::filesystem::rename(partPath(requested_, parts.front()), temporary_, error);
+    if (error) fail(writeFailure(temporary_, error.message()));
+  } else {
+    merge(files);
+  }
   commit(total, entries);
 }
 

@@ -25,7 +25,8 @@ constexpr char const* kIdColumns[] = {"run", "luminosityBlock", "event"};
 // path, or nullopt if ROOT cannot read them there.
 using EntryCounter = std::function<std::optional<std::uint64_t>(std::string const& path)>;
 
-// Counts the entries of the TTree `tree` (none in a file without it).
+// Counts the entries of the TTree `tree`; nullopt in a file without it
+// (every output writes its tree, if only an empty one).
 EntryCounter treeEntries(std::string tree);
 
 // An output's file: the output writes temporaryPath(); commit() renames it to
@@ -59,7 +60,8 @@ class OutputFile {
   void mergeParts(std::vector<std::string> const& parts, int compression, EntryCounter const& entries);
   void discardParts(std::vector<std::string> const& parts);
   // The same for any format: `merge(files)` writes the parts' `files` (the
-  // ones with entries, or any one if none has) into temporaryPath().
+  // ones with entries) into temporaryPath(); if none has, the first part
+  // becomes it.
   using Merge = std::function<void(std::vector<std::string> const& files)>;
   void mergeParts(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge);
 

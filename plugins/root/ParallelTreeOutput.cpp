@@ -114,6 +114,8 @@ void ParallelTreeOutput::endJob() {
   tbb::parallel_for_each(buffers_.begin(), buffers_.end(), [this](auto& buffer) {
     if (buffer->held > 0) merge(*buffer);
   });
+  // An output that got no event still holds its tree, empty, as `root` does.
+  if (merges_.load() == 0) merge(*buffers_.front());
   close();
   // TBufferMerger reports no failed write: the file read back tells.
   if (!shipping_) file_.commit(written_.load(), treeEntries(treeName_));

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import uproot
 
 from conftest import BINARY, Result
 from test_mpi import (DATA, EVENTS, MPI_ENVIRONMENT, RANKS, SOURCE, lanes_errors, mpi_lanes, mpirun_command,
@@ -65,6 +66,18 @@ def test_each_of_two_outputs_gets_every_event_once(tmp_path):
     outputs = result.report["outputs"]
     assert [o["events_written"] for o in outputs] == [EVENTS, EVENTS]
     assert sum(o["batches_received"] for o in outputs) == result.report["writer"]["batches"]
+
+
+@pytest.mark.parametrize("output", ["root", "parallel-root"])
+def test_a_job_without_an_event_writes_the_empty_tree(tmp_path, output):
+    # Each rank ships its empty tree when it shipped nothing else: rank 0 has the tree's branches to write.
+    result = mpi_lanes(tmp_path, "-t", 1, "--source", SOURCE, "-n", 1, "--module", "fault:at=1,action=throw",
+                       "--on-error", "skip", "--output", f"{output}:file=out.root", *SHARED)
+    assert result.returncode == 0, result.stderr
+    assert result.report["events"] == 0 and result.report["outputs"][0]["events_written"] == 0
+    with uproot.open(tmp_path / "out.root") as file:
+        assert file["Events"].num_entries == 0
+        assert {"num_primaryvertex", "eventweight"} <= set(file["Events"].keys())
 
 
 def test_a_failing_rank_leaves_nothing_under_the_final_name(tmp_path):

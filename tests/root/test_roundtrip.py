@@ -93,6 +93,24 @@ def test_one_job_writes_several_outputs(tmp_path, lanes, input):
         assert_same_events(read_events(path), expected)
 
 
+@pytest.mark.parametrize("processes", [[], ["--processes", 2]], ids=["single", "merged"])
+@pytest.mark.parametrize("kind", list(OUTPUTS))
+def test_an_output_without_an_event_holds_its_empty_dataset(tmp_path, lanes, kind, processes):
+    """A job whose only event fails (and is skipped) writes a file that a reader opens as it opens any: the tree or
+    RNTuple is there with every product, and no entry. (parallel-root wrote no tree at all, and merging the empty
+    parts of rntuple-parallel made ROOT abort.)"""
+    out = tmp_path / "out.root"
+    expected = read_input(NANO)
+    _, _, first = expected.ids[0]
+    result = lanes("run", "--source", NANO.spec(), "-n", 1, "-t", 2, *processes,
+                   "--module", f"fault:at={first},action=throw", "--on-error", "skip", "--output", output_spec(kind, out))
+    assert result.returncode == 0 and result.report["events"] == 0, result.stderr
+    with uproot.open(out) as file:
+        dataset = file["Events"]
+        assert dataset.num_entries == 0
+        assert set(expected.products) <= set(dataset.keys())
+
+
 @pytest.mark.parametrize("kind", ["rntuple", "rntuple-parallel"])
 def test_rntuple_writes_what_it_can_store(tmp_path, lanes, kind):
     """Keeping only the products RNTuple can store (vectors of float, int and bool, scalars) writes them exactly."""

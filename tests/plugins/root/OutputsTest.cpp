@@ -146,6 +146,18 @@ TEST(RootOutputsTest, AFileThatReadsBackShortIsNotCommittedAndTheReportSaysWhy) 
   std::filesystem::resize_file(truncated.temporaryPath(), std::filesystem::file_size(truncated.temporaryPath()) / 2);
   EXPECT_THROW(truncated.commit(200, treeEntries("Events")), Exception);
   EXPECT_EQ(scratch.files(), std::vector<std::string>{"tree.root"});
+
+  // Every output writes its tree, if only an empty one: a file without it lost it.
+  OutputFile treeless(scratch.path("treeless.root"));
+  treeless.begin("");
+  std::filesystem::copy_file(scratch.path("tree.root"), treeless.temporaryPath());
+  try {
+    treeless.commit(0, treeEntries("Runs"));
+    FAIL() << "expected lanes::Exception";
+  } catch (Exception const& error) {
+    EXPECT_EQ(std::string(error.what()), "cannot write '" + scratch.path("treeless.root") + "': it cannot be read back");
+  }
+  EXPECT_EQ(scratch.files(), std::vector<std::string>{"tree.root"});
 }
 
 TEST(RootOutputsTest, AnOutputPathThatCannotBeWrittenFailsBeforeTheJob) {

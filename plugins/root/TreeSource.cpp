@@ -185,6 +185,14 @@ std::string whyUnreadable(TBranch& branch) {
 
 namespace {
 
+// Asks for the cache lines of a std::vector object (40 bytes at most: a
+// vector<bool>'s) ahead of writing to it.
+inline void prefetchVector(void const* object) {
+  auto const* bytes = static_cast<char const*>(object);
+  __builtin_prefetch(bytes, 1);
+  __builtin_prefetch(bytes + sizeof(std::vector<bool>) - 1, 1);
+}
+
 bool isIdBranch(std::string const& name, std::string const& idBranch) {
   return name == idBranch || std::find(std::begin(kIdBranches), std::end(kIdBranches), name) != std::end(kIdBranches);
 }
@@ -502,6 +510,13 @@ inline void TreeSource::hand(Reader const& reader, Held& held, ProductSlot& slot
   }
 }
 
+inline void TreeSource::prefetchHeld(OpenFile& file, std::size_t product, long long local) const {
+  auto const& window = file.readers[product].window;
+  if (layout_->readAhead > 1 && local >= window.first && local < window.end) {
+    __builtin_prefetch(&file.heldOf(product, local - window.first));
+  }
+}
+
 inline TreeSource::Held* TreeSource::waiting(OpenFile& file, std::size_t product, long long local) const {
   if (layout_->readAhead == 1) return nullptr;
   auto const& window = file.readers[product].window;
@@ -515,6 +530,13 @@ void TreeSource::readProducts(SourceEvent const& event, ProductIndex const* prod
   auto [file, local] = fileOf(event.entry);
   for (std::size_t i = 0; i < count; ++i) {
     auto const product = products[i];
+    // A product's slot, reader and held entry were last touched an event of
+    // every product ago: ask for them ahead, as the lane hands them over.
+    if (i + 2 < count) {
+      __builtin_prefetch(&slots[products[i + 2]], 1);
+      __builtin_prefetch(&file.readers[products[i + 2]]);
+    }
+    if (i + 1 < count) prefetchHeld(file, products[i + 1], local);
     // The usual case, kept short: the entry was read ahead and waits.
     if (auto* held = waiting(file, product, local)) {
       hand(file.readers[product], *held, slots[product]);
@@ -589,6 +611,11 @@ void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first,
   for (auto entry = first; entry < end; ++entry) {
     window.end = entry + 1;
     reading.entry(entry);
+    // The next entries' held objects lie a whole event apart: ask for them ahead.
+    if (entry + 2 < end) __builtin_prefetch(&file.heldOf(product, entry + 2 - first), 1);
+    if (entry + 1 < end && reader.fundamental) {
+      if (auto* next = file.heldOf(product, entry + 1 - first).object) prefetchVector(next);
+    }
     try {
       readEntry(file, product, entry, file.heldOf(product, entry - first));
     } catch (Exception const& error) {
@@ -617,6 +644,10 @@ void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry,
   // Pooled objects keep their allocations: reading into one allocates
   // nothing once it has held an entry as large.
   if (pool && !held.object) held.object = pool->take();
+  // The object was last touched a whole event of every branch ago, so it is
+  // out of the caches: fetch it while ROOT reads, for the swap below (on the
+  // object-branch NanoAOD, 1 thread, that miss took 3-15% of the profile).
+  if (reader.fundamental && held.object) prefetchVector(held.object);
   Int_t bytes = -1;
   auto const errors = rootErrorsOnThisThread();
   try {

@@ -112,6 +112,8 @@ class TreeSource : public Source {
   // The entry `local` of `product` if it was read ahead and waits in its
   // window, else nullptr.
   Held* waiting(OpenFile& file, std::size_t product, long long local) const;
+  // Asks the cache for the entry `local` of `product` in its window, if there.
+  void prefetchHeld(OpenFile& file, std::size_t product, long long local) const;
   // Reads entry `local` of `product` straight into `slot`, past its window.
   void readStraight(OpenFile& file, std::size_t product, long long local, ProductSlot& slot);
   // Reads entries first.. of `product` into its window: the layout's

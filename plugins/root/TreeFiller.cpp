@@ -47,12 +47,17 @@ std::size_t TreeFiller::fill(Event const& event) {
   event_ = event.id().event;
   for (std::size_t i = 0; i < columns_.size(); ++i) {
     auto const& column = columns_[i];
+    // The event's slots and objects were last touched as the source filled
+    // them, a whole event of every product ago: ask for them ahead, so that
+    // Fill() finds each object in the cache.
+    if (i + 2 < columns_.size()) __builtin_prefetch(&event.slot(columns_[i + 2].index));
     auto const& slot = event.slot(column.index);
     if (column.type.fundamental) {
       std::memcpy(scalars_[i].data(), slot.object(), column.type.fundamental->size);
     } else {
       // The branch notices the new address and re-targets itself.
       objects_[i] = rootObjectOf(slot, column.type);
+      __builtin_prefetch(objects_[i]);
     }
   }
   takeRootMessage();

@@ -510,19 +510,16 @@ inline void TreeSource::hand(Reader const& reader, Held& held, ProductSlot& slot
   }
 }
 
-inline void TreeSource::prefetchHeld(OpenFile& file, std::size_t product, long long local) const {
-  auto const& window = file.readers[product].window;
-  if (layout_->readAhead > 1 && local >= window.first && local < window.end) {
-    __builtin_prefetch(&file.heldOf(product, local - window.first));
-  }
-}
-
-inline TreeSource::Held* TreeSource::waiting(OpenFile& file, std::size_t product, long long local) const {
+inline TreeSource::Held* TreeSource::windowed(OpenFile& file, std::size_t product, long long local) const {
   if (layout_->readAhead == 1) return nullptr;
   auto const& window = file.readers[product].window;
   if (local < window.first || local >= window.end || local == window.failed) return nullptr;
-  auto& held = file.heldOf(product, local - window.first);
-  return held.ready ? &held : nullptr;
+  return &file.heldOf(product, local - window.first);
+}
+
+inline TreeSource::Held* TreeSource::waiting(OpenFile& file, std::size_t product, long long local) const {
+  auto* held = windowed(file, product, local);
+  return held && held->ready ? held : nullptr;
 }
 
 void TreeSource::readProducts(SourceEvent const& event, ProductIndex const* products, std::size_t count,
@@ -536,7 +533,9 @@ void TreeSource::readProducts(SourceEvent const& event, ProductIndex const* prod
       __builtin_prefetch(&slots[products[i + 2]], 1);
       __builtin_prefetch(&file.readers[products[i + 2]]);
     }
-    if (i + 1 < count) prefetchHeld(file, products[i + 1], local);
+    if (i + 1 < count) {
+      if (auto* next = windowed(file, products[i + 1], local)) __builtin_prefetch(next);
+    }
     // The usual case, kept short: the entry was read ahead and waits.
     if (auto* held = waiting(file, product, local)) {
       hand(file.readers[product], *held, slots[product]);

@@ -109,11 +109,13 @@ class TreeSource : public Source {
   // Reads `product` of global entry `entry`, entry `local` of `file`, into
   // `slot`: from its window, read ahead if the entry is not in it.
   void readProduct(OpenFile& file, std::uint64_t entry, long long local, std::size_t product, ProductSlot& slot);
+  // Where the entry `local` of `product` is held in its window, read or not
+  // yet, else nullptr (outside it, or the entry that failed); touches only
+  // the product's reader.
+  Held* windowed(OpenFile& file, std::size_t product, long long local) const;
   // The entry `local` of `product` if it was read ahead and waits in its
   // window, else nullptr.
   Held* waiting(OpenFile& file, std::size_t product, long long local) const;
-  // Asks the cache for the entry `local` of `product` in its window, if there.
-  void prefetchHeld(OpenFile& file, std::size_t product, long long local) const;
   // Reads entry `local` of `product` straight into `slot`, past its window.
   void readStraight(OpenFile& file, std::size_t product, long long local, ProductSlot& slot);
   // Reads entries first.. of `product` into its window: the layout's

@@ -33,7 +33,6 @@ bool BatchFile::add(std::size_t bytes) {
 }
 
 std::size_t BatchFile::ship() {
-  if (events_ == 0 && shipped_ > 0) return 0;
   takeRootMessage();
   file_->WriteStreamerInfo();
   if (file_->Write() < 0) throw Exception("cannot write a batch of '" + path_ + "': " + takeRootMessage());
@@ -46,7 +45,6 @@ std::size_t BatchFile::ship() {
   file_->CopyTo(buffer_.data(), static_cast<Long64_t>(size));
   shipBatch_(buffer_.data(), size);
   file_->ResetAfterMerge(nullptr);
-  ++shipped_;
   events_ = 0;
   bytes_ = 0;
   return size;

@@ -45,9 +45,9 @@ class BatchFile {
 
   // Writes the tree and the streamer information, ships the file's bytes,
   // and empties the file for the next batch (ResetAfterMerge(), as a
-  // TBufferMergerFile after a merge). Does nothing if it holds no event,
-  // unless it has shipped nothing yet: a worker's output that got no event
-  // ships its empty tree, so that the writer's file holds the tree.
+  // TBufferMergerFile after a merge). With no event it ships the empty
+  // tree: an output that shipped nothing else does, at its end, so that the
+  // writer's file holds the tree.
   // Returns the bytes shipped. Throws lanes::Exception naming the file and,
   // for a batch too large, the limit.
   std::size_t ship();
@@ -59,7 +59,6 @@ class BatchFile {
   std::size_t maxBytes_;
   std::uint64_t flushEvents_;
   std::uint64_t events_ = 0;
-  std::uint64_t shipped_ = 0;  // batches
   std::size_t bytes_ = 0;
   std::vector<char> buffer_;
 };

@@ -72,15 +72,15 @@ void TreeOutput::write(Event const& event) {
 }
 
 void TreeOutput::ship() {
-  if (auto const bytes = batch_->ship()) {
-    ++batchesShipped_;
-    bytesShipped_ += bytes;
-  }
+  bytesShipped_ += batch_->ship();
+  ++batchesShipped_;
 }
 
 void TreeOutput::endJob() {
   if (batch_) {
-    ship();
+    // The last events, or the empty tree if nothing was shipped: the
+    // writer's file then holds the tree, as `root` writes it.
+    if (batch_->events() > 0 || batchesShipped_ == 0) ship();
     close();
     return;
   }

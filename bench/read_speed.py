@@ -64,7 +64,7 @@ COPIES = 50
 INPUTS = ["flat", "objects", "files"]
 
 # The option settings --sweep tries, each alone on top of the defaults.
-SWEEP = ["handles=shared", "handles=lane", "readahead=1", "readahead=4", "readahead=16", "readahead=64",
+SWEEP = ["handles=shared", "handles=lane", "readahead=1", "readahead=4", "readahead=16", "readahead=64", "readahead=256",
          "cache=0", "cache=200000000", "chunk=100", "chunk=1000"]
 
 

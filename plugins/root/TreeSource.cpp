@@ -12,6 +12,8 @@
 #include <TTreeCacheUnzip.h>
 #include <TROOT.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -273,6 +275,24 @@ std::uint64_t firstClusterEntries(TTree& tree) {
   return static_cast<std::uint64_t>(std::max<long long>(1, clusters.GetNextEntry()));
 }
 
+// readahead's default: 64 entries of a branch at a time, fewer where 64
+// entries of the selected branches would hold more than 8 MiB uncompressed
+// (a copy of the source holds a whole window of every branch). On NanoAOD
+// (AMD EPYC, 1 thread) 64 read 1.15x (flat) and 1.3x (object branches) as
+// fast as 16, the earlier default, and 128 or 256 no faster: the longer a
+// branch is read, the longer ROOT's branch, basket and streamer stay in the
+// CPU cache, and the fewer windows' set-up per entry.
+std::size_t defaultReadAhead(TTree& tree, std::vector<TreeSource::BranchLayout> const& branches,
+                             std::unordered_map<std::string_view, TBranch*> const& topLevel) {
+  constexpr double kWindowBytes = 8 << 20;
+  constexpr std::size_t kEntries = 64;
+  double bytes = 0;
+  for (auto const& branch : branches) bytes += static_cast<double>(topLevel.at(branch.name)->GetTotBytes("*"));
+  auto const perEntry = bytes / static_cast<double>(std::max<Long64_t>(1, tree.GetEntries()));
+  if (perEntry * kEntries <= kWindowBytes) return kEntries;
+  return std::max<std::size_t>(1, static_cast<std::size_t>(kWindowBytes / perEntry));
+}
+
 // The top-level branches of `tree` by name. TTree::GetBranch searches every
 // branch and sub-branch by name, one after another: finding each of
 // NanoAOD's thousand products that way costs half a million string
@@ -364,7 +384,8 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   layout->counts->learn(first, static_cast<std::uint64_t>(tree->GetEntries()));
   layout->sequence.addEntries(static_cast<std::uint64_t>(tree->GetEntries()));
   perLane_ = perLane;
-  layout->readAhead = static_cast<std::size_t>(checked.positive("readahead", 16));
+  layout->readAhead = static_cast<std::size_t>(
+      checked.positive("readahead", defaultReadAhead(*tree, layout->branches, topLevel)));
   for (auto const& branch : layout->branches) declare(descriptionOf(branch));
   sequence_ = layout->sequence;
   layout_ = layout;
@@ -444,7 +465,12 @@ void TreeSource::afterFork() { open_.clear(); }
 
 std::string TreeSource::origin() const { return sequence_.files()[originFile_]; }
 
-std::string TreeSource::details() const { return layout_->skipped.details(); }
+// The read-ahead it chose (defaultReadAhead) or was given, and the files it skipped.
+std::string TreeSource::details() const {
+  auto details = nlohmann::json{{"readahead", layout_->readAhead}};
+  if (auto const skipped = layout_->skipped.details(); !skipped.empty()) details.update(nlohmann::json::parse(skipped));
+  return details.dump();
+}
 
 std::vector<std::string> TreeSource::fileList() const { return layout_->sequence.files(); }
 
@@ -773,7 +799,7 @@ RegisterSource<TreeSource> const registration(
     "branches=GLOB, exclude=GLOB, handles=lane|shared (lane, the default: each lane reads with file handles of its "
     "own, so threads read concurrently; shared: one set, each event read whole as it is fetched, by one thread at a "
     "time), readahead=N (entries of a branch read "
-    "at a time, default 16), chunk=N, cache=BYTES, imt=true|false, "
+    "at a time, default 64, fewer where 64 entries of the branches would hold over 8 MiB), chunk=N, cache=BYTES, imt=true|false, "
     "dictionaries=DIR (build and cache dictionaries for classes ROOT can only emulate, so outputs can write them), "
     "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the tree, naming it)");
 }

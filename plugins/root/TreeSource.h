@@ -41,7 +41,8 @@ class TreeSource : public Source {
   // id=BRANCH (the event ids are the run, luminosityBlock and event leaves of
   // that leaf-list branch; default: the branches of those names, if any),
   // branches=GLOB and exclude=GLOB (repeatable), handles=shared|lane (default lane),
-  // readahead=N (each branch is read N entries at a time, default 16, because
+  // readahead=N (each branch is read N entries at a time, default 64, fewer
+  // where that would hold over 8 MiB of products (defaultReadAhead), because
   // reading one branch for consecutive entries keeps ROOT's branch and basket
   // in the CPU cache, where reading every branch of one event after another
   // touches hundreds of branch objects per event), chunk=N (handles=lane:

@@ -10,6 +10,8 @@
 #include <TFile.h>
 #include <TTree.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -132,6 +134,29 @@ TEST(TreeSourceTest, BranchesAndExcludeSelectProducts) {
     EXPECT_NE(product.label.rfind("Jet_btag", 0), 0u) << product.label;
   }
   EXPECT_NO_THROW(indexOf(source, "Jet_pt"));
+}
+
+std::size_t readAheadOf(TreeSource const& source) {
+  return nlohmann::json::parse(source.details()).at("readahead").get<std::size_t>();
+}
+
+// 64 entries a branch by default, fewer where they would hold over 8 MiB;
+// the run report says which (the source's details).
+TEST(TreeSourceTest, TheDefaultReadAheadHoldsAtMostEightMebibytes) {
+  EXPECT_EQ(readAheadOf(nanoAod()), 64u);  // 314 bytes an entry
+  EXPECT_EQ(readAheadOf(nanoAod(",readahead=5")), 5u);
+  ScratchDirectory scratch;
+  {
+    TFile file(scratch.path("large.root").c_str(), "RECREATE");
+    TTree tree("Events", "Events");
+    std::vector<double> values(32768);  // 256 KiB an entry
+    tree.Branch("values", &values);
+    for (int entry = 0; entry < 4; ++entry) tree.Fill();
+    file.Write();
+  }
+  TreeSource large(optionsOf("file=" + scratch.path("large.root")));
+  EXPECT_LT(readAheadOf(large), 32u);  // 32 entries of 256 KiB and their vectors' headers
+  EXPECT_GE(readAheadOf(large), 30u);
 }
 
 TEST(TreeSourceTest, SeveralFilesAreOneSequence) {

@@ -57,6 +57,13 @@ class ObjectPool {
   void* reclaim(ProductSlot& slot) { return slot.reclaim(&giveBack, this); }
   // Hands a taken object, read into, to `slot` as a view that comes back here.
   void lend(void* object, std::size_t bytes, ProductSlot& slot) { slot.lend(object, type_, bytes, &giveBack, this); }
+  // Lends `object` to `slot` as lend() does, and returns what reclaim()
+  // would have (the reader's now), in one step (ProductSlot::trade).
+  void* trade(void* object, std::size_t bytes, ProductSlot& slot) {
+    if (auto* spare = slot.trade(object, bytes, &giveBack, this)) return spare;
+    lend(object, bytes, slot);
+    return nullptr;
+  }
 
   // Objects made so far, for tests and figures.
   std::size_t made() const { return made_; }

@@ -175,6 +175,34 @@ TEST(ProductSlotTest, AVacatedSlotKeepsALentObjectForItsOwnerOnly) {
   EXPECT_EQ(owner.back.size(), 1u);
 }
 
+// trade: the owner's next object in, its spare back out, in one step.
+TEST(ProductSlotTest, TradeSwapsTheOwnersSpareForItsNextObject) {
+  struct Owner {
+    std::vector<int*> back;
+    static void release(void* object, void* context) { static_cast<Owner*>(context)->back.push_back(static_cast<int*>(object)); }
+  } owner, other;
+  int first = 1, second = 2, third = 3;
+  {
+    ProductSlot slot;
+    EXPECT_EQ(slot.trade(&first, 4, &Owner::release, &owner), nullptr) << "an empty slot has no spare";
+    EXPECT_FALSE(slot.filled()) << "and is left as it was";
+    slot.lend(&first, typeid(int), 4, &Owner::release, &owner);
+    slot.vacate();
+    EXPECT_EQ(slot.trade(&second, 8, &Owner::release, &other), nullptr) << "another owner's";
+    EXPECT_EQ(slot.trade(&second, 8, &Owner::release, &owner), &first);
+    ASSERT_TRUE(slot.filled());
+    EXPECT_EQ(slot.object(), &second);
+    EXPECT_EQ(slot.type(), typeid(int));
+    EXPECT_EQ(slot.bytes(), 8u);
+    EXPECT_EQ(slot.trade(&third, 4, &Owner::release, &owner), nullptr) << "no spare while filled";
+    EXPECT_EQ(slot.object(), &second);
+    slot.vacate();
+    EXPECT_EQ(slot.trade(&third, 4, &Owner::release, &owner), &second);
+  }
+  EXPECT_EQ(owner.back, std::vector<int*>{&third}) << "the slot's end gives back the object it traded for";
+  EXPECT_TRUE(other.back.empty());
+}
+
 TEST(GlobMatchTest, StarsAndQuestionMarks) {
   EXPECT_TRUE(globMatch("Jet_*", "Jet_pt"));
   EXPECT_TRUE(globMatch("*_pt", "Muon_pt"));

@@ -76,6 +76,24 @@ TEST(ObjectPoolTest, AVacatedSlotGivesItsObjectBackForItsNextProduct) {
   slot.reset();
 }
 
+// trade: lend and reclaim in one step, as a reader hands an event's product to its lane's slot.
+TEST(ObjectPoolTest, TradeLendsAndGivesBackTheSlotsSpare) {
+  auto pool = ObjectPool::make(floatsClass());
+  ProductSlot slot;
+  auto* first = pool->take();
+  EXPECT_EQ(pool->trade(first, 4, slot), nullptr) << "a slot without a spare is lent to";
+  EXPECT_EQ(slot.object(), first);
+  slot.vacate();
+  auto* second = pool->take();
+  contentOf(second).assign(2, 5.f);
+  EXPECT_EQ(pool->trade(second, 8, slot), first);
+  EXPECT_EQ(*static_cast<Floats const*>(slot.object()), Floats(2, 5.f));
+  EXPECT_EQ(slot.type(), typeid(Floats));
+  EXPECT_EQ(pool->made(), 2u);
+  pool->putBack(first);
+  slot.reset();
+}
+
 TEST(ObjectPoolTest, ALentObjectOutlivesThePoolsOwner) {
   ProductSlot slot, vacated;
   {

@@ -139,6 +139,21 @@ class alignas(64) ProductSlot {  // one cache line: a source fills an event's sl
     return std::exchange(lent->spare, nullptr);
   }
 
+  // Lends `object` in place of the spare that lend(..., release, context)
+  // left (see vacate()), and returns that spare, its owner's again; nullptr
+  // if the slot kept none of that owner's (the slot is unchanged). The type
+  // stays: an owner lends objects of one type. What reclaim() and lend() do
+  // in one step, without the type, which a source would read from memory
+  // the lane last touched an event of every product ago.
+  void* trade(void* object, std::size_t bytes, Destroy release, void const* context) {
+    if (destroy_ != &releaseLent) return nullptr;
+    auto* lent = this->lent();
+    if (!lent->spare || lent->destroy != release || lent->context != context) return nullptr;
+    object_ = object;
+    bytes_ = bytes;
+    return std::exchange(lent->spare, nullptr);
+  }
+
   // Refers to an object owned elsewhere (a source's replay cache) that
   // outlives this slot's use.
   void borrow(void const* object, std::type_info const& type, std::size_t bytes) {

@@ -81,6 +81,12 @@ void swapArrays(void* a, void* b) {
 }
 
 template <typename T>
+bool touchArray(void const* array) {
+  auto const& elements = *static_cast<std::vector<T> const*>(array);
+  return !elements.empty() && elements.front() != T{};
+}
+
+template <typename T>
 void stream(TBuffer& buffer, void const* scalar) {
   buffer.WriteFastArray(static_cast<T const*>(scalar), 1);
 }
@@ -93,7 +99,7 @@ void unstream(TBuffer& buffer, void* scalar) {
 template <typename T>
 Fundamental fundamental(char leafCode, char const* rootName, char const* ntupleName) {
   return {typeid(T), typeid(std::vector<T>), sizeof(T),       leafCode,         rootName,
-          ntupleName, &putScalar<T>,         &newArray<T>, &deleteArray<T>, &assignArray<T>, &swapArrays<T>, &stream<T>, &unstream<T>};
+          ntupleName, &putScalar<T>,         &newArray<T>, &deleteArray<T>, &assignArray<T>, &swapArrays<T>, &touchArray<T>, &stream<T>, &unstream<T>};
 }
 
 // 64-bit integers are std::int64_t/std::uint64_t products (what analysis code

@@ -81,6 +81,10 @@ struct Fundamental {
   void (*assignArray)(void* array, void const* from, std::size_t n);
   // Swaps the contents of two std::vectors of the type.
   void (*swapArrays)(void* a, void* b);
+  // Reads the std::vector `array`'s first element (false if it has none):
+  // brings its header and the start of its elements into the cache, as a
+  // load, which the CPU does not drop where it may drop a prefetch.
+  bool (*touchArray)(void const* array);
   // Serialise one scalar, as TBufferFile does for a leaf of this type.
   void (*stream)(TBuffer& buffer, void const* scalar);
   // Read one scalar that stream() wrote.

@@ -64,6 +64,18 @@ TEST(RootMessagesTest, ErrorsAreCountedAndKeptOverLaterWarnings) {
 
 // ROOT emulates a class it has no dictionary for, but aborts on some members
 // (a collection of bool: EDataType 18); emulationProblem() says so instead.
+TEST(FundamentalTest, TouchArrayReadsTheFirstElementOfAnyVector) {
+  auto const& bools = *fundamentalByArray(typeid(std::vector<bool>));
+  std::vector<bool> const none, yes{true, false}, no{false, true};
+  EXPECT_FALSE(bools.touchArray(&none));
+  EXPECT_TRUE(bools.touchArray(&yes));
+  EXPECT_FALSE(bools.touchArray(&no));
+  auto const& floats = *fundamentalByArray(typeid(std::vector<float>));
+  std::vector<float> const positive{2.5f}, zero{0.f, 1.f};
+  EXPECT_TRUE(floats.touchArray(&positive));
+  EXPECT_FALSE(floats.touchArray(&zero));
+}
+
 TEST(EmulationProblemTest, NamesWhatRootCannotEmulate) {
   initialiseRoot();
   auto* boolList = TClass::GetClass("list<bool>");

@@ -62,8 +62,7 @@ TEST(RootMessagesTest, ErrorsAreCountedAndKeptOverLaterWarnings) {
   EXPECT_EQ(takeRootMessage(), "TTest::Read: alone");
 }
 
-// ROOT emulates a class it has no dictionary for, but aborts on some members
-// (a collection of bool: EDataType 18); emulationProblem() says so instead.
+// touchArray, which a TTree writer calls on every vector product before Fill().
 TEST(FundamentalTest, TouchArrayReadsTheFirstElementOfAnyVector) {
   auto const& bools = *fundamentalByArray(typeid(std::vector<bool>));
   std::vector<bool> const none, yes{true, false}, no{false, true};
@@ -76,6 +75,8 @@ TEST(FundamentalTest, TouchArrayReadsTheFirstElementOfAnyVector) {
   EXPECT_FALSE(floats.touchArray(&zero));
 }
 
+// ROOT emulates a class it has no dictionary for, but aborts on some members
+// (a collection of bool: EDataType 18); emulationProblem() says so instead.
 TEST(EmulationProblemTest, NamesWhatRootCannotEmulate) {
   initialiseRoot();
   auto* boolList = TClass::GetClass("list<bool>");

@@ -45,7 +45,6 @@ class TreeFiller {
   std::vector<std::array<std::byte, 8>> scalars_;  // per column; stable addresses
   std::vector<void*> objects_;                    // per column: what each object branch points at
   std::vector<Fundamental const*> arrays_;        // per column: a std::vector of it, else nullptr
-  bool touched_ = false;                          // what reading the arrays ahead of Fill() found
   std::vector<std::pair<TClass*, void*>> ownObjects_;
 };
 

@@ -39,7 +39,6 @@ Lane::Lane(Schedule& schedule, unsigned index)
 // ---------------------------------------------------------------- events
 
 void Lane::start(Clock::time_point since) {
-  claimed_ = {};
   freeSince_ = since;
   untilTimed_ = 0;  // a part's first event is timed
   eventsDone_ = 0;
@@ -50,9 +49,10 @@ void Lane::run() {
   observed_ = schedule_.timing();
   watched_ = schedule_.watched;
   if (!schedule_.replicatedSource) return fetchSharedAndProcess();
+  // Past the input's end the rest of the run is too; other lanes' runs may
+  // still hold events to take. A source's error cancels the job.
   while (auto ordinal = nextOrdinal()) {
-    if (!advanceSource(*ordinal)) return idleToTheEnd();
-    if (!processEvent()) return;
+    if (advanceSource(*ordinal) && !processEvent()) return;
   }
   idleToTheEnd();
 }
@@ -67,12 +67,14 @@ std::optional<std::uint64_t> Lane::nextOrdinal() {
   // The rest of a claimed run goes on when another lane found the input's
   // end (its ordinals lie beyond this run); a stop or a failure ends it.
   if (schedule_.cancelled.load(std::memory_order_acquire)) return std::nullopt;
-  if (claimed_.next == claimed_.end) {
-    auto run = schedule_.claimOrdinals(schedule_.replicaChunk);
-    if (!run) return std::nullopt;
-    claimed_ = *run;
+  auto& runs = schedule_.runs;
+  if (auto ordinal = runs.take(index_)) return ordinal;
+  if (auto run = schedule_.claimOrdinals(schedule_.replicaChunk)) {
+    runs.assign(index_, run->next, run->end);
+  } else if (!runs.steal(index_)) {
+    return std::nullopt;
   }
-  return claimed_.next++;
+  return runs.take(index_);
 }
 
 Lane::SourceReads Lane::sourceReadsOf(Schedule const& schedule) {
@@ -116,11 +118,15 @@ void Lane::readWholeEvent() {
 
 bool Lane::advanceSource(std::uint64_t ordinal) {
   Source& source = replica_ ? *replica_ : *schedule_.source;
+  auto const untilTimed = untilTimed_;
   timing_ = timeNextEvent();
   auto const begin = now();
   try {
     bool const more = replica_ ? source.at(ordinal, sourceEvent_) : nextShared(ordinal);
     if (!more) {
+      // No event: the lane's next one, from another lane's run, is timed as this one would have been.
+      untilTimed_ = untilTimed;
+      if (replica_) schedule_.runs.endInputAt(ordinal);
       schedule_.halted.store(true, std::memory_order_release);
       return false;
     }

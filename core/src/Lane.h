@@ -103,7 +103,8 @@ class Lane {
   void readWholeEvent();
   // The lane has no more events: its last Idle wait lasts until now.
   void idleToTheEnd() const;
-  // The next ordinal for a replica: from the lane's claimed run, or a new run.
+  // The next ordinal for a replica: from the lane's run, a new run it
+  // claims, or one it takes from another lane (ClaimedRuns::steal).
   std::optional<std::uint64_t> nextOrdinal();
   // Positions the lane on the event of `ordinal` (a replica) or on the shared
   // source's next event; false at the end of the input or on a source error,
@@ -209,7 +210,6 @@ class Lane {
   std::unique_ptr<Source> replica_;
   SourceReads const sourceReads_;
   std::unique_ptr<LimitedTaskQueue> replicaReads_;  // reads from replica_, unless it allows concurrent ones
-  Schedule::OrdinalRun claimed_;  // a replica's: ordinals claimed and not yet started
   std::unique_ptr<ModuleState[]> modules_;
   std::unique_ptr<SourceProductState[]> sourceProducts_;
   std::vector<PathState> paths_;

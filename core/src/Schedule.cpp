@@ -41,7 +41,7 @@ class ThreadEntryObserver : public tbb::task_scheduler_observer {
 }  // namespace
 
 Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
-    : config(std::move(config_)), lanes(config.lanes ? config.lanes : std::max(1u, config.threads)) {
+    : config(std::move(config_)), lanes(config.lanes ? config.lanes : std::max(1u, config.threads)), runs(lanes) {
   if (config.threads == 0) invalid("the number of threads must be at least 1");
   if (config.timingSample == 0) invalid("the timing sample must be at least 1 (one event in N timed)");
   info.threads = config.threads;
@@ -369,6 +369,7 @@ RunSummary Schedule::process(ProcessPart const& part) {
     for (auto const& lane : lanes_) summary.eventsProcessed += lane->eventsDone();
   }
   summary.eventsSkipped = eventsSkipped.load();
+  summary.runsStolen = runs.steals();
   summary.stopRequested = stopRequested.load();
   for (auto* observer : observers) observer->jobFinished();
   return summary;
@@ -407,6 +408,7 @@ void Schedule::startPart(ProcessPart const& part) {
   dispenser_ = part.events;
   wholeJob_ = part.name.empty();
   eventsSkipped.store(0);
+  runs.clear();
   if (!stopRequested.load()) {
     cancelled.store(jobFailed_);
     halted.store(jobFailed_);

@@ -18,6 +18,7 @@
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/FastClock.h"
 #include "lanes/core/ProductRegistry.h"
+#include "lanes/core/detail/ClaimedRuns.h"
 
 namespace lanes::detail {
 
@@ -86,6 +87,7 @@ class Schedule {
   std::atomic<bool> cancelled{false};  // not even one already claimed may start (stop, failure)
   std::atomic<bool> stopRequested{false};  // by requestStop()
   std::uint64_t replicaChunk = 1;          // ordinals a lane claims at a time (a replicated source's)
+  ClaimedRuns runs;                        // the runs the lanes claimed from a replicated source
   // What a lane claims at a time from a replicated source that asks for no
   // chunk of its own: a claim per event would make the claims' counter
   // bounce between the threads' caches at top speed.

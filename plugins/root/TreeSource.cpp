@@ -583,10 +583,12 @@ void TreeSource::readProduct(OpenFile& file, std::uint64_t entry, long long loca
     throw Exception(std::exchange(file.errors[product], {}));
   };
   failed();  // read ahead for an earlier event
-  // An entry before the window: a lane's event that a shared source's other
-  // lanes overtook. Read alone, so that the window, which they read from
-  // next, is not read again from that entry (at 2 lanes 8% of the windows).
-  if (local < window.first && window.end > window.first) return readStraight(file, product, local, slot);
+  // An entry before the window: in a shared source, a lane's event that the
+  // other lanes overtook. Read alone, so that the window, which they read
+  // from next, is not read again from that entry (at 2 lanes 8% of the
+  // windows). A lane's own copy goes back only to a run it took from another
+  // lane (ClaimedRuns::steal), and reads on from there.
+  if (!perLane_ && local < window.first && window.end > window.first) return readStraight(file, product, local, slot);
   if (!waiting(file, product, local)) {
     auto limit = file.tree->GetEntries();
     // A lane's run of entries ends at a multiple of the chunk: the entries

@@ -96,32 +96,48 @@ INSTANTIATE_TEST_SUITE_P(ReadAheadAndSlots, TreeSourceValues,
 // A shared source serves two lanes whose reads come out of order: each pair
 // of events is read later one first, so the earlier one lies before the
 // read-ahead window and is read alone. Values still match ROOT's.
+// The jets of the NanoAOD file as ROOT's classic reading gives them: what a
+// source's nJet and Jet_pt products of an entry must hold.
+class JetsOfNanoAod {
+ public:
+  explicit JetsOfNanoAod(Source const& source)
+      : file_(dataFile(kNanoAod).c_str()),
+        tree_(file_.Get<TTree>("Events")),
+        nJet_(indexOf(source, "nJet")),
+        jetPt_(indexOf(source, "Jet_pt")) {
+    tree_->SetBranchAddress("nJet", &n_);
+    tree_->SetBranchAddress("Jet_pt", pt_.data());
+  }
+  // Reads the two products of `event` into `n` and `pt` (vacated first, as
+  // for a lane's next event), and compares them with ROOT's.
+  void expectSame(Source& source, SourceEvent const& event, ProductSlot& n, ProductSlot& pt) {
+    n.vacate();
+    pt.vacate();
+    source.read(event, jetPt_, pt);
+    source.read(event, nJet_, n);
+    ASSERT_GT(tree_->GetEntry(static_cast<Long64_t>(event.entry)), 0);
+    EXPECT_EQ(*static_cast<std::uint32_t const*>(n.object()), n_) << "entry " << event.entry;
+    EXPECT_EQ(*static_cast<std::vector<float> const*>(pt.object()), std::vector<float>(pt_.begin(), pt_.begin() + n_))
+        << "entry " << event.entry;
+  }
+
+ private:
+  TFile file_;
+  TTree* tree_;
+  std::size_t nJet_, jetPt_;
+  UInt_t n_ = 0;
+  std::vector<Float_t> pt_ = std::vector<Float_t>(1000);
+};
+
 TEST(TreeSourceTest, AnEventOvertakenByAnotherLaneReadsItsOwnValues) {
   auto source = nanoAod(",handles=shared,readahead=4");
-  TFile file(dataFile(kNanoAod).c_str());
-  auto* tree = file.Get<TTree>("Events");
-  UInt_t nJet = 0;
-  std::vector<Float_t> jetPt(1000);
-  tree->SetBranchAddress("nJet", &nJet);
-  tree->SetBranchAddress("Jet_pt", jetPt.data());
-  auto const jetPtIndex = indexOf(source, "Jet_pt");
-  auto const nJetIndex = indexOf(source, "nJet");
+  JetsOfNanoAod jets(source);
   SourceEvent earlier, later;
   ProductSlot pt[2], n[2];  // each lane's
   int pairs = 0;
   while (source.next(earlier) && source.next(later)) {
-    for (auto* position : {&later, &earlier}) {
-      int const lane = position == &later ? 1 : 0;
-      pt[lane].vacate();
-      n[lane].vacate();
-      source.read(*position, jetPtIndex, pt[lane]);
-      source.read(*position, nJetIndex, n[lane]);
-      ASSERT_GT(tree->GetEntry(static_cast<Long64_t>(position->entry)), 0);
-      EXPECT_EQ(*static_cast<std::uint32_t const*>(n[lane].object()), nJet) << "entry " << position->entry;
-      auto const& values = *static_cast<std::vector<float> const*>(pt[lane].object());
-      ASSERT_EQ(values.size(), nJet);
-      for (std::size_t i = 0; i < values.size(); ++i) EXPECT_EQ(values[i], jetPt[i]) << "entry " << position->entry;
-    }
+    jets.expectSame(source, later, n[1], pt[1]);
+    jets.expectSame(source, earlier, n[0], pt[0]);
     ++pairs;
   }
   EXPECT_EQ(pairs, 100);
@@ -195,6 +211,22 @@ TEST(TreeSourceTest, PerLaneHandlesReplicateAndAddressByOrdinal) {
   ASSERT_TRUE(copy->at(5, viaAt));
   EXPECT_EQ(viaAt.id, viaNext.id);
   EXPECT_FALSE(copy->at(200, viaAt));
+}
+
+TEST(TreeSourceTest, ALanesCopyGoesBackToTheRunItTookFromAnotherLane) {
+  // Near a job's end a lane that has finished takes the back half of another
+  // lane's run (ClaimedRuns::steal): its copy goes back, past its windows,
+  // and reads on from there.
+  auto source = nanoAod(",readahead=4");
+  source.useReplicaChunk(50);
+  auto copy = source.replicate();
+  JetsOfNanoAod jets(source);
+  ProductSlot pt, n;
+  for (std::uint64_t ordinal : {150, 151, 152, 153, 154, 155, 120, 121, 122, 123, 124, 125, 126, 199, 40}) {
+    SourceEvent event;
+    ASSERT_TRUE(copy->at(ordinal, event));
+    jets.expectSame(*copy, event, n, pt);
+  }
 }
 
 TEST(TreeSourceTest, ObjectBranchesAreTheirClassesAndUnknownClassesAreEmulated) {

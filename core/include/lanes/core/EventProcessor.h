@@ -26,6 +26,7 @@ struct RunSummary {
   bool stopRequested = false;         // requestStop() ended the job early
   std::string error;                  // one line naming module and event, when failed
   bool configurationError = false;    // it failed on a ConfigurationError as the job began: bad input, no event ran
+  std::uint64_t runsStolen = 0;       // halves of runs that lanes took from others (ClaimedRuns::steal)
 };
 
 // One process's share of a multi-process job (the node layer runs them).

@@ -72,7 +72,11 @@ class Source {
   virtual std::uint64_t replicaChunk() const { return 1; }
   // Replicated use: the run the scheduler settled on, replicaChunk() or fewer
   // (a short job's events are shared out so that every lane gets runs).
-  // Called once, before replicate(); copies made afterwards keep it.
+  // Called once, before replicate(); copies made afterwards keep it. Runs
+  // begin at multiples of it and a copy goes forwards through one, but near
+  // the job's end a lane that has finished takes the back half of another
+  // lane's run: a copy may then go back, to an ordinal anywhere in a run,
+  // which still ends at a multiple of the chunk (or at the job's end).
   virtual void useReplicaChunk(std::uint64_t chunk) { (void)chunk; }
 
   // How many events next() yields, when the source knows before the job

@@ -1,0 +1,70 @@
+#pragma once
+// The runs of consecutive ordinals that the lanes of a replicated source
+// claimed, each started from its front by its own lane. A lane that has
+// finished its run and can claim no other takes the back half of the run
+// with the most ordinals left (steal), so that a job does not end with one
+// lane busy and the others idle: runs are a file's cluster long, thousands of
+// events, and two lanes that read at slightly different speeds would finish
+// their last runs far apart.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include <oneapi/tbb/spin_mutex.h>
+
+namespace lanes::detail {
+
+// Whether a thief should take `half` ordinals from a lane that spends
+// `perEvent` on each, when starting at a new place in the input costs
+// `startCost` (a file source reads its branches anew there): worth it when the
+// thief, paying the start, still ends well before the lane would have reached
+// them. An unknown (zero) `perEvent` is taken as worth it.
+bool worthStealing(std::uint64_t half, std::chrono::nanoseconds perEvent, std::chrono::nanoseconds startCost);
+
+// Thread-safe: each lane's run is under a lock of its own, which its lane
+// takes once an event (uncontended unless a thief splits the run at that
+// moment) and a thief takes to split it; no call holds two locks at once.
+// take(), assign() and steal() for lane L are called by lane L only; clear()
+// only while no lane runs.
+class ClaimedRuns {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit ClaimedRuns(unsigned lanes);
+  ~ClaimedRuns();
+
+  // A part starts: no lane holds a run, the input's end is unknown.
+  void clear();
+  // `lane` starts the run [first, end) it claimed.
+  void assign(unsigned lane, std::uint64_t first, std::uint64_t end);
+  // The next ordinal of `lane`'s run; nothing once it is finished, or at the
+  // input's end.
+  std::optional<std::uint64_t> take(unsigned lane);
+  // The input has no event `ordinal`: no run goes on to it.
+  void endInputAt(std::uint64_t ordinal);
+  // Gives `lane`, whose run is finished, the back half of the run of another
+  // lane with the most ordinals left, when worthStealing() says so; false if
+  // there is no such run.
+  bool steal(unsigned lane);
+  // Runs stolen since clear().
+  std::uint64_t steals() const { return steals_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Run;
+  // The other lane whose run has the most ordinals left, if any has two.
+  std::optional<unsigned> fullest(unsigned lane) const;
+  std::uint64_t inputEnd() const { return inputEnd_.load(std::memory_order_acquire); }
+
+  unsigned const lanes_;
+  std::unique_ptr<Run[]> runs_;
+  std::atomic<std::uint64_t> inputEnd_;
+  // What the first event of the latest stolen run took, from the steal: the
+  // price of starting at a new place (0 until one was measured).
+  std::atomic<std::int64_t> startCostNs_{0};
+  std::atomic<std::uint64_t> steals_{0};
+};
+
+}  // namespace lanes::detail

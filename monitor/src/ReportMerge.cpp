@@ -146,6 +146,7 @@ RunReport mergePartReports(std::vector<nlohmann::json const*> const& parts) {
     merged.lanes += report.value("lanes", 0u);
     merged.events += report.value("events", std::uint64_t{0});
     merged.eventsSkipped += report.value("events_skipped", std::uint64_t{0});
+    merged.runsStolen += report.value("runs_stolen", std::uint64_t{0});
     merged.cpuUserSeconds += report.value("cpu_user_s", 0.0);
     merged.cpuSystemSeconds += report.value("cpu_sys_s", 0.0);
     merged.peakRssBytes = std::max(merged.peakRssBytes, report.value("peak_rss_bytes", std::uint64_t{0}));

@@ -78,6 +78,7 @@ RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistic
   report.lanes = job.lanes;
   report.events = summary.eventsProcessed;
   report.eventsSkipped = summary.eventsSkipped;
+  report.runsStolen = summary.runsStolen;
   report.wallSeconds = std::chrono::duration<double>(wall).count();
   report.eventsPerSecond = ratio(static_cast<double>(report.events), report.wallSeconds);
   report.cpuUserSeconds = usage.cpuUserSeconds;
@@ -123,6 +124,7 @@ nlohmann::json RunReport::toJson() const {
                              {"lanes", lanes},
                              {"events", events},
                              {"events_skipped", eventsSkipped},
+                             {"runs_stolen", runsStolen},
                              {"wall_s", wallSeconds},
                              {"events_per_s", eventsPerSecond},
                              {"cpu_user_s", cpuUserSeconds},

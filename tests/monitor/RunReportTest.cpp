@@ -17,7 +17,7 @@ using test::call;
 
 // 4 threads, 2 s of wall time, 6 s of CPU; "select" is the slowest module
 // and waited `stall` for its queue.
-RunReport sampleReport(RunSummary const& summary = {100, 3, false, false, ""},
+RunReport sampleReport(RunSummary const& summary = {100, 3, false, false, "", false, 2},
                        Clock::duration stall = Clock::duration::zero()) {
   auto const job = test::syntheticJob(4);
   ModuleStatistics statistics;
@@ -42,6 +42,8 @@ TEST(RunReport, DerivesTheFigures) {
   EXPECT_EQ(report.threads, 4u);
   EXPECT_EQ(report.events, 100u);
   EXPECT_EQ(report.eventsSkipped, 3u);
+  EXPECT_EQ(report.runsStolen, 2u);
+  EXPECT_EQ(report.toJson()["runs_stolen"], 2u);
   EXPECT_DOUBLE_EQ(report.wallSeconds, 2.0);
   EXPECT_DOUBLE_EQ(report.eventsPerSecond, 50.0);
   EXPECT_DOUBLE_EQ(report.cpuEfficiency, 6.0 / (4 * 2.0));
@@ -62,7 +64,7 @@ TEST(RunReport, DerivesTheFigures) {
 
 TEST(RunReport, JsonHasEveryKey) {
   auto const json = sampleReport().toJson();
-  EXPECT_EQ(keysOf(json), (std::set<std::string>{"threads", "lanes", "events", "events_skipped", "wall_s",
+  EXPECT_EQ(keysOf(json), (std::set<std::string>{"threads", "lanes", "events", "events_skipped", "runs_stolen", "wall_s",
                                                  "events_per_s", "cpu_user_s", "cpu_sys_s", "cpu_efficiency",
                                                  "peak_rss_bytes", "modules", "source_s", "outputs_s", "thread_time",
                                                  "stall_s", "lane_idle_s", "path_report", "event_times", "memory",

@@ -4,7 +4,7 @@
 // that cannot be re-derived from the JSON.
 //
 // JSON keys (snake_case, with units): threads, lanes, events, events_skipped,
-// wall_s, events_per_s, cpu_user_s, cpu_sys_s, cpu_efficiency,
+// runs_stolen, wall_s, events_per_s, cpu_user_s, cpu_sys_s, cpu_efficiency,
 // peak_rss_bytes, modules [{label, plugin, kind, concurrency, calls, events,
 // total_s, stall_s, external_s}], source_s, outputs_s, thread_time {total_s,
 // modules_s, source_s, outputs_s, overhead_s, idle_s}, stall_s, lane_idle_s
@@ -77,6 +77,7 @@ struct RunReport {
   unsigned lanes = 0;
   std::uint64_t events = 0;         // finished without error
   std::uint64_t eventsSkipped = 0;  // failed under --on-error skip
+  std::uint64_t runsStolen = 0;     // RunSummary::runsStolen
   double wallSeconds = 0;
   double eventsPerSecond = 0;       // events / wallSeconds
   double cpuUserSeconds = 0;

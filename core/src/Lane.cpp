@@ -68,13 +68,15 @@ std::optional<std::uint64_t> Lane::nextOrdinal() {
   // end (its ordinals lie beyond this run); a stop or a failure ends it.
   if (schedule_.cancelled.load(std::memory_order_acquire)) return std::nullopt;
   auto& runs = schedule_.runs;
-  if (auto ordinal = runs.take(index_)) return ordinal;
+  std::uint64_t ordinal = 0;
+  if (runs.take(index_, ordinal)) return ordinal;
   if (auto run = schedule_.claimOrdinals(schedule_.replicaChunk)) {
     runs.assign(index_, run->next, run->end);
   } else if (!runs.steal(index_)) {
     return std::nullopt;
   }
-  return runs.take(index_);
+  if (runs.take(index_, ordinal)) return ordinal;
+  return std::nullopt;
 }
 
 Lane::SourceReads Lane::sourceReadsOf(Schedule const& schedule) {

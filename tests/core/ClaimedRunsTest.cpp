@@ -15,10 +15,19 @@ namespace {
 
 using std::chrono::milliseconds;
 
+// Lanes that take one ordinal at a time, so that what a thief finds does not
+// depend on how fast the test runs (a lane grabs up to a millisecond's worth).
+constexpr std::uint64_t kOneAtATime = 1;
+
 std::vector<std::uint64_t> takeAll(ClaimedRuns& runs, unsigned lane) {
   std::vector<std::uint64_t> taken;
-  while (auto ordinal = runs.take(lane)) taken.push_back(*ordinal);
+  for (std::uint64_t ordinal = 0; runs.take(lane, ordinal);) taken.push_back(ordinal);
   return taken;
+}
+
+bool takeOne(ClaimedRuns& runs, unsigned lane) {
+  std::uint64_t ordinal = 0;
+  return runs.take(lane, ordinal);
 }
 
 std::vector<std::uint64_t> range(std::uint64_t first, std::uint64_t end) {
@@ -28,19 +37,19 @@ std::vector<std::uint64_t> range(std::uint64_t first, std::uint64_t end) {
 }
 
 TEST(ClaimedRunsTest, ALaneTakesItsRunInOrder) {
-  ClaimedRuns runs(2);
-  EXPECT_FALSE(runs.take(0));
+  ClaimedRuns runs(2, kOneAtATime);
+  EXPECT_FALSE(takeOne(runs, 0));
   runs.assign(0, 10, 14);
   EXPECT_EQ(takeAll(runs, 0), range(10, 14));
-  EXPECT_FALSE(runs.take(1));
+  EXPECT_FALSE(takeOne(runs, 1));
 }
 
 TEST(ClaimedRunsTest, ALaneThatHasFinishedTakesTheBackHalfOfTheFullestRun) {
-  ClaimedRuns runs(3);
+  ClaimedRuns runs(3, kOneAtATime);
   runs.assign(0, 0, 100);
   runs.assign(1, 100, 110);
-  for (int i = 0; i < 2; ++i) ASSERT_TRUE(runs.take(0));  // 98 left
-  ASSERT_TRUE(runs.take(1));                               // 9 left
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(takeOne(runs, 0));  // 98 left
+  ASSERT_TRUE(takeOne(runs, 1));                               // 9 left
   ASSERT_TRUE(runs.steal(2));
   EXPECT_EQ(runs.steals(), 1u);
   EXPECT_EQ(takeAll(runs, 2), range(51, 100));
@@ -48,15 +57,15 @@ TEST(ClaimedRunsTest, ALaneThatHasFinishedTakesTheBackHalfOfTheFullestRun) {
 }
 
 TEST(ClaimedRunsTest, ARunWithOneOrdinalLeftIsNotSplit) {
-  ClaimedRuns runs(2);
+  ClaimedRuns runs(2, kOneAtATime);
   runs.assign(0, 0, 2);
-  ASSERT_TRUE(runs.take(0));
+  ASSERT_TRUE(takeOne(runs, 0));
   EXPECT_FALSE(runs.steal(1));
   EXPECT_EQ(takeAll(runs, 0), range(1, 2));
 }
 
 TEST(ClaimedRunsTest, NoRunGoesOnPastTheInputsEnd) {
-  ClaimedRuns runs(2);
+  ClaimedRuns runs(2, kOneAtATime);
   runs.assign(0, 0, 100);
   runs.assign(1, 100, 200);
   runs.endInputAt(150);
@@ -69,14 +78,14 @@ TEST(ClaimedRunsTest, NoRunGoesOnPastTheInputsEnd) {
 }
 
 TEST(ClaimedRunsTest, ClearForgetsTheRunsAndTheEnd) {
-  ClaimedRuns runs(2);
+  ClaimedRuns runs(2, kOneAtATime);
   runs.assign(0, 0, 100);
   runs.endInputAt(10);
-  ASSERT_TRUE(runs.take(0));
+  ASSERT_TRUE(takeOne(runs, 0));
   ASSERT_TRUE(runs.steal(1));
   runs.clear();
-  EXPECT_FALSE(runs.take(0));
-  EXPECT_FALSE(runs.take(1));
+  EXPECT_FALSE(takeOne(runs, 0));
+  EXPECT_FALSE(takeOne(runs, 1));
   EXPECT_EQ(runs.steals(), 0u);
   runs.assign(0, 0, 30);
   EXPECT_EQ(takeAll(runs, 0), range(0, 30));
@@ -91,9 +100,10 @@ TEST(ClaimedRunsTest, StealingIsWorthItWhenTheHalfOutlastsTwoStarts) {
 }
 
 TEST(ClaimedRunsTest, LanesOnThreadsOfTheirOwnTakeEveryOrdinalOnce) {
-  // As the scheduler's lanes do: take from the own run, else claim the next
-  // run of 1000 from a shared counter, else steal; an ordinal at or past the
-  // input's end (19,500) ends the input instead of being processed.
+  // As the scheduler's lanes do: take from the own run (a few ordinals
+  // grabbed at a time, as a lane does), else claim the next run of 1000 from
+  // a shared counter, else steal; an ordinal at or past the input's end
+  // (19,500) ends the input instead of being processed.
   constexpr unsigned kLanes = 4;
   constexpr std::uint64_t kRun = 1000, kEnd = 19500;
   for (int attempt = 0; attempt < 20; ++attempt) {
@@ -105,8 +115,8 @@ TEST(ClaimedRunsTest, LanesOnThreadsOfTheirOwnTakeEveryOrdinalOnce) {
     for (unsigned lane = 0; lane < kLanes; ++lane) {
       lanes.emplace_back([&, lane] {
         while (true) {
-          auto ordinal = runs.take(lane);
-          if (!ordinal) {
+          std::uint64_t ordinal = 0;
+          if (!runs.take(lane, ordinal)) {
             if (!halted.load()) {
               auto const first = counter.fetch_add(kRun);
               runs.assign(lane, first, first + kRun);
@@ -115,12 +125,12 @@ TEST(ClaimedRunsTest, LanesOnThreadsOfTheirOwnTakeEveryOrdinalOnce) {
             }
             continue;
           }
-          if (*ordinal >= kEnd) {
-            runs.endInputAt(*ordinal);
+          if (ordinal >= kEnd) {
+            runs.endInputAt(ordinal);
             halted = true;
             continue;
           }
-          times[*ordinal].fetch_add(1);
+          times[ordinal].fetch_add(1);
         }
       });
     }

@@ -1,5 +1,6 @@
 #include "root/RootSupport.h"
 
+#include <Bytes.h>
 #include <TBuffer.h>
 #include <TClass.h>
 #include <TError.h>
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <type_traits>
 #include <vector>
 
 #include "lanes/core/Exception.h"
@@ -58,6 +60,20 @@ void putScalar(void const* from, ProductSlot& slot, std::size_t bytes) {
   slot.emplace(value, bytes);
 }
 
+// The type ROOT's frombuf() reads a T as: the same but for the 64-bit
+// integers, which ROOT spells long long where std::int64_t is a long.
+template <typename T>
+using RootScalar = std::conditional_t<std::is_same_v<T, std::int64_t>, Long64_t,
+                                      std::conditional_t<std::is_same_v<T, std::uint64_t>, ULong64_t, T>>;
+
+template <typename T>
+void putStored(char const* from, ProductSlot& slot, std::size_t bytes) {
+  RootScalar<T> value;
+  auto* cursor = const_cast<char*>(from);  // frombuf() moves it past the value, reading only
+  frombuf(cursor, &value);
+  slot.emplace(static_cast<T>(value), bytes);
+}
+
 template <typename T>
 void* newArray(void const* from, std::size_t n) {
   auto const* first = static_cast<T const*>(from);
@@ -81,6 +97,18 @@ void swapArrays(void* a, void* b) {
 }
 
 template <typename T>
+void assignStored(void* array, char const* from, std::size_t n) {
+  auto& elements = *static_cast<std::vector<T>*>(array);
+  elements.resize(n);
+  auto* cursor = const_cast<char*>(from);  // frombuf() moves it past each value, reading only
+  for (std::size_t i = 0; i < n; ++i) {
+    RootScalar<T> value;
+    frombuf(cursor, &value);
+    elements[i] = static_cast<T>(value);
+  }
+}
+
+template <typename T>
 bool touchArray(void const* array) {
   auto const& elements = *static_cast<std::vector<T> const*>(array);
   return !elements.empty() && elements.front() != T{};
@@ -99,7 +127,7 @@ void unstream(TBuffer& buffer, void* scalar) {
 template <typename T>
 Fundamental fundamental(char leafCode, char const* rootName, char const* ntupleName) {
   return {typeid(T), typeid(std::vector<T>), sizeof(T),       leafCode,         rootName,
-          ntupleName, &putScalar<T>,         &newArray<T>, &deleteArray<T>, &assignArray<T>, &swapArrays<T>, &touchArray<T>, &stream<T>, &unstream<T>};
+          ntupleName, &putScalar<T>,         &putStored<T>, &newArray<T>, &deleteArray<T>, &assignArray<T>, &assignStored<T>, &swapArrays<T>, &touchArray<T>, &stream<T>, &unstream<T>};
 }
 
 // 64-bit integers are std::int64_t/std::uint64_t products (what analysis code

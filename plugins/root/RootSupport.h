@@ -73,12 +73,16 @@ struct Fundamental {
   char const* ntupleName;   // "float", "std::int32_t": RNTuple's spelling
   // Fill `slot` with a scalar copied from `from`; the product weighs `bytes`.
   void (*putScalar)(void const* from, ProductSlot& slot, std::size_t bytes);
+  // The same from a value as a TTree's basket stores it (big-endian).
+  void (*putStored)(char const* from, ProductSlot& slot, std::size_t bytes);
   // A new std::vector of the `n` elements at `from`, and its deleter (a
   // ProductSlot::Destroy, for adopt()).
   void* (*newArray)(void const* from, std::size_t n);
   ProductSlot::Destroy deleteArray;
   // Makes the std::vector `array` hold the `n` elements at `from`, keeping its capacity.
   void (*assignArray)(void* array, void const* from, std::size_t n);
+  // The same from `n` values as a TTree's basket stores them (big-endian).
+  void (*assignStored)(void* array, char const* from, std::size_t n);
   // Swaps the contents of two std::vectors of the type.
   void (*swapArrays)(void* a, void* b);
   // Reads the std::vector `array`'s first element (false if it has none):

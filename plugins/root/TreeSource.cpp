@@ -1,5 +1,6 @@
 #include "root/TreeSource.h"
 
+#include <TBasket.h>
 #include <TBranch.h>
 #include <TBranchElement.h>
 #include <TBranchObject.h>
@@ -8,6 +9,7 @@
 #include <TKey.h>
 #include <TLeaf.h>
 #include <TLeafC.h>
+#include <TMath.h>
 #include <TTree.h>
 #include <TTreeCacheUnzip.h>
 #include <TROOT.h>
@@ -79,9 +81,18 @@ struct TreeSource::Window {
 // cache line or two, not one in each of a dozen per-product arrays. What a
 // read-ahead window's hand-over needs comes first (the first cache line).
 struct alignas(64) TreeSource::Reader {
-  Window window;
+  Window window;  // read from baskets: the entries of the basket in hand
+  // Read from baskets (see TreeSource.h), the basket in hand: the entry
+  // `window.first + k` lies at `values + offsets[k]` up to the next entry's
+  // offset (the last, up to `last`), or, where the basket keeps no offsets,
+  // at `values + k * stride`. nullptr: no basket in hand.
+  char const* values = nullptr;
+  int const* offsets = nullptr;
   Kind kind = Kind::Scalar;
   bool fatal = false;                         // see OpenFile::fatal
+  bool fromBaskets = false;
+  std::uint32_t stride = 0;                   // the bytes of an entry of a fixed size; 0: of a variable one
+  std::int32_t last = 0;
   ObjectPool* pool = nullptr;                 // the source's; nullptr: Scalar, Emulated
   Fundamental const* fundamental = nullptr;   // as in BranchLayout
   TClass* cls = nullptr;                      // as in BranchLayout
@@ -304,6 +315,17 @@ std::unordered_map<std::string_view, TBranch*> topLevelBranches(TTree& tree) {
     branches.emplace(branch->GetName(), branch);
   }
   return branches;
+}
+
+// Whether a basket of `branch`, a scalar or an array of a fundamental type,
+// holds its values one after another as they are in memory, but for the
+// byte order: the leaf types ROOT's bulk reading takes.
+bool storedAsInMemory(TreeSource::BranchLayout const& branch, TLeaf& leaf) {
+  using Deserialize = TLeaf::DeserializeType;
+  auto const type = leaf.GetDeserializeType();
+  return (branch.kind == TreeSource::Kind::Scalar || branch.kind == TreeSource::Kind::Array) &&
+         (type == Deserialize::kInPlace || type == Deserialize::kZeroCopy) &&
+         static_cast<std::size_t>(leaf.GetLenType()) == branch.fundamental->size;
 }
 
 ProductDescription descriptionOf(TreeSource::BranchLayout const& branch) {
@@ -535,8 +557,9 @@ inline void TreeSource::hand(Reader const& reader, Held& held, ProductSlot& slot
 }
 
 inline TreeSource::Held* TreeSource::windowed(OpenFile& file, std::size_t product, long long local) const {
-  if (layout_->readAhead == 1) return nullptr;
-  auto const& window = file.readers[product].window;
+  auto const& reader = file.readers[product];
+  if (layout_->readAhead == 1 || reader.fromBaskets) return nullptr;
+  auto const& window = reader.window;
   if (local < window.first || local >= window.end || local == window.failed) return nullptr;
   return &file.heldOf(product, local - window.first);
 }
@@ -544,6 +567,27 @@ inline TreeSource::Held* TreeSource::windowed(OpenFile& file, std::size_t produc
 inline TreeSource::Held* TreeSource::waiting(OpenFile& file, std::size_t product, long long local) const {
   auto* held = windowed(file, product, local);
   return held && held->ready ? held : nullptr;
+}
+
+inline TreeSource::Stored TreeSource::stored(OpenFile& file, std::size_t product, long long local) {
+  auto const& reader = file.readers[product];
+  auto const& window = reader.window;
+  if (!reader.values || local < window.first || local >= window.end) return {};
+  auto const k = static_cast<std::size_t>(local - window.first);
+  if (!reader.offsets) return {reader.values + k * reader.stride, reader.stride};
+  auto const begin = reader.offsets[k];
+  auto const end = local + 1 < window.end ? reader.offsets[k + 1] : reader.last;
+  return {reader.values + begin, static_cast<std::uint32_t>(end - begin)};
+}
+
+inline void TreeSource::handStored(Reader const& reader, Stored entry, ProductSlot& slot) {
+  auto const& fundamental = *reader.fundamental;
+  if (reader.kind == Kind::Scalar) return fundamental.putStored(entry.value, slot, entry.bytes);
+  // Into the object the slot held for its lane's last event, as readStraight does.
+  auto* array = reader.pool->reclaim(slot);
+  if (!array) array = reader.pool->take();
+  fundamental.assignStored(array, entry.value, entry.bytes >> __builtin_ctzl(fundamental.size));  // sizes are powers of 2
+  reader.pool->lend(array, entry.bytes, slot);
 }
 
 void TreeSource::readProducts(SourceEvent const& event, ProductIndex const* products, std::size_t count,
@@ -566,6 +610,8 @@ void TreeSource::readProducts(SourceEvent const& event, ProductIndex const* prod
     // The usual case, kept short: the entry was read ahead and waits.
     if (auto* held = waiting(file, product, local)) {
       hand(file.readers[product], *held, slots[product]);
+    } else if (auto const entry = stored(file, product, local); entry.value) {
+      handStored(file.readers[product], entry, slots[product]);
     } else {
       readProduct(file, event.entry, local, product, slots[product]);
     }
@@ -576,6 +622,11 @@ void TreeSource::readProduct(OpenFile& file, std::uint64_t entry, long long loca
                              ProductSlot& slot) {
   auto& reader = file.readers[product];
   if (layout_->readAhead == 1) return readStraight(file, product, local, slot);
+  if (reader.fromBaskets) {
+    if (!stored(file, product, local).value) loadBasket(file, product, local);
+    if (auto const entry = stored(file, product, local); entry.value) return handStored(reader, entry, slot);
+    // loadBasket found the basket laid out otherwise: read on entry by entry.
+  }
   auto& window = reader.window;
   auto const failed = [&] {
     if (local != window.failed) return;
@@ -651,6 +702,64 @@ void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first,
       window.failed = entry;
       file.errors[product] = error.message();
       return;
+    }
+  }
+}
+
+void TreeSource::loadBasket(OpenFile& file, std::size_t product, long long local) {
+  auto& reader = file.readers[product];
+  auto& branch = *reader.branch;
+  reader.values = nullptr;
+  if (reader.fatal) throw readFailure(product, local, "not read after ROOT's fatal error in " + file.fatal[product]);
+  ReadingScope const reading(noteOf(layout_->branches[product].name.c_str(), local));
+  ThrowOnRootFatal const guard;
+  auto const errors = rootErrorsOnThisThread();
+  try {
+    if (file.tree->GetReadEntry() != local) file.tree->LoadTree(local);  // the read-ahead cache follows it
+    reader.check->require(local);  // reads the basket, if it is sound
+  } catch (Exception const& damage) {
+    throw readFailure(product, local, damage.message());
+  }
+  auto const number = TMath::BinarySearch(static_cast<Long64_t>(branch.GetWriteBasket()) + 1, branch.GetBasketEntry(),
+                                          static_cast<Long64_t>(local));
+  TBasket* basket = nullptr;
+  try {
+    if (number >= 0 && number < branch.GetWriteBasket()) basket = branch.GetBasket(static_cast<Int_t>(number));
+  } catch (Exception const& fatal) {
+    reader.fatal = true;
+    file.fatal[product] = "entry " + std::to_string(local) + ": " + fatal.message();
+    throw readFailure(product, local, fatal.message());
+  }
+  if (rootErrorsOnThisThread() != errors) throw readFailure(product, local, takeRootMessage());
+  // Where ROOT's GetEntry finds an entry (entry offsets, else a fixed size);
+  // the last basket, kept in the tree's own record, is read entry by entry
+  // instead, for the rest of the file, as is one laid out otherwise.
+  auto const* offsets = basket ? basket->GetEntryOffset() : nullptr;
+  if (!basket || !basket->GetBufferRef() || basket->GetDisplacement() ||
+      (!offsets && (!reader.stride || basket->GetNevBufSize() != static_cast<int>(reader.stride)))) {
+    reader.fromBaskets = false;
+    reader.window = {};
+    return;
+  }
+  auto const first = branch.GetBasketEntry()[number];
+  auto const entries = basket->GetNevBuf();
+  reader.window = {first, first + entries, -1};
+  reader.values = basket->GetBufferRef()->Buffer() + (offsets ? 0 : basket->GetKeylen());
+  reader.offsets = offsets;
+  reader.last = basket->GetLast();
+  requireWholeValues(file, product);
+}
+
+void TreeSource::requireWholeValues(OpenFile& file, std::size_t product) {
+  auto& reader = file.readers[product];
+  if (!reader.offsets) return;
+  auto const size = reader.fundamental->size;
+  for (auto entry = reader.window.first; entry < reader.window.end; ++entry) {
+    auto const bytes = stored(file, product, entry).bytes;
+    if (bytes % size != 0 || (reader.kind == Kind::Scalar && bytes != size)) {
+      reader.values = nullptr;
+      throw readFailure(product, entry, "its basket gives it " + std::to_string(bytes) + " bytes, not a whole number of " +
+                                            std::to_string(size) + "-byte values: the file is damaged");
     }
   }
 }
@@ -782,6 +891,12 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
       }
     } else {
       reader.leaf = static_cast<TLeaf*>(branch->GetListOfLeaves()->At(0));
+      if (perLane_ && layout_->readAhead > 1 && storedAsInMemory(layout, *reader.leaf)) {
+        reader.fromBaskets = true;
+        if (!reader.leaf->GetLeafCount()) {
+          reader.stride = static_cast<std::uint32_t>(layout.fundamental->size * static_cast<std::size_t>(reader.leaf->GetLenStatic()));
+        }
+      }
     }
   }
   if (layout_->hasIds) {
@@ -802,7 +917,8 @@ RegisterSource<TreeSource> const registration(
     "branches=GLOB, exclude=GLOB, handles=lane|shared (lane, the default: each lane reads with file handles of its "
     "own, so threads read concurrently; shared: one set, each event read whole as it is fetched, by one thread at a "
     "time), readahead=N (entries of a branch read "
-    "at a time, default 64, fewer where 64 entries of the branches would hold over 8 MiB), chunk=N, cache=BYTES, imt=true|false, "
+    "at a time, default 64, fewer where 64 entries of the branches would hold over 8 MiB; with handles=lane, branches "
+    "of fundamental types are read a basket at a time instead; 1: every branch entry by entry), chunk=N, cache=BYTES, imt=true|false, "
     "dictionaries=DIR (build and cache dictionaries for classes ROOT can only emulate, so outputs can write them), "
     "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the tree, naming it)");
 }

@@ -31,6 +31,13 @@ struct Fundamental;
 // read concurrently (where a shared source's reads take turns); replicas
 // share only the TreeLayout, immutable but for the files' entry counts,
 // which any replica may learn first (atomics).
+// A lane's copy reads each branch of a fundamental type, scalar or array, a
+// basket at a time (read from baskets): its values lie in the basket one
+// after another, as they are in memory but for the byte order, and each
+// event's are converted as they are handed over, into the object the slot
+// held for the lane's last event. ROOT's GetEntry would do a branch's
+// bookkeeping for every entry, and an array's count branch's as well
+// (NanoAOD: 947 such branches of 947).
 // Each copy keeps an ObjectPool per object, array or string branch: such a
 // product is a view of a pooled object (ProductSlot::lend), read into again
 // for a later event once the event that had it releases its slots; so it is
@@ -42,7 +49,9 @@ class TreeSource : public Source {
   // that leaf-list branch; default: the branches of those names, if any),
   // branches=GLOB and exclude=GLOB (repeatable), handles=shared|lane (default lane),
   // readahead=N (each branch is read N entries at a time, default 64, fewer
-  // where that would hold over 8 MiB of products (defaultReadAhead), because
+  // where that would hold over 8 MiB of products (defaultReadAhead); a lane's
+  // copy reads branches of fundamental types a basket at a time instead, and
+  // 1 reads every branch entry by entry; N at a time, because
   // reading one branch for consecutive entries keeps ROOT's branch and basket
   // in the CPU cache, where reading every branch of one event after another
   // touches hundreds of branch objects per event), chunk=N (handles=lane:
@@ -117,6 +126,23 @@ class TreeSource : public Source {
   // The entry `local` of `product` if it was read ahead and waits in its
   // window, else nullptr.
   Held* waiting(OpenFile& file, std::size_t product, long long local) const;
+  // An entry of a product read from baskets, as the basket stores it.
+  struct Stored {
+    char const* value = nullptr;  // nullptr: not in the basket in hand
+    std::uint32_t bytes = 0;
+  };
+  // Entry `local` of `product`, read from baskets, in the basket in hand.
+  static Stored stored(OpenFile& file, std::size_t product, long long local);
+  // Converts `entry` of the product `reader` reads into `slot`.
+  static void handStored(Reader const& reader, Stored entry, ProductSlot& slot);
+  // Makes the basket that holds entry `local` of `product`, read from
+  // baskets, the one in hand: read, if it is sound, else throws naming the
+  // entry. One laid out otherwise ends the product's reading from baskets
+  // for this file (Reader::fromBaskets).
+  void loadBasket(OpenFile& file, std::size_t product, long long local);
+  // Throws, naming the entry, where the basket in hand of `product` gives an
+  // entry bytes that are not a whole number of its values (damaged offsets).
+  void requireWholeValues(OpenFile& file, std::size_t product);
   // Reads entry `local` of `product` straight into `slot`, past its window.
   void readStraight(OpenFile& file, std::size_t product, long long local, ProductSlot& slot);
   // Reads entries first.. of `product` into its window: the layout's

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -226,6 +228,124 @@ TEST(TreeSourceTest, ALanesCopyGoesBackToTheRunItTookFromAnotherLane) {
     SourceEvent event;
     ASSERT_TRUE(copy->at(ordinal, event));
     jets.expectSame(*copy, event, n, pt);
+  }
+}
+
+// A TTree of one scalar branch of each fundamental type, 100 entries, whose
+// value at an entry is scalarValue(branch, entry), and two arrays (one of a
+// count branch's length, one of a fixed length). In baskets of 37 entries,
+// or (embedded) all in the last basket, which the tree's own record holds.
+struct ScalarBranch {
+  char const* name;
+  char const* leaves;
+  std::size_t size;
+};
+ScalarBranch const kScalars[] = {{"b", "b/O", 1}, {"c", "c/B", 1}, {"uc", "uc/b", 1}, {"s", "s/S", 2},
+                                 {"us", "us/s", 2}, {"i", "i/I", 4}, {"ui", "ui/i", 4}, {"l", "l/L", 8},
+                                 {"ul", "ul/l", 8}, {"f", "f/F", 4}, {"d", "d/D", 8}};
+
+// The bytes of branch k's value at `entry`, as its type holds them.
+std::array<std::byte, 8> scalarValue(std::size_t k, long long entry) {
+  std::array<std::byte, 8> bytes{};
+  auto const put = [&](auto value) { std::memcpy(bytes.data(), &value, sizeof value); };
+  auto const n = static_cast<int>(entry * 11 + static_cast<long long>(k));
+  switch (k) {
+    case 0: put(static_cast<Bool_t>(entry % 3 == 0)); break;
+    case 1: put(static_cast<Char_t>(n % 120 - 60)); break;
+    case 2: put(static_cast<UChar_t>(n % 250)); break;
+    case 3: put(static_cast<Short_t>(-n)); break;
+    case 4: put(static_cast<UShort_t>(n * 3)); break;
+    case 5: put(static_cast<Int_t>(-n * 1000)); break;
+    case 6: put(static_cast<UInt_t>(n) * 4000000u); break;
+    case 7: put(-static_cast<Long64_t>(n) << 40); break;
+    case 8: put(static_cast<ULong64_t>(n) << 50); break;
+    case 9: put(static_cast<Float_t>(n) * 0.25f); break;
+    default: put(static_cast<Double_t>(n) * -1e-3); break;
+  }
+  return bytes;
+}
+
+// Entry e's arrays: v[n] of n = e % 5 floats e + j/8, and fixed[3] of shorts -e - j.
+std::vector<float> variableArray(long long entry) {
+  std::vector<float> values;
+  for (int j = 0; j < entry % 5; ++j) values.push_back(static_cast<float>(entry) + static_cast<float>(j) / 8);
+  return values;
+}
+std::vector<std::int16_t> fixedArray(long long entry) {
+  return {static_cast<std::int16_t>(-entry), static_cast<std::int16_t>(-entry - 1), static_cast<std::int16_t>(-entry - 2)};
+}
+
+void fillScalars(TTree& tree) {
+  std::array<std::array<std::byte, 8>, std::size(kScalars)> values{};
+  for (std::size_t k = 0; k < std::size(kScalars); ++k) tree.Branch(kScalars[k].name, values[k].data(), kScalars[k].leaves);
+  Int_t n = 0;
+  std::array<Float_t, 5> variable{};
+  std::array<Short_t, 3> fixed{};
+  tree.Branch("n", &n, "n/I");
+  tree.Branch("v", variable.data(), "v[n]/F");
+  tree.Branch("fixed", fixed.data(), "fixed[3]/S");
+  for (long long entry = 0; entry < 100; ++entry) {
+    for (std::size_t k = 0; k < std::size(kScalars); ++k) values[k] = scalarValue(k, entry);
+    auto const v = variableArray(entry);
+    n = static_cast<Int_t>(v.size());
+    std::copy(v.begin(), v.end(), variable.begin());
+    auto const f = fixedArray(entry);
+    std::copy(f.begin(), f.end(), fixed.begin());
+    tree.Fill();
+  }
+}
+
+void writeScalars(std::string const& path, bool embedded) {
+  if (embedded) {
+    TTree tree("Events", "scalars");
+    tree.SetDirectory(nullptr);  // no file to flush baskets to: all stay in the tree's record
+    fillScalars(tree);
+    TFile(path.c_str(), "RECREATE").WriteTObject(&tree);
+  } else {
+    TFile file(path.c_str(), "RECREATE");
+    TTree tree("Events", "scalars");  // in the file: flushed every 37 entries
+    tree.SetAutoFlush(37);
+    fillScalars(tree);
+    tree.Write();
+  }
+}
+
+TEST(TreeSourceTest, BranchesReadFromTheirBasketsHoldTheirValuesInAnyOrder) {
+  // A lane's copy reads branches of fundamental types a basket at a time
+  // and converts each value as it hands it over: every type, arrays too,
+  // across basket boundaries, going back and forth; a basket held in the
+  // tree's record is read entry by entry instead.
+  ScratchDirectory scratch;
+  for (bool const embedded : {false, true}) {
+    auto const path = scratch.path(embedded ? "embedded.root" : "baskets.root");
+    writeScalars(path, embedded);
+    {
+      TFile file(path.c_str());
+      ASSERT_EQ(file.Get<TTree>("Events")->GetBranch("i")->GetWriteBasket(), embedded ? 0 : 3) << "the layout tested";
+    }
+    TreeSource source(optionsOf("file=" + path));
+    source.useReplicaChunk(10);
+    auto copy = source.replicate();
+    std::vector<ProductSlot> slots(std::size(kScalars));
+    for (long long entry : {0, 1, 36, 37, 38, 73, 74, 99, 98, 50, 5, 36, 37, 0, 99}) {
+      SourceEvent event;
+      ASSERT_TRUE(copy->at(static_cast<std::uint64_t>(entry), event));
+      for (std::size_t k = 0; k < std::size(kScalars); ++k) {
+        auto& slot = slots[k];
+        slot.vacate();
+        copy->read(event, indexOf(*copy, kScalars[k].name), slot);
+        auto const expected = scalarValue(k, entry);
+        EXPECT_EQ(std::memcmp(slot.object(), expected.data(), kScalars[k].size), 0)
+            << kScalars[k].name << " at entry " << entry << (embedded ? " (embedded)" : "");
+        EXPECT_EQ(slot.bytes(), kScalars[k].size) << kScalars[k].name;
+      }
+      ProductSlot v, fixed;
+      copy->read(event, indexOf(*copy, "v"), v);
+      copy->read(event, indexOf(*copy, "fixed"), fixed);
+      EXPECT_EQ(*static_cast<std::vector<float> const*>(v.object()), variableArray(entry)) << "entry " << entry;
+      EXPECT_EQ(v.bytes(), variableArray(entry).size() * sizeof(float));
+      EXPECT_EQ(*static_cast<std::vector<std::int16_t> const*>(fixed.object()), fixedArray(entry)) << "entry " << entry;
+    }
   }
 }
 

@@ -123,9 +123,10 @@ def test_inspect_names_the_branch_it_cannot_read_and_why(tmp_path, foreign):
 
 def test_with_dictionaries_every_branch_is_copied_value_for_value(tmp_path, foreign):
     """dictionaries=DIR builds the classes, the list<bool> member's included: every branch is read, and the
-    branches uproot reads (a split class; a class with a list<bool>) hold the same values in the copy."""
+    branches uproot reads (a split class; a class with a list<bool>) hold the same values in the copy, entry by entry
+    (one lane: two write their events in the order they finish them)."""
     out = tmp_path / "out.root"
-    result = run_limited("run", "-n", "0", "--source", f"root:file={foreign},dictionaries=dictionaries", "--output",
+    result = run_limited("run", "-t", "1", "-n", "0", "--source", f"root:file={foreign},dictionaries=dictionaries", "--output",
                          f"root:file={out}", cwd=tmp_path, timeout=600)
     assert result.returncode == 0, result.stderr
     with uproot.open(foreign) as original, uproot.open(out) as copy:

@@ -99,12 +99,19 @@ void swapArrays(void* a, void* b) {
 template <typename T>
 void assignStored(void* array, char const* from, std::size_t n) {
   auto& elements = *static_cast<std::vector<T>*>(array);
-  elements.resize(n);
-  auto* cursor = const_cast<char*>(from);  // frombuf() moves it past each value, reading only
-  for (std::size_t i = 0; i < n; ++i) {
-    RootScalar<T> value;
-    frombuf(cursor, &value);
-    elements[i] = static_cast<T>(value);
+  if constexpr (sizeof(T) == 1) {
+    // One byte a value, no byte order: assigned as a range, which a
+    // std::vector<bool> packs far faster than bit by bit.
+    auto const* bytes = reinterpret_cast<unsigned char const*>(from);
+    elements.assign(bytes, bytes + n);
+  } else {
+    elements.resize(n);
+    auto* cursor = const_cast<char*>(from);  // frombuf() moves it past each value, reading only
+    for (std::size_t i = 0; i < n; ++i) {
+      RootScalar<T> value;
+      frombuf(cursor, &value);
+      elements[i] = static_cast<T>(value);
+    }
   }
 }
 

@@ -1,10 +1,13 @@
 #include "root/TreeSource.h"
 
+#include <Bytes.h>
 #include <TBasket.h>
 #include <TBranch.h>
 #include <TBranchElement.h>
 #include <TBranchObject.h>
+#include <TBufferFile.h>
 #include <TClass.h>
+#include <TDataType.h>
 #include <TFile.h>
 #include <TKey.h>
 #include <TLeaf.h>
@@ -12,6 +15,7 @@
 #include <TMath.h>
 #include <TTree.h>
 #include <TTreeCacheUnzip.h>
+#include <TVirtualCollectionProxy.h>
 #include <TROOT.h>
 
 #include <nlohmann/json.hpp>
@@ -50,6 +54,7 @@ struct TreeSource::TreeLayout {
   std::string idBranch;  // id=: the leaf-list branch of the ids; empty: the three branches
   long long cacheBytes = -1;  // -1: ROOT's automatic size
   std::size_t readAhead = 16;  // entries of a branch read at a time
+  std::size_t fromBaskets = 0;  // the branches of the first file that can be read from baskets, where fromBaskets()
   std::uint64_t chunk = 1;     // handles=lane: consecutive entries a lane takes
   std::shared_ptr<EntryCounts> counts;  // the one part copies change: thread-safe
   SkippedFiles skipped;
@@ -85,12 +90,14 @@ struct alignas(64) TreeSource::Reader {
   // Read from baskets (see TreeSource.h), the basket in hand: the entry
   // `window.first + k` lies at `values + offsets[k]` up to the next entry's
   // offset (the last, up to `last`), or, where the basket keeps no offsets,
-  // at `values + k * stride`. nullptr: no basket in hand.
+  // at `values + k * stride`; its values follow `header` bytes (a streamed
+  // std::vector's byte count, version and size). nullptr: no basket in hand.
   char const* values = nullptr;
   int const* offsets = nullptr;
   Kind kind = Kind::Scalar;
   bool fatal = false;                         // see OpenFile::fatal
   bool fromBaskets = false;
+  std::uint8_t header = 0;
   std::uint32_t stride = 0;                   // the bytes of an entry of a fixed size; 0: of a variable one
   std::int32_t last = 0;
   ObjectPool* pool = nullptr;                 // the source's; nullptr: Scalar, Emulated
@@ -197,6 +204,27 @@ std::string whyUnreadable(TBranch& branch) {
 }
 
 namespace {
+
+// A std::vector streamed whole (streamsVectorWhole) starts with its byte
+// count, marked by ROOT's kByteCountMask (TBufferFile.cxx), its version,
+// never marked member-wise (TBufferFile::kStreamedMemberWise) for a vector of
+// a fundamental type, and its size; all big-endian.
+constexpr std::uint8_t kVectorHeader = 10;
+constexpr std::uint32_t kByteCountMask = 0x40000000;
+
+// Whether the `bytes` at `entry` are such a vector of `size`-byte values.
+bool isStreamedVector(char const* entry, std::uint32_t bytes, std::size_t size) {
+  if (bytes < kVectorHeader) return false;
+  auto* cursor = const_cast<char*>(entry);  // frombuf() moves it past each field, reading only
+  UInt_t count = 0;
+  Version_t version = 0;
+  Int_t values = 0;
+  frombuf(cursor, &count);
+  frombuf(cursor, &version);
+  frombuf(cursor, &values);
+  return count == (kByteCountMask | (bytes - 4)) && !(version & TBufferFile::kStreamedMemberWise) && values >= 0 &&
+         kVectorHeader + static_cast<std::size_t>(values) * size == bytes;
+}
 
 // Asks for the cache lines of a std::vector object (40 bytes at most: a
 // vector<bool>'s) ahead of writing to it.
@@ -328,6 +356,31 @@ bool storedAsInMemory(TreeSource::BranchLayout const& branch, TLeaf& leaf) {
          static_cast<std::size_t>(leaf.GetLenType()) == branch.fundamental->size;
 }
 
+// Whether `branch`, whose product is a std::vector of a fundamental type,
+// stores each entry as TClass streams the vector: a byte count, a version,
+// the size, and the values one after another (kVectorHeader bytes); not a
+// vector of another type read into this one (Double32_t into double).
+bool streamsVectorWhole(TreeSource::BranchLayout const& layout, TBranch& branch) {
+  auto* element = dynamic_cast<TBranchElement*>(&branch);
+  auto* proxy = layout.cls->GetCollectionProxy();
+  return element && element->GetType() == 0 && element->GetStreamerType() == -1 &&
+         element->GetListOfBranches()->GetEntriesFast() == 0 && proxy &&
+         proxy->GetType() == TDataType::GetType(layout.fundamental->scalar);
+}
+
+// Whether `branch` of `layout` can be read from its baskets (TreeSource.h).
+bool readableFromBaskets(TreeSource::BranchLayout const& layout, TBranch& branch) {
+  using Kind = TreeSource::Kind;
+  switch (layout.kind) {
+    case Kind::Scalar:
+    case Kind::Array: return storedAsInMemory(layout, *static_cast<TLeaf*>(branch.GetListOfLeaves()->At(0)));
+    case Kind::Object: return layout.fundamental && streamsVectorWhole(layout, branch);
+    case Kind::String:
+    case Kind::Emulated: break;
+  }
+  return false;
+}
+
 ProductDescription descriptionOf(TreeSource::BranchLayout const& branch) {
   using Kind = TreeSource::Kind;
   switch (branch.kind) {
@@ -408,9 +461,12 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   perLane_ = perLane;
   layout->readAhead = static_cast<std::size_t>(
       checked.positive("readahead", defaultReadAhead(*tree, layout->branches, topLevel)));
-  for (auto const& branch : layout->branches) declare(descriptionOf(branch));
-  sequence_ = layout->sequence;
   layout_ = layout;
+  for (auto const& branch : layout->branches) {
+    declare(descriptionOf(branch));
+    if (fromBaskets() && readableFromBaskets(branch, *topLevel.at(branch.name))) ++layout->fromBaskets;
+  }
+  sequence_ = layout->sequence;
   chunk_ = layout->chunk;
   makePools();
   if (skipBad) {  // open() reads the layout_ just set
@@ -448,6 +504,8 @@ void TreeSource::makePools() {
 }
 
 TreeSource::~TreeSource() = default;
+
+bool TreeSource::fromBaskets() const { return perLane_ && layout_->readAhead > 1; }
 
 std::unique_ptr<Source> TreeSource::lookAhead() const { return std::unique_ptr<Source>(new TreeSource(layout_, chunk_)); }
 
@@ -487,9 +545,10 @@ void TreeSource::afterFork() { open_.clear(); }
 
 std::string TreeSource::origin() const { return sequence_.files()[originFile_]; }
 
-// The read-ahead it chose (defaultReadAhead) or was given, and the files it skipped.
+// The read-ahead it chose (defaultReadAhead) or was given, the branches a
+// lane's copy reads from their baskets, and the files it skipped.
 std::string TreeSource::details() const {
-  auto details = nlohmann::json{{"readahead", layout_->readAhead}};
+  auto details = nlohmann::json{{"readahead", layout_->readAhead}, {"branches_from_baskets", layout_->fromBaskets}};
   if (auto const skipped = layout_->skipped.details(); !skipped.empty()) details.update(nlohmann::json::parse(skipped));
   return details.dump();
 }
@@ -586,26 +645,43 @@ inline void TreeSource::handStored(Reader const& reader, Stored entry, ProductSl
   // Into the object the slot held for its lane's last event, as readStraight does.
   auto* array = reader.pool->reclaim(slot);
   if (!array) array = reader.pool->take();
-  fundamental.assignStored(array, entry.value, entry.bytes >> __builtin_ctzl(fundamental.size));  // sizes are powers of 2
+  auto const values = (entry.bytes - reader.header) >> __builtin_ctzl(fundamental.size);  // sizes are powers of 2
+  fundamental.assignStored(array, entry.value + reader.header, values);
   reader.pool->lend(array, entry.bytes, slot);
 }
 
 void TreeSource::readProducts(SourceEvent const& event, ProductIndex const* products, std::size_t count,
                               ProductSlot* slots) {
-  constexpr std::size_t kFar = 8, kNear = 4;
+  // A scalar from a basket is handed over in ~10 ns: far enough ahead that
+  // three misses one after another (reader, entry offset, value) come in time.
+  constexpr std::size_t kFar = 24, kMiddle = 16, kNear = 8;
   auto [file, local] = fileOf(event.entry);
   for (std::size_t i = 0; i < count; ++i) {
     auto const product = products[i];
     // A product's slot, reader and held entry were last touched an event of
     // every product ago: ask for them ahead, far enough that they come in
     // time (a hand-over takes a few nanoseconds, a miss ~100), the reader
-    // first, as the held entry is found through it.
+    // first, as the held entry is found through it (and a stored entry
+    // through the basket's entry offsets).
     if (i + kFar < count) {
       __builtin_prefetch(&slots[products[i + kFar]], 1);
       __builtin_prefetch(&file.readers[products[i + kFar]]);
     }
+    if (i + kMiddle < count) {
+      auto const& reader = file.readers[products[i + kMiddle]];
+      auto const& window = reader.window;
+      if (reader.offsets && local >= window.first && local < window.end) {
+        __builtin_prefetch(&reader.offsets[local - window.first]);
+      }
+    }
     if (i + kNear < count) {
-      if (auto* held = windowed(file, products[i + kNear], local)) __builtin_prefetch(held);
+      if (auto* held = windowed(file, products[i + kNear], local)) {
+        __builtin_prefetch(held);
+      } else if (auto const entry = stored(file, products[i + kNear], local); entry.value) {
+        // Each product's values lie in a basket of their own: one stream of
+        // the CPU's reads for every product, too many for it to foresee.
+        __builtin_prefetch(entry.value);
+      }
     }
     // The usual case, kept short: the entry was read ahead and waits.
     if (auto* held = waiting(file, product, local)) {
@@ -747,21 +823,32 @@ void TreeSource::loadBasket(OpenFile& file, std::size_t product, long long local
   reader.values = basket->GetBufferRef()->Buffer() + (offsets ? 0 : basket->GetKeylen());
   reader.offsets = offsets;
   reader.last = basket->GetLast();
-  requireWholeValues(file, product);
+  if (!entriesFit(file, product)) {
+    reader.values = nullptr;
+    reader.fromBaskets = false;
+    reader.window = {};
+  }
 }
 
-void TreeSource::requireWholeValues(OpenFile& file, std::size_t product) {
-  auto& reader = file.readers[product];
-  if (!reader.offsets) return;
+bool TreeSource::entriesFit(OpenFile& file, std::size_t product) {
+  auto const& reader = file.readers[product];
+  if (!reader.offsets) return true;
   auto const size = reader.fundamental->size;
   for (auto entry = reader.window.first; entry < reader.window.end; ++entry) {
-    auto const bytes = stored(file, product, entry).bytes;
-    if (bytes % size != 0 || (reader.kind == Kind::Scalar && bytes != size)) {
-      reader.values = nullptr;
-      throw readFailure(product, entry, "its basket gives it " + std::to_string(bytes) + " bytes, not a whole number of " +
-                                            std::to_string(size) + "-byte values: the file is damaged");
+    auto const [value, bytes] = stored(file, product, entry);
+    switch (reader.kind) {
+      case Kind::Scalar:
+        if (bytes != size) return false;
+        break;
+      case Kind::Array:
+        if (bytes % size != 0) return false;
+        break;
+      default:
+        if (!isStreamedVector(value, bytes, size)) return false;
+        break;
     }
   }
+  return true;
 }
 
 Exception TreeSource::readFailure(std::size_t product, long long entry, std::string const& why) const {
@@ -891,11 +978,12 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
       }
     } else {
       reader.leaf = static_cast<TLeaf*>(branch->GetListOfLeaves()->At(0));
-      if (perLane_ && layout_->readAhead > 1 && storedAsInMemory(layout, *reader.leaf)) {
-        reader.fromBaskets = true;
-        if (!reader.leaf->GetLeafCount()) {
-          reader.stride = static_cast<std::uint32_t>(layout.fundamental->size * static_cast<std::size_t>(reader.leaf->GetLenStatic()));
-        }
+    }
+    if (fromBaskets() && readableFromBaskets(layout, *branch)) {
+      reader.fromBaskets = true;
+      if (layout.kind == Kind::Object) reader.header = kVectorHeader;
+      if (reader.leaf && !reader.leaf->GetLeafCount()) {
+        reader.stride = static_cast<std::uint32_t>(layout.fundamental->size * static_cast<std::size_t>(reader.leaf->GetLenStatic()));
       }
     }
   }
@@ -918,7 +1006,7 @@ RegisterSource<TreeSource> const registration(
     "own, so threads read concurrently; shared: one set, each event read whole as it is fetched, by one thread at a "
     "time), readahead=N (entries of a branch read "
     "at a time, default 64, fewer where 64 entries of the branches would hold over 8 MiB; with handles=lane, branches "
-    "of fundamental types are read a basket at a time instead; 1: every branch entry by entry), chunk=N, cache=BYTES, imt=true|false, "
+    "of fundamental types and std::vectors of them are read a basket at a time instead; 1: every branch entry by entry), chunk=N, cache=BYTES, imt=true|false, "
     "dictionaries=DIR (build and cache dictionaries for classes ROOT can only emulate, so outputs can write them), "
     "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the tree, naming it)");
 }

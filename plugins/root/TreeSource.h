@@ -31,13 +31,14 @@ struct Fundamental;
 // read concurrently (where a shared source's reads take turns); replicas
 // share only the TreeLayout, immutable but for the files' entry counts,
 // which any replica may learn first (atomics).
-// A lane's copy reads each branch of a fundamental type, scalar or array, a
-// basket at a time (read from baskets): its values lie in the basket one
-// after another, as they are in memory but for the byte order, and each
-// event's are converted as they are handed over, into the object the slot
-// held for the lane's last event. ROOT's GetEntry would do a branch's
-// bookkeeping for every entry, and an array's count branch's as well
-// (NanoAOD: 947 such branches of 947).
+// A lane's copy reads each branch of a fundamental type, scalar or array,
+// and each std::vector of one, a basket at a time (read from baskets): its
+// values lie in the basket one after another, as they are in memory but for
+// the byte order, and each event's are converted as they are handed over,
+// into the object the slot held for the lane's last event. ROOT's GetEntry
+// would do a branch's bookkeeping for every entry, and an array's count
+// branch's as well, or a vector's streamer's (NanoAOD: 947 such branches of
+// 947, flat or as vectors).
 // Each copy keeps an ObjectPool per object, array or string branch: such a
 // product is a view of a pooled object (ProductSlot::lend), read into again
 // for a later event once the event that had it releases its slots; so it is
@@ -137,12 +138,12 @@ class TreeSource : public Source {
   static void handStored(Reader const& reader, Stored entry, ProductSlot& slot);
   // Makes the basket that holds entry `local` of `product`, read from
   // baskets, the one in hand: read, if it is sound, else throws naming the
-  // entry. One laid out otherwise ends the product's reading from baskets
-  // for this file (Reader::fromBaskets).
+  // entry. One laid out otherwise (entriesFit) ends the product's reading
+  // from baskets for this file (Reader::fromBaskets): ROOT reads it.
   void loadBasket(OpenFile& file, std::size_t product, long long local);
-  // Throws, naming the entry, where the basket in hand of `product` gives an
-  // entry bytes that are not a whole number of its values (damaged offsets).
-  void requireWholeValues(OpenFile& file, std::size_t product);
+  // Whether every entry of the basket in hand of `product` is laid out as
+  // its kind is (a whole number of values; a std::vector streamed whole).
+  static bool entriesFit(OpenFile& file, std::size_t product);
   // Reads entry `local` of `product` straight into `slot`, past its window.
   void readStraight(OpenFile& file, std::size_t product, long long local, ProductSlot& slot);
   // Reads entries first.. of `product` into its window: the layout's
@@ -164,6 +165,9 @@ class TreeSource : public Source {
   ReadingNote noteOf(char const* branch, long long entry) const;
 
   void makePools();
+  // Whether this copy reads branches from their baskets, where it can: a
+  // lane's own copy that reads ahead.
+  bool fromBaskets() const;
 
   std::shared_ptr<TreeLayout const> layout_;
   std::vector<ObjectPool::Owner> pools_;  // per product, but Scalar and Emulated; outlive the open files

@@ -232,8 +232,8 @@ TEST(TreeSourceTest, ALanesCopyGoesBackToTheRunItTookFromAnotherLane) {
 }
 
 // A TTree of one scalar branch of each fundamental type, 100 entries, whose
-// value at an entry is scalarValue(branch, entry), and two arrays (one of a
-// count branch's length, one of a fixed length). In baskets of 37 entries,
+// value at an entry is scalarValue(branch, entry), two arrays (one of a
+// count branch's length, one of a fixed length) and two std::vectors. In baskets of 37 entries,
 // or (embedded) all in the last basket, which the tree's own record holds.
 struct ScalarBranch {
   char const* name;
@@ -275,7 +275,13 @@ std::vector<std::int16_t> fixedArray(long long entry) {
   return {static_cast<std::int16_t>(-entry), static_cast<std::int16_t>(-entry - 1), static_cast<std::int16_t>(-entry - 2)};
 }
 
-void fillScalars(TTree& tree) {
+std::vector<bool> boolVector(long long entry) {
+  std::vector<bool> values;
+  for (int j = 0; j < entry % 4; ++j) values.push_back((entry + j) % 3 == 0);
+  return values;
+}
+
+void fillFundamentals(TTree& tree) {
   std::array<std::array<std::byte, 8>, std::size(kScalars)> values{};
   for (std::size_t k = 0; k < std::size(kScalars); ++k) tree.Branch(kScalars[k].name, values[k].data(), kScalars[k].leaves);
   Int_t n = 0;
@@ -284,6 +290,10 @@ void fillScalars(TTree& tree) {
   tree.Branch("n", &n, "n/I");
   tree.Branch("v", variable.data(), "v[n]/F");
   tree.Branch("fixed", fixed.data(), "fixed[3]/S");
+  std::vector<float> vectorOfFloats;
+  std::vector<bool> vectorOfBools;
+  tree.Branch("vf", &vectorOfFloats);
+  tree.Branch("vb", &vectorOfBools);
   for (long long entry = 0; entry < 100; ++entry) {
     for (std::size_t k = 0; k < std::size(kScalars); ++k) values[k] = scalarValue(k, entry);
     auto const v = variableArray(entry);
@@ -291,39 +301,42 @@ void fillScalars(TTree& tree) {
     std::copy(v.begin(), v.end(), variable.begin());
     auto const f = fixedArray(entry);
     std::copy(f.begin(), f.end(), fixed.begin());
+    vectorOfFloats = v;
+    vectorOfBools = boolVector(entry);
     tree.Fill();
   }
 }
 
-void writeScalars(std::string const& path, bool embedded) {
+void writeFundamentals(std::string const& path, bool embedded) {
   if (embedded) {
     TTree tree("Events", "scalars");
     tree.SetDirectory(nullptr);  // no file to flush baskets to: all stay in the tree's record
-    fillScalars(tree);
+    fillFundamentals(tree);
     TFile(path.c_str(), "RECREATE").WriteTObject(&tree);
   } else {
     TFile file(path.c_str(), "RECREATE");
     TTree tree("Events", "scalars");  // in the file: flushed every 37 entries
     tree.SetAutoFlush(37);
-    fillScalars(tree);
+    fillFundamentals(tree);
     tree.Write();
   }
 }
 
 TEST(TreeSourceTest, BranchesReadFromTheirBasketsHoldTheirValuesInAnyOrder) {
   // A lane's copy reads branches of fundamental types a basket at a time
-  // and converts each value as it hands it over: every type, arrays too,
-  // across basket boundaries, going back and forth; a basket held in the
-  // tree's record is read entry by entry instead.
+  // and converts each value as it hands it over: every type, arrays and
+  // vectors too, across basket boundaries, going back and forth; a basket
+  // held in the tree's record is read entry by entry instead.
   ScratchDirectory scratch;
   for (bool const embedded : {false, true}) {
     auto const path = scratch.path(embedded ? "embedded.root" : "baskets.root");
-    writeScalars(path, embedded);
+    writeFundamentals(path, embedded);
     {
       TFile file(path.c_str());
       ASSERT_EQ(file.Get<TTree>("Events")->GetBranch("i")->GetWriteBasket(), embedded ? 0 : 3) << "the layout tested";
     }
     TreeSource source(optionsOf("file=" + path));
+    EXPECT_EQ(nlohmann::json::parse(source.details()).at("branches_from_baskets"), 16) << "every branch";
     source.useReplicaChunk(10);
     auto copy = source.replicate();
     std::vector<ProductSlot> slots(std::size(kScalars));
@@ -345,6 +358,12 @@ TEST(TreeSourceTest, BranchesReadFromTheirBasketsHoldTheirValuesInAnyOrder) {
       EXPECT_EQ(*static_cast<std::vector<float> const*>(v.object()), variableArray(entry)) << "entry " << entry;
       EXPECT_EQ(v.bytes(), variableArray(entry).size() * sizeof(float));
       EXPECT_EQ(*static_cast<std::vector<std::int16_t> const*>(fixed.object()), fixedArray(entry)) << "entry " << entry;
+      ProductSlot vf, vb;
+      copy->read(event, indexOf(*copy, "vf"), vf);
+      copy->read(event, indexOf(*copy, "vb"), vb);
+      EXPECT_EQ(*static_cast<std::vector<float> const*>(vf.object()), variableArray(entry)) << "entry " << entry;
+      EXPECT_EQ(vf.bytes(), 10 + variableArray(entry).size() * sizeof(float)) << "a streamed vector's bytes";
+      EXPECT_EQ(*static_cast<std::vector<bool> const*>(vb.object()), boolVector(entry)) << "entry " << entry;
     }
   }
 }
@@ -511,6 +530,19 @@ struct EventIdLeaves {
   UInt_t lumi;
   ULong64_t event;
 };
+
+// The run report's source.branches_from_baskets: what a lane's copy reads a
+// basket at a time (every branch of both NanoAOD files), and none where no
+// copy does (a shared source; readahead=1, entry by entry).
+TEST(TreeSourceTest, TheReportSaysWhichBranchesAreReadFromTheirBaskets) {
+  auto fromBaskets = [](TreeSource const& source) {
+    return nlohmann::json::parse(source.details()).at("branches_from_baskets").get<std::size_t>();
+  };
+  EXPECT_EQ(fromBaskets(nanoAod()), 944u);
+  EXPECT_EQ(fromBaskets(vectors()), vectors().products().size());
+  EXPECT_EQ(fromBaskets(nanoAod(",handles=shared")), 0u);
+  EXPECT_EQ(fromBaskets(nanoAod(",readahead=1")), 0u);
+}
 
 TEST(TreeSourceTest, IdsComeFromTheLeavesOfALeafListBranch) {
   auto source = vectors();

@@ -79,8 +79,14 @@ class EntryCounts {
   void learn(std::size_t file, std::uint64_t entries) {
     entries_[file].store(static_cast<long long>(entries), std::memory_order_relaxed);
   }
-  // Held by a copy while it opens `file`, up to learn(file, ...).
-  std::unique_lock<std::mutex> opening(std::size_t file) { return std::unique_lock<std::mutex>(opening_[file]); }
+  // Held by a copy while it opens `file`, up to learn(file, ...). Once the
+  // count is known, no copy waits for it: the lock returned is empty (owns
+  // nothing), and copies open the file side by side (the lanes that start a
+  // job each open the first file, counted before the job).
+  std::unique_lock<std::mutex> opening(std::size_t file) {
+    if (known(file)) return {};
+    return std::unique_lock<std::mutex>(opening_[file]);
+  }
   // known(file), once no copy is opening it.
   std::optional<std::uint64_t> awaitKnown(std::size_t file) {
     if (auto const entries = known(file)) return entries;

@@ -437,7 +437,7 @@ std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) co
   std::lock_guard<std::mutex> const oneAtATime(fieldsBeingMade);
   file->reader = openReader(*file->file, layout_->ntuple, layout_->options);
   layout_->counts->learn(index, file->reader->GetNEntries());
-  opening.unlock();
+  if (opening) opening.unlock();
   ReadingScope const reading({path.c_str(), "RNTuple", layout_->ntuple.c_str()});
   auto const& fields = layout_->fields;
   auto const& ids = layout_->ids;

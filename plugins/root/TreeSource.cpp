@@ -943,7 +943,7 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
   file->file = openInputFile(path);
   file->tree = findTree(*file->file, layout_->tree);
   layout_->counts->learn(index, static_cast<std::uint64_t>(file->tree->GetEntries()));
-  opening.unlock();
+  if (opening) opening.unlock();
   ReadingScope const reading({path.c_str(), "TTree", layout_->tree.c_str()});
   if (layout_->cacheBytes >= 0) file->tree->SetCacheSize(layout_->cacheBytes);
   auto const products = layout_->branches.size();

@@ -83,6 +83,18 @@ TEST(FileSequenceTest, ACountUnderWayIsAwaitedNotOpenedAgain) {
   EXPECT_EQ(reached, 30u) << "the count the opening copy learned";
 }
 
+// Copies that open a file whose count is known take no lock: the lanes
+// that start a job open its first file side by side.
+TEST(FileSequenceTest, AFileCountedAlreadyIsOpenedWithoutTheLock) {
+  EntryCounts shared(2);
+  shared.learn(0, 10);
+  auto first = shared.opening(0);
+  auto second = shared.opening(0);  // would wait forever for `first` if it locked
+  EXPECT_FALSE(first.owns_lock());
+  EXPECT_FALSE(second.owns_lock());
+  EXPECT_TRUE(shared.opening(1).owns_lock()) << "a count not yet known is learned by one copy";
+}
+
 // Copies of one source on many threads, each counting a long list whose
 // every open holds the file's lock until it learns the count: each copy
 // finds the same entries, and no file is counted by two copies at once.

@@ -802,20 +802,21 @@ void TreeSource::loadBasket(OpenFile& file, std::size_t product, long long local
   try {
     if (number >= 0 && number < branch.GetWriteBasket()) basket = branch.GetBasket(static_cast<Int_t>(number));
   } catch (Exception const& fatal) {
-    reader.fatal = true;
-    file.fatal[product] = "entry " + std::to_string(local) + ": " + fatal.message();
-    throw readFailure(product, local, fatal.message());
+    throw fatalFailure(file, product, local, fatal);
   }
   if (rootErrorsOnThisThread() != errors) throw readFailure(product, local, takeRootMessage());
   // Where ROOT's GetEntry finds an entry (entry offsets, else a fixed size);
   // the last basket, kept in the tree's own record, is read entry by entry
   // instead, for the rest of the file, as is one laid out otherwise.
+  auto const readByRoot = [&reader] {
+    reader.values = nullptr;
+    reader.fromBaskets = false;
+    reader.window = {};
+  };
   auto const* offsets = basket ? basket->GetEntryOffset() : nullptr;
   if (!basket || !basket->GetBufferRef() || basket->GetDisplacement() ||
       (!offsets && (!reader.stride || basket->GetNevBufSize() != static_cast<int>(reader.stride)))) {
-    reader.fromBaskets = false;
-    reader.window = {};
-    return;
+    return readByRoot();
   }
   auto const first = branch.GetBasketEntry()[number];
   auto const entries = basket->GetNevBuf();
@@ -823,11 +824,7 @@ void TreeSource::loadBasket(OpenFile& file, std::size_t product, long long local
   reader.values = basket->GetBufferRef()->Buffer() + (offsets ? 0 : basket->GetKeylen());
   reader.offsets = offsets;
   reader.last = basket->GetLast();
-  if (!entriesFit(file, product)) {
-    reader.values = nullptr;
-    reader.fromBaskets = false;
-    reader.window = {};
-  }
+  if (!entriesFit(file, product)) readByRoot();
 }
 
 bool TreeSource::entriesFit(OpenFile& file, std::size_t product) {
@@ -849,6 +846,12 @@ bool TreeSource::entriesFit(OpenFile& file, std::size_t product) {
     }
   }
   return true;
+}
+
+Exception TreeSource::fatalFailure(OpenFile& file, std::size_t product, long long entry, Exception const& fatal) const {
+  file.readers[product].fatal = true;
+  file.fatal[product] = "entry " + std::to_string(entry) + ": " + fatal.message();
+  return readFailure(product, entry, fatal.message());
 }
 
 Exception TreeSource::readFailure(std::size_t product, long long entry, std::string const& why) const {
@@ -889,9 +892,7 @@ void TreeSource::readEntry(OpenFile& file, std::size_t product, long long entry,
       auto& initial = file.initialObjects;
       initial.erase(std::remove(initial.begin(), initial.end(), std::make_pair(reader.cls, filling)), initial.end());
     }
-    reader.fatal = true;
-    file.fatal[product] = "entry " + std::to_string(entry) + ": " + fatal.message();
-    throw readFailure(product, entry, fatal.message());
+    throw fatalFailure(file, product, entry, fatal);
   }
   // ROOT reports what it noticed (a byte count that does not match) and reads on.
   if (bytes < 0 || rootErrorsOnThisThread() != errors) {

@@ -156,6 +156,9 @@ class TreeSource : public Source {
   void readEntry(OpenFile& file, std::size_t product, long long entry, Held& held) const;
   // Why `product` of `entry` could not be read, as its error.
   [[gnu::cold]] Exception readFailure(std::size_t product, long long entry, std::string const& why) const;
+  // ROOT's `fatal` error while reading `product` at `entry`, as its error;
+  // the product is not read again from this file (OpenFile::fatal).
+  [[gnu::cold]] Exception fatalFailure(OpenFile& file, std::size_t product, long long entry, Exception const& fatal) const;
   // Moves what `held` holds into `slot`.
   static void hand(Reader const& reader, Held& held, ProductSlot& slot);
   // Forgets what `held` holds, but a pooled object, to read into next.

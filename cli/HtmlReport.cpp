@@ -33,7 +33,7 @@ int writeHtmlReport(RunArguments const& arguments, nlohmann::json const& report,
   if (!arguments.trace.empty() && std::filesystem::is_regular_file(arguments.trace)) {
     words.insert(words.end(), {"--trace", arguments.trace});
   }
-  auto written = runPythonTool(toolPath("report"), words);
+  auto written = runPythonTool("report", words);
   std::error_code ignored;  // a copy left behind is harmless; the page's fate is what counts
   std::filesystem::remove(json, ignored);
   if (written == 0) {

@@ -1,6 +1,6 @@
 #pragma once
 // `lanes run --html FILE`: the HTML report of the job just run, written by
-// tools/report.py from the job's report (and its trace, when there is one).
+// lanes.tools.report from the job's report (and its trace, when there is one).
 
 #include <nlohmann/json.hpp>
 

@@ -13,26 +13,29 @@ namespace lanes::cli {
 
 namespace {
 
-constexpr char const* kPython = LANES_SOURCE_DIR "/.venv/bin/python";
-
 bool havePython(std::string const& tool) {
-  if (::access(kPython, X_OK) == 0) return true;
-  std::cerr << "lanes: error: " << tool << " needs the project's Python environment (" << kPython
+  if (::access(pythonInterpreter().c_str(), X_OK) == 0) return true;
+  std::cerr << "lanes: error: " << tool << " needs lanes' Python environment (" << pythonInterpreter()
             << " is missing): run scripts/setup\n";
   return false;
 }
 
-// argv for execv: python, the tool, its arguments; pointing into `words`.
-std::vector<char*> argvOf(std::vector<std::string>& words) {
-  std::vector<char*> argv;
-  for (auto& word : words) argv.push_back(word.data());
-  argv.push_back(nullptr);
-  return argv;
+// `python -m lanes.tools.TOOL ARGS...`
+std::vector<std::string> commandOf(std::string const& tool, std::vector<std::string> const& arguments) {
+  std::vector<std::string> words{pythonInterpreter(), "-m", "lanes.tools." + tool};
+  words.insert(words.end(), arguments.begin(), arguments.end());
+  return words;
+}
+
+// A null-terminated array for exec, pointing into `words`.
+std::vector<char*> pointersTo(std::vector<std::string>& words) {
+  std::vector<char*> pointers;
+  for (auto& word : words) pointers.push_back(word.data());
+  pointers.push_back(nullptr);
+  return pointers;
 }
 
 }  // namespace
-
-std::string toolPath(char const* name) { return lanesFile(std::string("tools/") + name + ".py"); }
 
 CLI::App* addToolCommand(CLI::App& app, char const* name, char const* description) {
   auto* command = app.add_subcommand(name, description);
@@ -44,25 +47,23 @@ CLI::App* addToolCommand(CLI::App& app, char const* name, char const* descriptio
 
 int execPythonTool(std::string const& tool, std::vector<std::string> const& arguments) {
   if (!havePython(tool)) return 2;
-  std::vector<std::string> words{kPython, tool};
-  words.insert(words.end(), arguments.begin(), arguments.end());
-  ::execv(kPython, argvOf(words).data());
-  std::cerr << "lanes: error: cannot start " << kPython << ": " << std::strerror(errno) << "\n";
+  auto words = commandOf(tool, arguments);
+  ::execv(words.front().c_str(), pointersTo(words).data());
+  std::cerr << "lanes: error: cannot start " << words.front() << ": " << std::strerror(errno) << "\n";
   return 2;
 }
 
 int runPythonTool(std::string const& tool, std::vector<std::string> const& arguments) {
   if (!havePython(tool)) return 1;
-  std::vector<std::string> words{kPython, tool};
-  words.insert(words.end(), arguments.begin(), arguments.end());
-  auto argv = argvOf(words);
+  auto words = commandOf(tool, arguments);
+  auto argv = pointersTo(words);  // made before the fork: the child only calls exec
   auto const child = ::fork();
   if (child < 0) {
     std::cerr << "lanes: error: cannot start " << tool << ": " << std::strerror(errno) << "\n";
     return 1;
   }
   if (child == 0) {
-    ::execv(kPython, argv.data());
+    ::execv(argv.front(), argv.data());
     _exit(127);
   }
   int status = 0;

@@ -1,7 +1,7 @@
 #pragma once
 // `lanes report` writes the HTML report of a run report or a scan directory
-// (tools/report.py); `lanes compare` compares two runs or two scans
-// (tools/compare.py). Both are Python tools, run by the project's venv.
+// (lanes.tools.report); `lanes compare` compares two runs or two scans
+// (lanes.tools.compare). Both are Python tools, run by lanes' Python.
 
 #include <CLI/CLI.hpp>
 

@@ -45,7 +45,7 @@ namespace lanes::cli {
 namespace {
 
 // The built-in default: CMS NanoAOD-sized products (profile derived once from
-// the real file in shared/data by tools/derive_profile.py), a busy waiter per
+// the real file in shared/data by lanes.tools.derive_profile), a busy waiter per
 // product, a dummy output.
 void addDefaultJob(JobConfig& config) {
   config.source = PluginSpec::parse("synthetic:profile=" + lanesFile("data/profiles/nanoaod.json"));

@@ -11,7 +11,7 @@ namespace lanes::cli {
 
 namespace {
 
-// `python tools/scan.py --lanes SELF ARGS...`: every point runs this very build.
+// `python -m lanes.tools.scan --lanes SELF ARGS...`: every point runs this very build.
 int execScanTool(std::vector<std::string> const& arguments) {
   std::error_code error;
   auto const self = std::filesystem::read_symlink("/proc/self/exe", error);
@@ -21,7 +21,7 @@ int execScanTool(std::vector<std::string> const& arguments) {
   }
   std::vector<std::string> words{"--lanes", self.string()};
   words.insert(words.end(), arguments.begin(), arguments.end());
-  return execPythonTool(toolPath("scan"), words);
+  return execPythonTool("scan", words);
 }
 
 }  // namespace

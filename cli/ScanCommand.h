@@ -1,6 +1,6 @@
 #pragma once
 // `lanes scan`: measures a grid of job configurations. The scan itself is a
-// Python tool (tools/scan.py), run by the project's venv; this command only
+// Python tool (lanes.tools.scan), run by lanes' Python; this command only
 // starts it, handing it this very binary so that every point runs this build.
 
 #include <CLI/CLI.hpp>

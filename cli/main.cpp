@@ -6,6 +6,7 @@
 
 #include "CleanCommand.h"
 #include "InspectCommand.h"
+#include "InstallLayout.h"
 #include "JobProvenance.h"
 #include "PinCommand.h"
 #include "PluginsCommand.h"
@@ -18,6 +19,7 @@
 #include "lanes/core/Exception.h"
 
 int main(int argc, char** argv) {
+  lanes::cli::exportPythonEnvironment();  // for the Python tools and analyzers; before any thread
   CLI::App app{"lanes: a HEP event-processing framework and throughput laboratory on oneTBB", "lanes"};
   app.require_subcommand(1);
   app.footer("The guide, a page per topic (running jobs, reports, several processes, MPI, scans, ...): docs/README.md\n"

@@ -2,8 +2,10 @@
 # (the public headers, stamped), what the lanes executable exports to the
 # libraries it loads (cli/PluginLibraries.h), and `cmake --install build
 # --prefix P`: P/bin/lanes, P/include/lanes, P/lib/cmake/lanes (the CMake
-# package, lanesConfig.cmake), P/share/lanes (the Python tools, the default
-# job's profile; cli/InstallLayout.h).
+# package, lanesConfig.cmake), P/lib/lanes/optional (lanes' optional plugin libraries),
+# P/share/lanes (the `lanes` Python package, the default job's profile;
+# cli/InstallLayout.h). `pip install .` installs the same into the
+# environment's prefix, the Python package into its site-packages.
 
 # The plugin API: what a plugin library includes, as include/lanes/<path>.
 # The module API of core (typed module bases, Event, ProductToken, Options,
@@ -45,10 +47,17 @@ set_property(TARGET lanes PROPERTY LINK_LIBRARY_OVERRIDE_lanes_monitor WHOLE_ARC
 target_link_options(lanes PRIVATE "LINKER:--dynamic-list=${PROJECT_SOURCE_DIR}/cmake/lanes.dynamic-list")
 set_property(TARGET lanes APPEND PROPERTY LINK_DEPENDS "${PROJECT_SOURCE_DIR}/cmake/lanes.dynamic-list")
 
-# The installed lanes runs with the ROOT and oneTBB it was built with (those
-# of the project's venv, by their real paths) and the system's libraries.
+# The installed lanes runs with the ROOT and oneTBB of the ROOT wheel beside
+# it in the Python environment that pip installed it into (found from
+# $ORIGIN, so that a wheel of lanes installs elsewhere), else with those it
+# was built with (those of the Python environment it was built against, by
+# their real paths), and the system's libraries.
 file(REAL_PATH "${ROOT_LIBRARY_DIR}" LANES_ROOT_LIBRARY_DIR)
-set_target_properties(lanes PROPERTIES INSTALL_RPATH "${LANES_ROOT_LIBRARY_DIR}" INSTALL_RPATH_USE_LINK_PATH ON)
+set(LANES_INSTALL_RPATH "${LANES_ROOT_LIBRARY_DIR}")
+if(LANES_ROOT_IN_PREFIX)
+  list(PREPEND LANES_INSTALL_RPATH "$ORIGIN/../${LANES_ROOT_IN_PREFIX}")
+endif()
+set_target_properties(lanes PROPERTIES INSTALL_RPATH "${LANES_INSTALL_RPATH}" INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS lanes RUNTIME DESTINATION bin)
 # The test products' dictionary, which ROOT looks for next to the binary.
 install(FILES "${CMAKE_BINARY_DIR}/bin/liblanes_root_rdict.pcm" DESTINATION bin)
@@ -58,20 +67,22 @@ foreach(header IN LISTS LANES_PUBLIC_HEADERS)
   install(FILES "${PROJECT_SOURCE_DIR}/${layer}/include/lanes/${header}" DESTINATION "include/lanes/${directory}")
 endforeach()
 install(FILES "${LANES_VERSION_HEADER}" DESTINATION include/lanes/core)
-install(DIRECTORY tools/ DESTINATION share/lanes/tools PATTERN __pycache__ EXCLUDE PATTERN "*.pyc" EXCLUDE)
+# The `lanes` Python package, which `lanes` runs its tools from (cli/InstallLayout.h). pip installs it into the
+# environment's site-packages instead (pyproject.toml: wheel.packages), and not this component.
+install(DIRECTORY python/lanes DESTINATION share/lanes/python COMPONENT python_package
+        PATTERN __pycache__ EXCLUDE PATTERN "*.pyc" EXCLUDE)
 install(FILES data/profiles/nanoaod.json DESTINATION share/lanes/data/profiles)
 
 # The CMake package.
 if(LANES_ROOT_TBB)
-  file(REAL_PATH "${LANES_ROOT_TBB}" LANES_CONFIG_TBB_RUNTIME)
+  set(LANES_TBB_FROM_ROOT 1)
   set(LANES_CONFIG_TBB_INCLUDES "${LANES_TBB_INCLUDES}")
 else()
-  set(LANES_CONFIG_TBB_RUNTIME "")
+  set(LANES_TBB_FROM_ROOT 0)
   set(LANES_CONFIG_TBB_INCLUDES "")
 endif()
-file(REAL_PATH "${ROOT_DIR}" LANES_CONFIG_ROOT_DIR)
 configure_file(cmake/lanesConfig.cmake.in "${CMAKE_BINARY_DIR}/lanesConfig.cmake" @ONLY)
 include(CMakePackageConfigHelpers)
 write_basic_package_version_file("${CMAKE_BINARY_DIR}/lanesConfigVersion.cmake" COMPATIBILITY SameMinorVersion)
 install(FILES "${CMAKE_BINARY_DIR}/lanesConfig.cmake" "${CMAKE_BINARY_DIR}/lanesConfigVersion.cmake"
-              cmake/PluginStamp.cpp DESTINATION lib/cmake/lanes)
+              cmake/PluginStamp.cpp cmake/RootWheelLink.cmake DESTINATION lib/cmake/lanes)

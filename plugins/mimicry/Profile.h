@@ -1,5 +1,5 @@
 #pragma once
-// Product-size profiles: JSON files that tools/derive_profile.py writes from a
+// Product-size profiles: JSON files that lanes.tools.derive_profile writes from a
 // real ROOT file, read back by the synthetic source.
 //
 //   {"origin": "file.root", "tree": "Events", "events": 200, "products": [

@@ -76,7 +76,7 @@ std::unique_ptr<Source> SyntheticSource::replicate() const { return std::make_un
 namespace {
 RegisterSource<SyntheticSource> const registration(
     "synthetic",
-    "products of given sizes: size.<label>=BYTES or profile=PATH (JSON from tools/derive_profile.py), "
+    "products of given sizes: size.<label>=BYTES or profile=PATH (JSON from lanes.tools.derive_profile), "
     "count=N products (cycled), events=N (0: unlimited)",
     {{"profile", FileAccess::Read}});
 }

@@ -120,7 +120,7 @@ std::vector<InspectedDataset> inspectFile(std::string const& path) {
 }
 
 std::string profileOf(InspectedDataset const& dataset, std::string const& origin) {
-  // One product per line, as tools/derive_profile.py writes, so diffs stay readable.
+  // One product per line, as lanes.tools.derive_profile writes, so diffs stay readable.
   std::string text = nlohmann::json{{"origin", origin}, {"tree", dataset.name}, {"events", dataset.entries}}.dump();
   text.pop_back();
   text += ", \"products\": [\n";

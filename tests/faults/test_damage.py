@@ -1,4 +1,4 @@
-"""The damaged-file sweep, short (tools/damage_sweep.py): for each format lanes reads (root, rntuple, root-events,
+"""The damaged-file sweep, short (lanes.tools.damage_sweep): for each format lanes reads (root, rntuple, root-events,
 pds, hdf5 in both layouts), in two settings, and for the real files of data/files, 16 seeded damaged copies read
 back by lanes. A copy must fail in one line naming it or read the values the undamaged file holds; values changed
 under exit 0, a signal with nothing said, a hang, an error that is not one line naming the copy, each fails the
@@ -14,9 +14,8 @@ import pytest
 
 from conftest import BINARY, REPO
 
-sys.path.insert(0, str(REPO / "tools"))
 
-import damage_sweep  # noqa: E402
+from lanes.tools import damage_sweep  # noqa: E402
 
 OWN = ("root-events", "pds", "hdf5")
 

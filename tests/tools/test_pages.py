@@ -1,5 +1,5 @@
 """Every kind of HTML page (a single process's run, a multi-process run, an MPI run, a scan, a comparison), made by
-real jobs as tools/report_screenshots.py makes the guide's pictures, opened in headless Chromium: no console
+real jobs as lanes.tools.report_screenshots makes the guide's pictures, opened in headless Chromium: no console
 message, no network request, every chart in the DOM with data points equal to the report's figures, and every
 chart's area drawn in a screenshot of the whole page."""
 
@@ -16,11 +16,10 @@ import pytest
 from conftest import BINARY, REPO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(REPO / "tools"))
 
 from browser import chart_pixels, chromium, drawn_share, inspect_page, page_requests, read_net_log  # noqa: E402
-from lanes_report import drawings  # noqa: E402
-from report_screenshots import KINDS, make_pages  # noqa: E402
+from lanes.tools.lanes_report import drawings  # noqa: E402
+from lanes.tools.report_screenshots import KINDS, make_pages  # noqa: E402
 
 MIB = 2**20
 MPI = os.environ.get("LANES_MPI") == "1" and shutil.which("mpirun") is not None

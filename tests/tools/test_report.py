@@ -14,10 +14,9 @@ import pytest
 from conftest import BINARY, REPO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(REPO / "tools"))
 
 from browser import assert_not_blank, console_messages, chromium, open_page  # noqa: E402
-from lanes_report import page  # noqa: E402
+from lanes.tools.lanes_report import page  # noqa: E402
 
 SMALL_JOB = ["-t", "2", "-n", "200", "--source", "synthetic:size.a=100,size.b=1000", "--waiter", "busy:scale=1e-7",
              "--output", "dummy"]

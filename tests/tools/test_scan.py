@@ -1,4 +1,4 @@
-"""`lanes scan` (tools/scan.py): the grid and procedures directly, then small real scans through the command."""
+"""`lanes scan` (lanes.tools.scan): the grid and procedures directly, then small real scans through the command."""
 
 import csv
 import json
@@ -12,13 +12,12 @@ import pytest
 
 from conftest import BINARY, REPO
 
-sys.path.insert(0, str(REPO / "tools"))
 sys.path.insert(0, str(REPO / "tests" / "root"))
 sys.path.insert(0, str(REPO / "tests" / "faults"))
 
-import scan as scan_tool  # noqa: E402
-from lanes_scan import grid, plots, runner, table  # noqa: E402
-from lanes_scan.grid import Axis, Scan, ScanError  # noqa: E402
+from lanes.tools import scan as scan_tool  # noqa: E402
+from lanes.tools.lanes_scan import grid, plots, runner, table  # noqa: E402
+from lanes.tools.lanes_scan.grid import Axis, Scan, ScanError  # noqa: E402
 from faults import run_limited  # noqa: E402
 from rootio import wait_for  # noqa: E402
 

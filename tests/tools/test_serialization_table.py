@@ -1,4 +1,4 @@
-"""tools/serialization_table.py: which products take half of the serialisation time, from a report's serialize
+"""lanes.tools.serialization_table: which products take half of the serialisation time, from a report's serialize
 output (the Fermilab study's per-product table)."""
 
 import json
@@ -9,11 +9,9 @@ import pytest
 
 from conftest import BINARY, REPO
 
-sys.path.insert(0, str(REPO / "tools"))
 
-import serialization_table  # noqa: E402
+from lanes.tools import serialization_table  # noqa: E402
 
-TOOL = REPO / "tools" / "serialization_table.py"
 NANOAOD = REPO / "data" / "files" / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
 
 
@@ -28,7 +26,7 @@ def report_of(*modules):
 
 
 def tool(*args):
-    return subprocess.run([sys.executable, str(TOOL), *map(str, args)], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "lanes.tools.serialization_table", *map(str, args)], capture_output=True, text=True, timeout=120)
 
 
 def test_products_are_ranked_with_their_cumulative_share():

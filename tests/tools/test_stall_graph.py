@@ -1,4 +1,4 @@
-"""The stall graph and the memory plot (tools/lanes_plots) from a real trace and report: PNGs of a sensible size that
+"""The stall graph and the memory plot (lanes.tools.lanes_plots) from a real trace and report: PNGs of a sensible size that
 are not blank, the stall graph with every lane and every state the job had; bad input refused."""
 
 import json
@@ -8,11 +8,10 @@ import sys
 
 import pytest
 
-from conftest import BINARY, REPO
+from conftest import BINARY
 
-sys.path.insert(0, str(REPO / "tools"))
 
-from lanes_plots.stall_graph import lane_intervals, main, stall_graph  # noqa: E402
+from lanes.tools.lanes_plots.stall_graph import lane_intervals, main, stall_graph  # noqa: E402
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -65,7 +64,7 @@ def test_png_is_drawn_not_blank(trace, tmp_path):
 
 def test_command_line_writes_the_png(trace, tmp_path):
     png = tmp_path / "cli.png"
-    completed = subprocess.run([sys.executable, str(REPO / "tools" / "lanes_plots" / "stall_graph.py"), str(trace), str(png)],
+    completed = subprocess.run([sys.executable, "-m", "lanes.tools.lanes_plots.stall_graph", str(trace), str(png)],
                                capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
     assert png.read_bytes()[:8] == PNG_SIGNATURE
@@ -85,7 +84,7 @@ def test_a_missing_trace_is_refused(tmp_path, capsys):
 
 
 def test_memory_plot_draws_the_reports_samples(tmp_path):
-    from lanes_plots.memory_plot import memory_plot
+    from lanes.tools.lanes_plots.memory_plot import memory_plot
     report = tmp_path / "report.json"
     completed = subprocess.run([str(BINARY), "run", "-t", "2", "-n", "200", "--source", "empty",
                                 "--module", "analyzer:time=1e-3", "--output", "dummy", "--report", str(report)],
@@ -100,7 +99,7 @@ def test_memory_plot_draws_the_reports_samples(tmp_path):
 
 
 def test_memory_plot_refuses_a_report_without_samples(tmp_path):
-    from lanes_plots.memory_plot import main as memory_main
+    from lanes.tools.lanes_plots.memory_plot import main as memory_main
     report = tmp_path / "old.json"
     report.write_text('{"events": 1}')
     assert memory_main([str(report), str(tmp_path / "no.png")]) == 1
@@ -108,7 +107,7 @@ def test_memory_plot_refuses_a_report_without_samples(tmp_path):
 
 
 def test_memory_plot_draws_a_line_per_worker_of_a_multi_process_job(tmp_path):
-    from lanes_plots.memory_plot import memory_plot
+    from lanes.tools.lanes_plots.memory_plot import memory_plot
     report = tmp_path / "report.json"
     completed = subprocess.run([str(BINARY), "run", "--processes", "2", "-t", "1", "-n", "100", "--source", "empty",
                                 "--module", "analyzer:time=1e-3", "--output", "dummy", "--report", str(report)],

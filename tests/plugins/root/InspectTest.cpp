@@ -1,5 +1,5 @@
 // `lanes inspect`'s metadata view of a file, checked against the profile
-// tools/derive_profile.py derived from the same file's data with uproot.
+// lanes.tools.derive_profile derived from the same file's data with uproot.
 
 #include "root/Inspect.h"
 

@@ -17,7 +17,7 @@
 // Format, one line each: "lanes-claim 1", then per writer
 // "STATE PID HOST STARTED RANKS" (STATE: writing, or left for a writer that
 // is gone; STARTED: seconds since the epoch; RANKS: an MPI job's ranks,
-// whose parts PATH's worker-R lie next to PATH, else 0). tools/lanes_scan
+// whose parts PATH's worker-R lie next to PATH, else 0). lanes.tools.lanes_scan
 // claims a scan's directory with the same format.
 //
 // Thread-safe: a process's claims are one registry behind a mutex, taken

@@ -3,7 +3,7 @@
 each kind (a single process's run, a multi-process run, an MPI run, a scan, a comparison) and takes a screenshot of
 the top of each with headless Chromium into docs/images/report-KIND.png.
 
-    .venv/bin/python tools/report_screenshots.py [--lanes build/bin/lanes] [--out docs/images] [--events 200]
+    .venv/bin/python -m lanes.tools.report_screenshots [--lanes build/bin/lanes] [--out docs/images] [--events 200]
 
 The MPI page needs mpirun (OpenMPI; three ranks, oversubscribed) and a lanes built with MPI; without mpirun that
 page is skipped, saying so.
@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 MENU = REPO / "examples" / "reconstruction.toml"
 KINDS = ("run", "multi-process", "mpi", "scan", "compare")
 # Root may run MPI jobs only when told so; no binding: the machine may be shared.

@@ -3,7 +3,7 @@
 the serialisation time. Reads the `serialize` output's details in a run report (a multi-process job's summed over
 its workers):
 
-    .venv/bin/python tools/serialization_table.py REPORT.json... [--share 0.5] [--markdown] [--json]
+    .venv/bin/python -m lanes.tools.serialization_table REPORT.json... [--share 0.5] [--markdown] [--json]
 
 Products by serialisation time, longest first, each with its bytes and time per call, its share of the output's
 time and the cumulative share; the table stops at the first product that takes the cumulative share to --share.
@@ -14,11 +14,8 @@ loaded machine such spikes would otherwise rank the products.
 
 import json
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from lanes_report import inputs  # noqa: E402  (after the path is set)
+from .lanes_report import inputs
 
 
 def parser():

@@ -2,7 +2,7 @@
 """`lanes scan`: measures a grid of job configurations, each run a separate `lanes run --report`.
 
 Started by `lanes scan ARGS` (which hands it the binary to run with --lanes), or directly:
-    .venv/bin/python tools/scan.py --lanes build/bin/lanes ARGS
+    .venv/bin/python -m lanes.tools.scan --lanes build/bin/lanes ARGS
 """
 
 import argparse
@@ -12,12 +12,10 @@ import sys
 import tomllib
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import report as report_tool  # noqa: E402  (after the path is set)
-from lanes_report import inputs  # noqa: E402
-from lanes_scan import grid, plots, runner, table  # noqa: E402
-from lanes_scan.grid import Axis, Scan, ScanError  # noqa: E402
+from . import report as report_tool
+from .lanes_report import inputs
+from .lanes_scan import grid, plots, runner, table
+from .lanes_scan.grid import Axis, Scan, ScanError
 
 EPILOG = """\
 axes (--vary NAME=V1,V2,...; several make a grid, their cartesian product):
@@ -197,6 +195,16 @@ def print_summary(summary, rows, directory):
     print(f"lanes scan: results in {directory} (table.csv, summary.json, plots/)", file=sys.stderr)
 
 
+def tabulate(scan, runs, directory):
+    """The table (table.csv, table.json), the summary (summary.json) and the plots of every run that ended: its rows
+    and the summary."""
+    rows = table.rows_of(runs, directory, runner.meta_path)
+    table.write_table(rows, [axis.name for axis in scan.axes], directory)
+    summary = table.summarise(scan.points(), rows, directory)
+    plots.plot(summary, directory / "plots")
+    return rows, summary
+
+
 def measure(scan, runs, directory, options):
     """Runs what is left, then writes the table, the summary and the plots of every run that ended."""
     status = 0
@@ -208,10 +216,7 @@ def measure(scan, runs, directory, options):
         status = interrupted.status
     if status:
         print(f"\nlanes scan: interrupted; rerun with -o {options.output} to resume", file=sys.stderr)
-    rows = table.rows_of(runs, directory, runner.meta_path)
-    table.write_table(rows, [axis.name for axis in scan.axes], directory)
-    summary = table.summarise(scan.points(), rows, directory)
-    plots.plot(summary, directory / "plots")
+    rows, summary = tabulate(scan, runs, directory)
     if options.html:
         report_tool.write(inputs.load(directory), None, Path(options.html))
     print_summary(summary, rows, directory)

@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from lanes_plots.stall_graph import stall_graph
+from ..lanes_plots.stall_graph import stall_graph
 
 from . import drawings, inputs, provenance
 

@@ -2,21 +2,18 @@
 """Memory over time of a job: the RSS that `lanes run` sampled while it ran (the report's `memory` key), with the
 event-time percentiles of its `event_times` key in the title.
 
-    .venv/bin/python tools/lanes_plots/memory_plot.py report.json memory.png
+    .venv/bin/python -m lanes.tools.lanes_plots.memory_plot report.json memory.png
 """
 
 import json
 import sys
-
-from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script too
-from lanes_plots.command import plot_command, save  # noqa: E402
+from .command import plot_command, save  # noqa: E402
 
 
 def memory_plot(report_path, png_path):

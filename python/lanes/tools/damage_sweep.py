@@ -31,10 +31,10 @@ against uproot.
 
 Deterministic: copy i of a file is damaged from random.Random("SEED/FILE/i"), whatever --jobs is.
 
-    .venv/bin/python tools/damage_sweep.py            # the short sweep (16 copies a file)
-    .venv/bin/python tools/damage_sweep.py --long     # 500 copies a file (>= 1,000 a format), and the ROOT
+    .venv/bin/python -m lanes.tools.damage_sweep            # the short sweep (16 copies a file)
+    .venv/bin/python -m lanes.tools.damage_sweep --long     # 500 copies a file (>= 1,000 a format), and the ROOT
                                                       # outputs' other settings (zlib, none)
-    .venv/bin/python tools/damage_sweep.py --json results.json --only pds
+    .venv/bin/python -m lanes.tools.damage_sweep --json results.json --only pds
 
 The limits that docs/faults.md documents (a format's outcomes that fail the sweep, at the rate measured) are in
 tests/faults/damage_limits.json; the exit status is 1 when an outcome that fails the sweep is above its limit.
@@ -56,7 +56,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 DATA = REPO / "data" / "files"
 NANO = DATA / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
 LIMITS = REPO / "tests" / "faults" / "damage_limits.json"

@@ -6,22 +6,19 @@ coloured by what the lane did: running a module call (or the source, or an outpu
 It reads the Chrome trace of `lanes run --trace FILE`: calls are slices with args.lane; waits are slices whose
 category is "wait:queue", "wait:external" or "wait:idle". Where a lane has both, a call is drawn over a wait.
 
-    .venv/bin/python tools/lanes_plots/stall_graph.py trace.json stalls.png
+    .venv/bin/python -m lanes.tools.lanes_plots.stall_graph trace.json stalls.png
 """
 
 import json
 import sys
 from collections import defaultdict
 
-from pathlib import Path
-
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script too
-from lanes_plots.command import plot_command, save  # noqa: E402
+from .command import plot_command, save  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
 # State, colour, drawing order (later is drawn over earlier).

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What ROOT can check of a TTree lanes writes, per compression setting: each basket's bytes as the file stores them.
 
-    .venv/bin/python tools/basket_checks.py [--events 50,1000] [--json OUT]
+    .venv/bin/python -m lanes.tools.basket_checks [--events 50,1000] [--json OUT]
 
 For each setting of the `root` output's compression= and level= (zstd-5, the default; lz4-4; zlib-1; zlib-5; none),
 lanes writes the first N events of the NanoAOD file (repeat=, for more events than it holds), and uproot (an
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import uproot
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 LANES = Path(os.environ.get("LANES_BINARY", REPO / "build" / "bin" / "lanes"))
 NANO = REPO / "data" / "files" / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
 SETTINGS = {"zstd-5": "compression=zstd,level=5", "lz4-4": "compression=lz4,level=4",

@@ -1,17 +1,15 @@
 #!/usr/bin/env python3
 """`lanes compare A B`: two run reports or two scan directories side by side.
 
-Started by `lanes compare ARGS`, or directly: .venv/bin/python tools/compare.py A B [--json] [--html FILE]
+Started by `lanes compare ARGS`, or directly: .venv/bin/python -m lanes.tools.compare A B [--json] [--html FILE]
 """
 
 import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from lanes_report import comparison, inputs, page, provenance  # noqa: E402  (after the path is set)
-from report import write_page  # noqa: E402
+from .lanes_report import comparison, inputs, page, provenance
+from .report import write_page
 
 
 def parser():

@@ -5,7 +5,7 @@ Every top-level branch of the TTree becomes one product; its per-event size is
 the uncompressed size of the branch's value in that event (item size x number
 of items; a scalar is one item). The synthetic source replays these sizes.
 
-    .venv/bin/python tools/derive_profile.py INPUT.root OUTPUT.json [--tree Events]
+    .venv/bin/python -m lanes.tools.derive_profile INPUT.root OUTPUT.json [--tree Events]
 
 Output (one product per line, so that diffs stay readable):
 

@@ -2,7 +2,7 @@
 multi-process or MPI job's merged one), a scan's summary, a comparison. A chart whose figures the report lacks is
 left out."""
 
-from lanes_scan.plots import lines, speedups, varying
+from ..lanes_scan.plots import lines, speedups, varying
 
 from . import charts
 from .charts import COLOURS, GREY, STALL

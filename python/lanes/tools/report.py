@@ -2,16 +2,14 @@
 """`lanes report`: the HTML report of a run (its --report JSON) or of a scan directory, one self-contained file.
 
 Started by `lanes report ARGS` (and by `lanes run --html`, `lanes scan --html`), or directly:
-    .venv/bin/python tools/report.py REPORT.json -o report.html [--trace trace.json]
+    .venv/bin/python -m lanes.tools.report REPORT.json -o report.html [--trace trace.json]
 """
 
 import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from lanes_report import inputs, page  # noqa: E402  (after the path is set)
+from .lanes_report import inputs, page
 
 
 def parser():

@@ -205,11 +205,12 @@ def remove_files(directory, run):
         path.unlink()
 
 
-def run_all(runs, directory, cwd, keep_files=False, stream=sys.stderr):
+def run_all(runs, directory, cwd, keep_files=False, stream=sys.stderr, progress=Progress):
     """Runs every run not yet done; returns the metas of this invocation. Raises Interrupted on a signal.
-    The files a run's outputs write are removed when it ends, unless `keep_files`."""
+    The files a run's outputs write are removed when it ends, unless `keep_files`. `progress(total, done,
+    stream)` shows the progress (start(), finish(), close(): Progress's)."""
     todo = [run for run in runs if not is_done(directory, run)]
-    progress = Progress(len(runs), len(runs) - len(todo), stream)
+    progress = progress(len(runs), len(runs) - len(todo), stream)
     metas = []
     for run in todo:
         progress.start(run.id, run.point.label())

@@ -1,1 +1,0 @@
-"""lanes scan: the grid, the runner, the table and the plots of tools/scan.py."""

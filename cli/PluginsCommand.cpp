@@ -3,6 +3,8 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <regex>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -32,7 +34,7 @@ a value that holds a comma goes in double quotes: file="a,b.root", in which \" i
                      hard link): such a job is refused before it runs
   files=LIST         sources: a text file naming input files, one per line; blank lines and lines starting
                      with '#' are skipped; relative paths are relative to the list's directory
-  profile=PATH       synthetic: the product sizes (JSON from tools/derive_profile.py)
+  profile=PATH       synthetic: the product sizes (JSON from lanes.tools.derive_profile)
 )";
 
 void printSection(char const* title, std::vector<PluginInfo> const& plugins) {
@@ -44,14 +46,38 @@ void printSection(char const* title, std::vector<PluginInfo> const& plugins) {
   }
 }
 
-// [{kind, name, help, library (null: built in)}], in the order of the text.
+// The options a SPEC of `plugin` (of `kind`) takes, as keys ("file") and
+// families of keys ("size." for size.<label>=BYTES): those the framework
+// takes from a SPEC of its kind (kGenericOptions), and those its help names
+// (key=VALUE, key.<label>=VALUE), as every plugin's help does.
+std::pair<std::set<std::string>, std::set<std::string>> optionsOf(std::string const& kind, PluginInfo const& plugin) {
+  std::set<std::string> keys, prefixes;
+  if (kind == "source") keys.insert("repeat");
+  if (kind == "module" || kind == "output") keys.insert("label");
+  if (kind == "output") keys.insert("select");
+  if (plugin.role == PluginRole::PerProductWaiter) keys.insert("products");
+  static std::regex const option(R"((^|[\s(,])([a-z][a-z0-9-]*)(\.<[a-z]+>)?=)");
+  for (std::sregex_iterator it(plugin.help.begin(), plugin.help.end(), option), end; it != end; ++it) {
+    if ((*it)[3].matched) {
+      prefixes.insert((*it)[2].str() + ".");
+    } else {
+      keys.insert((*it)[2].str());
+    }
+  }
+  return {keys, prefixes};
+}
+
+// [{kind, name, help, options, option_prefixes, library (null: built in)}], in the order of the text.
 nlohmann::json toJson(std::vector<std::pair<char const*, std::vector<PluginInfo>>> const& sections) {
   auto plugins = nlohmann::json::array();
   for (auto const& [kind, infos] : sections) {
     for (auto const& info : infos) {
+      auto const [keys, prefixes] = optionsOf(kind, info);
       plugins.push_back({{"kind", kind},
                          {"name", info.name},
                          {"help", info.help},
+                         {"options", keys},
+                         {"option_prefixes", prefixes},
                          {"library", info.library.empty() ? nlohmann::json() : nlohmann::json(info.library)}});
     }
   }
@@ -78,7 +104,9 @@ void addPluginsCommand(CLI::App& app) {
   auto* plugins = app.add_subcommand("plugins", "List the sources, modules, waiters and outputs a SPEC can name, "
                                                 "and the plugin library each one comes from");
   addPluginLibraryOption(*plugins, arguments->libraries);
-  plugins->add_flag("--json", arguments->json, "Print JSON: [{kind, name, help, library (null: built in)}]");
+  plugins->add_flag("--json", arguments->json,
+                    "Print JSON: [{kind, name, help, options, option_prefixes, library (null: built in)}], the "
+                    "options as the help names them (option_prefixes: families of options, such as size.<label>=)");
   plugins->callback([arguments] {
     loadPluginLibraries(arguments->libraries);
     auto const& registry = PluginRegistry::instance();

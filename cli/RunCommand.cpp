@@ -198,12 +198,13 @@ void noteWatchdog(Watchdog const& watchdog, RunReport& report) {
   report.error = "watchdog: " + watchdog.firstHang() + "; the job was stopped";
 }
 
-// The job's progress line: heartbeat lines when asked for, else the live
-// line on a terminal. Drawn by the process that runs the job, or by the
+// The job's progress line: JSON or heartbeat lines when asked for, else the
+// live line on a terminal. Drawn by the process that runs the job, or by the
 // parent of a multi-process job (from its workers' counts); an MPI rank
 // draws its own heartbeat lines only.
-ProgressStyle progressStyle(double seconds) {
-  if (seconds > 0) return ProgressStyle::Heartbeat;
+ProgressStyle progressStyle(RunArguments const& arguments) {
+  if (arguments.progressJson) return ProgressStyle::Json;
+  if (arguments.progress > 0) return ProgressStyle::Heartbeat;
   return ::isatty(STDERR_FILENO) == 1 ? ProgressStyle::Live : ProgressStyle::Off;
 }
 
@@ -335,7 +336,7 @@ int runSingleProcess(RunArguments const& arguments) {
   claimJobFiles(written);
   warnAboutSkippedFiles(processor);
   auto const report =
-      runPart(processor, nullptr, arguments, &signalStop, progressStyle(arguments.progress), provenance);
+      runPart(processor, nullptr, arguments, &signalStop, progressStyle(arguments), provenance);
   if (report.sections.count("configuration_error")) {  // bad input, found as the modules began: no event ran
     std::cerr << "lanes: error: " << report.error << "\n";
     return 2;
@@ -367,7 +368,7 @@ node::MultiProcessOptions multiProcessOptions(RunArguments const& arguments) {
   options.retryLost = arguments.retryLost;
   options.retryLimit = arguments.retryLimit;
   options.outputMode = outputModeOf(arguments);
-  options.progress = progressStyle(arguments.progress);
+  options.progress = progressStyle(arguments);
   options.progressPeriod = progressPeriod(arguments);
   options.watchdogSeconds = watchdogSeconds(arguments);
   options.watchdogAction = watchdogAction(arguments);
@@ -437,6 +438,9 @@ void refuseUnderMpi(RunArguments const& arguments) {
   if (arguments.processes) {
     throw Exception("--processes cannot be combined with MPI ranks (forking after MPI_Init is unsafe with some "
                     "transports): start more ranks instead");
+  }
+  if (arguments.progressJson) {
+    throw Exception("--progress-json: the ranks of an MPI job draw heartbeat lines only (--progress SECONDS)");
   }
 }
 
@@ -571,6 +575,9 @@ void addRunCommand(CLI::App& app, int& exitCode) {
          },
          "Events to process; 0 = until the source ends (default: 1000)")
       ->check(anyCount);
+  run->add_flag("--progress-json", arguments->progressJson,
+                "Progress as JSON lines on stderr instead, {events, total, elapsed_s, finished}, every --progress "
+                "SECONDS (default 0.5): for a program that draws its own bar (the Python API's)");
   run->add_flag("--endless", arguments->endless, "Run a source that never ends until a signal stops the job (-n 0; without it such a job is refused)");
   run->add_option("--progress", arguments->progress,
                   "A progress line (events, rate, elapsed, % and ETA when the total is known) every SECONDS "

@@ -17,6 +17,7 @@ struct RunArguments {
   bool sourceGiven = false;  // --source "" is an error, not the default job
   bool endless = false;      // -n 0 on a source that never ends: run until a signal stops the job
   double progress = 0;       // --progress SECONDS: a heartbeat line every SECONDS; 0: the live line on a terminal
+  bool progressJson = false;  // --progress-json: JSON lines instead (every --progress SECONDS, default 0.5)
   std::vector<std::string> waiters;
   std::vector<std::string> modules;
   std::vector<std::string> outputs;
@@ -24,7 +25,7 @@ struct RunArguments {
   std::vector<std::string> pluginLibraries;  // --plugin-library (PluginLibraries.h)
   std::string report;
   std::string trace;
-  std::string html;  // --html FILE: the HTML report of the job (tools/report.py)
+  std::string html;  // --html FILE: the HTML report of the job (lanes.tools.report)
   std::string summary = "short";  // --summary short|full: how much of the report is printed
   std::string onError = "stop";
   unsigned monitorSample = 1;  // --monitor-sample N: time one event in N per lane (JobConfig::timingSample)

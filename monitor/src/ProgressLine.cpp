@@ -27,6 +27,14 @@ void ProgressLine::drawIfDue(std::uint64_t events) {
 void ProgressLine::draw(std::uint64_t events, bool last) {
   if (style_ == ProgressStyle::Off) return;
   auto const elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+  if (style_ == ProgressStyle::Json) {
+    std::ostringstream line;
+    line << "{\"events\": " << events << ", \"total\": " << (total_ ? std::to_string(total_) : "null")
+         << ", \"elapsed_s\": " << std::fixed << std::setprecision(3) << elapsed
+         << ", \"finished\": " << (last ? "true" : "false") << "}\n";
+    out_ << line.str() << std::flush;
+    return;
+  }
   auto const rate = elapsed > 0 ? static_cast<double>(events) / elapsed : 0.0;
   bool const live = style_ == ProgressStyle::Live;
   char const* sep = live ? "  " : ", ";

@@ -1,5 +1,6 @@
 #include "lanes/monitor/ProgressTicker.h"
 
+#include <algorithm>
 #include <sstream>
 #include <thread>
 
@@ -98,6 +99,30 @@ TEST(ProgressTicker, HeartbeatOfAPartNamesItAndShowsNoTotal) {
   ticker.jobFinished();
   EXPECT_EQ(out.str().rfind("lanes: progress worker-1: 3 events, ", 0), 0u) << out.str();
   EXPECT_EQ(out.str().find('%'), std::string::npos) << out.str();
+}
+
+// JSON lines for a program that draws its own bar (the Python API's): whole
+// lines of events, total (null when unknown) and elapsed, the last one
+// finished.
+TEST(ProgressTicker, JsonLinesForAProgram) {
+  std::ostringstream out;
+  ProgressTicker ticker(out, ProgressStyle::Json, 1h);
+  auto job = test::syntheticJob(2);
+  job.expectedEvents = 200;
+  ticker.jobStarted(job);
+  finishEvents(ticker, 2, 100);
+  ticker.jobFinished();
+  auto const text = out.str();
+  EXPECT_EQ(text.rfind("{\"events\": 150, \"total\": 200, \"elapsed_s\": ", 0), 0u) << text;
+  EXPECT_NE(text.find(", \"finished\": true}\n"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+
+  std::ostringstream unknown;
+  ProgressLine line(unknown, ProgressStyle::Json, 1h);
+  line.start(0);
+  line.draw(7, false);
+  EXPECT_EQ(unknown.str().rfind("{\"events\": 7, \"total\": null, ", 0), 0u) << unknown.str();
+  EXPECT_NE(unknown.str().find("\"finished\": false}\n"), std::string::npos) << unknown.str();
 }
 
 // The line a caller draws from its own loop (a multi-process parent): only

@@ -7,6 +7,9 @@
 // - Heartbeat (a log, `--progress SECONDS`): a line every period,
 //     "lanes: progress[ <part>]: <events> events, <rate> ev/s, <elapsed> s[, <percent>% of <total>, ETA <s> s]"
 //   the last one ending ", finished".
+// - Json (for a program that draws its own bar: `--progress-json`): a line every period,
+//     {"events": N, "total": T, "elapsed_s": S, "finished": false}
+//   (total null when it is not known), the last one "finished": true.
 // The percentage and ETA appear when the total is known. Off: draws nothing.
 
 #include <chrono>
@@ -18,7 +21,7 @@
 
 namespace lanes {
 
-enum class ProgressStyle { Off, Live, Heartbeat };
+enum class ProgressStyle { Off, Live, Heartbeat, Json };
 
 // Externally synchronised by its one caller.
 class ProgressLine {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "OptionalPlugins.h"
 #include "PluginLibraries.h"
 #include "lanes/core/PluginRegistry.h"
 
@@ -109,6 +110,7 @@ void addPluginsCommand(CLI::App& app) {
                     "options as the help names them (option_prefixes: families of options, such as size.<label>=)");
   plugins->callback([arguments] {
     loadPluginLibraries(arguments->libraries);
+    loadEveryOptionalPlugin();
     auto const& registry = PluginRegistry::instance();
     std::vector<std::pair<char const*, std::vector<PluginInfo>>> const sections{
         {"source", registry.sources()},

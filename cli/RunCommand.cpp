@@ -20,6 +20,7 @@
 #include "InstallLayout.h"
 #include "JobProvenance.h"
 #include "Menu.h"
+#include "OptionalPlugins.h"
 #include "MultiProcessTrace.h"
 #include "PinCommand.h"
 #include "PluginLibraries.h"
@@ -141,6 +142,7 @@ JobConfig makeJob(RunArguments const& arguments) {
     auto select = spec.options.takeAll("select");
     config.outputs.push_back({label, std::move(spec), select});
   }
+  loadOptionalPlugins(config);  // the python module's library, say, only for a job that names it
   unsigned const cores = std::max(1u, std::thread::hardware_concurrency());
   config.threads = arguments.threads ? arguments.threads : (menu.threads ? menu.threads : cores);
   config.lanes = arguments.lanes ? arguments.lanes : menu.lanes;
@@ -399,6 +401,7 @@ int runMultiProcess(RunArguments const& arguments) {
     };
   }
   auto job = makeJob(arguments);
+  requireOneProcessPlugins(job, "--processes");
   auto const written = filesOf(job, arguments);
   EventProcessor processor(std::move(job));  // no SignalStop: its thread would be there at the fork
   node::validate(options, processor);            // before anything runs
@@ -471,6 +474,7 @@ int runMpiRank(RunArguments const& arguments) {
     refuseUnderMpi(arguments);
     provenance = jobProvenance(arguments.menu);
     auto job = makeJob(arguments);
+    requireOneProcessPlugins(job, "an MPI job");
     options = mpiOptions(arguments, job);
     auto const written = filesOf(job, arguments);
     processor.emplace(std::move(job));

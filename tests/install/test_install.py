@@ -3,7 +3,8 @@
 `cmake --install` of this build into a temporary prefix; the example examples/external/dimuon configured, built
 and installed against that prefix alone (find_package(lanes)), as a user would; the test plugins of
 tests/install/plugins likewise. The installed lanes then runs the example on the real NanoAOD file at 1 and 2
-threads, 2 processes and 2 MPI ranks, and uproot + numpy compute the same histogram independently, bin by bin.
+threads, 2 processes and 2 MPI ranks, and uproot + numpy compute the same histogram independently, bin by bin; the
+Python version of the example (examples/python/dimuon.py) fills the same histogram in the same job.
 Each bad plugin library is refused in one line, exit status 2, before any event.
 
 $LANES_BUILD_DIR is the build to install (CTest sets it; default build/ of this checkout).
@@ -11,6 +12,7 @@ $LANES_BUILD_DIR is the build to install (CTest sets it; default build/ of this 
 
 import json
 import os
+import pickle
 import shutil
 import subprocess
 from pathlib import Path
@@ -147,6 +149,22 @@ def test_the_example_fills_the_histogram_uproot_and_numpy_compute(installed, exp
         details = {m["label"]: m.get("details") for m in report["modules"]}["dimuon"]
         assert details["pairs"] == expected[data].sum() and details["events_written"] == report["events"]
         assert details["committed"]
+
+
+def test_the_python_dimuon_fills_the_histogram_of_the_cpp_example_bin_for_bin(installed, expected, tmp_path):
+    """examples/python/dimuon.py, a Python analyzer, and the C++ example in one job of the installed lanes (its
+    Python package and its optional python module): every bin of the two equal, under- and overflow included."""
+    analyzer = REPO / "examples" / "python" / "dimuon.py"
+    result = run(installed, "run", "-n", "0", "-t", "2", "--plugin-library", installed.dimuon, "--source",
+                 INPUTS["doublemu"][0], "--output", "dimuon:file=mass.root", "--module",
+                 f"python:function={analyzer}:dimuon,results=mass.pickle", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    with open(tmp_path / "mass.pickle", "rb") as f:
+        python = pickle.load(f)
+    with uproot.open(tmp_path / "mass.root") as file:
+        cpp = file["dimuon"].values(flow=True)
+    assert list(python["mass"].values(flow=True)) == list(cpp) == list(expected["doublemu"])
+    assert python["pairs"] == expected["doublemu"].sum()
 
 
 def test_a_menu_names_its_plugin_libraries_relative_to_itself(installed, expected, tmp_path):

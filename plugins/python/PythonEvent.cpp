@@ -6,6 +6,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include "EmbeddedPython.h"
 #include "lanes/core/Exception.h"
 
 namespace py = pybind11;
@@ -106,6 +107,14 @@ std::unordered_map<std::type_index, Converter> const& converters() {
 Converter converterFor(std::type_index type) {
   auto const found = converters().find(type);
   return found == converters().end() ? Converter{} : found->second;
+}
+
+EventBinding::~EventBinding() {
+  if (!eventType_) return;
+  Gil gil;
+  products_.clear();
+  views_.clear();
+  eventType_ = productType_ = idName_ = laneName_ = py::object();
 }
 
 void EventBinding::setProducts(std::vector<ConsumedProduct> products) {

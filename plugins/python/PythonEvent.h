@@ -50,6 +50,11 @@ struct ConsumedProduct {
 // Binds a lanes event to the `event` dict a call gets. One per analyzer.
 class EventBinding {
  public:
+  EventBinding() = default;
+  EventBinding(EventBinding const&) = delete;
+  EventBinding& operator=(EventBinding const&) = delete;
+  ~EventBinding();  // lets go of its Python objects with the interpreter's lock
+
   // As the job begins, with the interpreter's lock held.
   void setProducts(std::vector<ConsumedProduct> products);
 

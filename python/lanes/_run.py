@@ -158,9 +158,10 @@ def _wait(process):
             interrupted = True
 
 
-def launch(job, directory, report, trace=None, html=None, progress=True):
-    """Runs `job` from `directory` (its menu and analyzers there), writing its report to `report`; returns the
-    Result, or raises JobError (KeyboardInterrupt once an interrupted job has stopped)."""
+def launch(job, directory, report, trace=None, html=None, progress=True, kept=False):
+    """Runs `job` from `directory` (its menu and analyzers there), writing its report to `report` (`kept`: a file
+    the caller keeps, which the Result names); returns the Result, or raises JobError (KeyboardInterrupt once an
+    interrupted job has stopped)."""
     words, results = arguments(job, directory)
     command = [str(_locations.binary()), "run", *words, "--report", str(report), "--progress-json"]
     if trace:
@@ -182,7 +183,7 @@ def launch(job, directory, report, trace=None, html=None, progress=True):
         for reader in readers:
             reader.join()
         lines.close()
-    return finish(process.returncode, interrupted, report, trace, results, "\n".join(summary), lines.lines)
+    return finish(process.returncode, interrupted, report, kept, trace, results, "\n".join(summary), lines.lines)
 
 
 def _error_line(lines, status):
@@ -194,7 +195,7 @@ def _error_line(lines, status):
     return lines[-1] if lines else f"lanes run ended with exit status {status}"
 
 
-def finish(status, interrupted, report_path, trace, results, summary, lines):
+def finish(status, interrupted, report_path, kept, trace, results, summary, lines):
     report = None
     if status in (0, 1) or status > 128:
         try:
@@ -206,7 +207,7 @@ def finish(status, interrupted, report_path, trace, results, summary, lines):
         if path.is_file():
             with open(path, "rb") as f:
                 analyzers[label] = pickle.load(f)
-    result = Result(report, summary, analyzers, report_path, trace) if report is not None else None
+    result = Result(report, summary, analyzers, report_path if kept else None, trace) if report is not None else None
     if interrupted:
         raise KeyboardInterrupt("the job was interrupted: it stopped as lanes stops on SIGINT "
                                 "(its outputs committed or removed)")
@@ -221,6 +222,6 @@ def run(job, report=None, trace=None, html=None, progress=True):
     """job.run(): see Job.run."""
     with tempfile.TemporaryDirectory(prefix="lanes-job-") as scratch:
         directory = Path(scratch)
-        kept_report = Path(report).resolve() if report else directory / "report.json"
-        return launch(job, directory, kept_report, trace and Path(trace).resolve(),
-                      html and Path(html).resolve(), progress)
+        written = Path(report).resolve() if report else directory / "report.json"
+        return launch(job, directory, written, trace and Path(trace).resolve(), html and Path(html).resolve(),
+                      progress, kept=bool(report))

@@ -110,6 +110,7 @@ def test_the_result_holds_the_report_as_attributes(result):
     assert result.events == 200 and result.threads == 2 and result.failed is False
     assert result.events_per_s == result.report["events_per_s"] > 0
     assert result.provenance["lanes_version"] and result.provenance["command"][1] == "run"
+    assert result.report_path is None  # its report went with the job's scratch directory
     with pytest.raises(AttributeError, match="no 'events_per_second'"):
         result.events_per_second
 

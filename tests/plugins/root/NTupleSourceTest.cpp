@@ -11,6 +11,7 @@
 #include <ROOT/RVec.hxx>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "plugins/PluginTesting.h"
 #include "plugins/root/RootTesting.h"
 #include "root/EmulatedRecord.h"
+#include "root/corners/NTupleCorners.h"
 
 namespace lanes::rootio::test {
 namespace {
@@ -268,6 +270,97 @@ TEST(NTupleSourceTest, PhysliteNestedCollectionsReadEmulatedHoldWhatRootReads) {
     }
   }
   EXPECT_EQ(checked, 6u);
+}
+
+// The corner-case RNTuples of tests/root/corners, written by a program of
+// their own (lanes_ntuple_corners), whose classes lanes has no dictionary
+// for: each field reads, through a view of its type or emulated, with the
+// value written in each entry, as a `T`; or it is refused, named.
+class NTupleCornersTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    written_ = new ScratchDirectory;
+    auto const command = std::string(LANES_NTUPLE_CORNERS) + " write '" + written_->path("") + "'";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  }
+  static void TearDownTestSuite() { delete written_; }
+
+  static std::string file(std::string const& name) { return written_->path(name + ".root"); }
+
+  // Calls `check(value, i)` with the value of `field` of `corner` in each
+  // entry i, as a T (an emulated record is laid out as the type it emulates).
+  template <typename T, typename Check>
+  static void forEachValue(std::string const& corner, std::string const& field, Check check) {
+    NTupleSource source(optionsOf("file=" + file(corner) + ",ntuple=ntuple,fields=" + field));
+    ASSERT_EQ(source.products().size(), 1u);
+    SourceEvent event;
+    int i = 0;
+    for (; source.at(static_cast<std::uint64_t>(i), event); ++i) {
+      ProductSlot slot;
+      source.read(event, 0, slot);
+      auto const* object = slot.type() == typeid(EmulatedRecord)
+                               ? static_cast<EmulatedRecord const*>(slot.object())->object()
+                               : slot.object();
+      check(*static_cast<T const*>(object), i);
+    }
+    EXPECT_EQ(i, corners::kEntries) << field;
+  }
+
+  // Expects `field` of `corner` to hold `expected(i)` in each entry i.
+  template <typename T, typename Expected>
+  static void expectValues(std::string const& corner, std::string const& field, Expected expected) {
+    forEachValue<T>(corner, field, [&](T const& value, int i) { EXPECT_EQ(value, expected(i)) << field << ", entry " << i; });
+  }
+
+  static ScratchDirectory* written_;
+};
+
+ScratchDirectory* NTupleCornersTest::written_ = nullptr;
+
+TEST_F(NTupleCornersTest, StandardTypes) {
+  expectValues<std::bitset<42>>("std", "bits", corners::bitsOf);
+  expectValues<std::int32_t>("std", "counter", [](int i) { return i; });  // std::atomic<std::int32_t>
+  expectValues<std::array<float, 3>>("std", "triple", corners::tripleOf);
+  expectValues<std::map<std::int64_t, double>>("std", "by_id", corners::byIdOf);
+  expectValues<std::set<std::int32_t>>("std", "ids", corners::idsOf);
+  expectValues<std::unordered_set<std::int64_t>>("std", "unique", corners::uniqueOf);
+  // No dictionary here for the unordered_map: ROOT would crash making its field.
+  expectMentions(errorOf([] { NTupleSource source(optionsOf("file=" + file("std") + ",ntuple=ntuple")); }),
+                 {"1 selected field cannot be read here: 'hashed' (", "std::unordered_map", "exclude=hashed"});
+}
+
+TEST_F(NTupleCornersTest, NestedCollectionsAndClassesWithoutDictionaries) {
+  expectValues<std::vector<std::vector<std::vector<float>>>>("nested", "nested", corners::nestedOf);
+  expectValues<corners::Hit>("nested", "hit", corners::hitOf);
+  expectValues<std::vector<corners::Hit>>("nested", "hits", corners::hitsOf);
+  expectValues<corners::Track>("nested", "track", corners::trackOf);
+}
+
+TEST_F(NTupleCornersTest, EmptyClassesAndVariantsSomeWithoutAValue) {
+  forEachValue<char>("variants", "empty", [](char, int) {});
+  expectValues<corners::Choice>("variants", "choice", corners::choiceOf);
+  forEachValue<corners::LateChoice>("variants", "late_choice", [](corners::LateChoice const& value, int i) {
+    if (i < corners::kLateChoiceFrom) {
+      // Written without a value: it holds none of its alternatives (libstdc++ sees no exception in it, so its
+      // index() is ROOT's tag byte of no alternative, not variant_npos).
+      EXPECT_GE(value.index(), std::variant_size_v<corners::LateChoice>) << "entry " << i << ", before the field was added";
+    } else {
+      EXPECT_EQ(value, corners::lateChoiceOf(i)) << "entry " << i;
+    }
+  });
+  // A variant of a class without a dictionary here, in its invalid state in entry 1.
+  expectMentions(errorOf([] { NTupleSource source(optionsOf("file=" + file("thrower") + ",ntuple=ntuple")); }),
+                 {"'broken' (", "corners::Thrower", "it would crash", "exclude=broken"});
+  NTupleSource rest(optionsOf("file=" + file("thrower") + ",ntuple=ntuple,unreadable=skip"));
+  ASSERT_EQ(rest.products().size(), 1u);
+  EXPECT_EQ(rest.products()[0].label, "number");
+}
+
+TEST_F(NTupleCornersTest, PagesClustersRepresentationsAndFieldsAddedLater) {
+  expectValues<std::int32_t>("layout", "number", [](int i) { return i; });
+  expectValues<float>("layout", "real", corners::realOf);
+  expectValues<float>("layout", "late_scalar", corners::lateScalarOf);
+  expectValues<std::vector<std::int32_t>>("layout", "late_vector", corners::lateVectorOf);
 }
 
 }  // namespace

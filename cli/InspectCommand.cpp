@@ -1,5 +1,6 @@
 #include "InspectCommand.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -44,6 +45,18 @@ void printDataset(rootio::InspectedDataset const& dataset) {
   for (auto const& product : dataset.products) {
     if (!product.unreadable.empty()) std::cout << "  cannot read '" << product.name << "': " << product.unreadable << "\n";
   }
+  auto const emulated = std::count_if(dataset.products.begin(), dataset.products.end(), [](auto const& p) { return p.emulated; });
+  if (emulated > 0) {
+    std::cout << "  " << emulated
+              << (emulated == 1 ? " field is read emulated (no dictionary here for its type): modules read it, no ROOT "
+                                  "output stores it\n"
+                                : " fields are read emulated (no dictionary here for their types): modules read them, "
+                                  "no ROOT output stores them\n");
+  }
+  if (!dataset.exclude.empty()) {
+    std::cout << "  the " << (dataset.kind == "TTree" ? "root" : "rntuple") << " source reads the rest with "
+              << dataset.exclude << " (or unreadable=skip)\n";
+  }
 }
 
 nlohmann::json toJson(std::vector<rootio::InspectedDataset> const& datasets) {
@@ -56,9 +69,14 @@ nlohmann::json toJson(std::vector<rootio::InspectedDataset> const& datasets) {
                           {"entries", p.entries},
                           {"compressed_bytes_per_event", p.compressedPerEvent},
                           {"uncompressed_bytes_per_event", p.uncompressedPerEvent},
-                          {"unreadable", p.unreadable.empty() ? nlohmann::json() : nlohmann::json(p.unreadable)}});
+                          {"unreadable", p.unreadable.empty() ? nlohmann::json() : nlohmann::json(p.unreadable)},
+                          {"emulated", p.emulated}});
     }
-    json.push_back({{"name", dataset.name}, {"kind", dataset.kind}, {"entries", dataset.entries}, {"products", products}});
+    json.push_back({{"name", dataset.name},
+                    {"kind", dataset.kind},
+                    {"entries", dataset.entries},
+                    {"products", products},
+                    {"exclude", dataset.exclude.empty() ? nlohmann::json() : nlohmann::json(dataset.exclude)}});
   }
   return json;
 }
@@ -98,7 +116,8 @@ void addInspectCommand(CLI::App& app) {
   auto arguments = std::make_shared<InspectArguments>();
   auto* command = app.add_subcommand(
       "inspect", "List the TTrees and RNTuples of a ROOT file with each product's type and bytes per event (read "
-                 "from metadata; no event is read), name the branches the root source cannot read and why, and "
+                 "from metadata; no event is read), name the branches and fields the root and rntuple sources cannot read, "
+                 "why, and the exclude= globs that leave them out, and "
                  "optionally write a profile that mimics it");
   command->add_option("file", arguments->file, "ROOT file")->required();
   command->add_option("--profile", arguments->profile,

@@ -420,7 +420,7 @@ int runMultiProcess(RunArguments const& arguments) {
     return 2;
   }
   node::printMultiProcessReport(report, std::cout, summaryRows(arguments));
-  printSkippedFiles(report.value("source", nlohmann::json()), std::cout);
+  printSkippedInputs(report.value("source", nlohmann::json()), std::cout);
   if (report["aborted"].get<bool>()) {  // said so already; the report is written still, if it can be
     if (!arguments.report.empty()) {
       try {

@@ -375,7 +375,7 @@ void RunReport::printTable(std::ostream& out, SummaryRows rows) const {
   out << "\n";
   bool const folded = printTables(*this, rows, out);
   printFilesWritten(*this, out);
-  printSkippedFiles(source, out);
+  printSkippedInputs(source, out);
   printFoldedHint(folded, out);
   out.flags(flags);
 }
@@ -389,10 +389,23 @@ void RunReport::printAnalysis(std::ostream& out, SummaryRows rows) const {
   out.flags(flags);
 }
 
-void printSkippedFiles(nlohmann::json const& source, std::ostream& out) {
-  if (!source.is_object() || !source.contains("skipped_files")) return;
-  for (auto const& skipped : source["skipped_files"]) {
+void printSkippedInputs(nlohmann::json const& source, std::ostream& out) {
+  if (!source.is_object()) return;
+  for (auto const& skipped : source.value("skipped_files", nlohmann::json::array())) {
     out << "  skipped " << skipped["file"].get<std::string>() << ": " << skipped["error"].get<std::string>() << "\n";
+  }
+  // The products the source could not read (unreadable=skip), the first few by name.
+  constexpr std::size_t kNamed = 10;
+  for (std::string const what : {"fields", "branches"}) {
+    auto const skipped = source.value("skipped_" + what, nlohmann::json::array());
+    if (skipped.empty()) continue;
+    auto const noun = skipped.size() > 1 ? what : what.substr(0, what.size() - (what == "branches" ? 2 : 1));
+    out << "  skipped " << skipped.size() << " " << noun << " that cannot be read here: ";
+    for (std::size_t i = 0; i < skipped.size() && i < kNamed; ++i) {
+      out << (i ? ", " : "") << skipped[i]["name"].get<std::string>();
+    }
+    if (skipped.size() > kNamed) out << " and " << skipped.size() - kNamed << " more";
+    out << " (each with why: the report's source.skipped_" << what << ")\n";
   }
 }
 

@@ -128,6 +128,15 @@ void requireBasketsInFile(TBranch& branch, TFile& file, std::string const& path,
   }
 }
 
+std::string basketPlaceProblem(TBranch& branch, TFile& file) {
+  try {
+    requireBasketPlaces(branch, file.GetSize());
+  } catch (Exception const& damage) {
+    return damage.message();
+  }
+  return {};
+}
+
 // Before ROOT reads basket `number`: its header sizes the arrays that ROOT
 // fills from the basket, and is covered by no checksum.
 void BasketCheck::checkHeader(TBranch& branch, int number, long long entries) const {

@@ -26,6 +26,10 @@ namespace lanes::rootio {
 // metadata states it, does not fit `file` or the branch's entries.
 void requireBasketsInFile(TBranch& branch, TFile& file, std::string const& path, std::string const& tree);
 
+// What requireBasketsInFile() finds wrong with `branch` in `file`, naming the
+// branch and basket but not the file ("" if nothing).
+std::string basketPlaceProblem(TBranch& branch, TFile& file);
+
 // Lane-confined, like the open file whose branch it checks: one per product
 // of an open file.
 class BasketCheck {

@@ -3,6 +3,7 @@
 #include <ROOT/RNTuple.hxx>
 #include <ROOT/RNTupleDescriptor.hxx>
 #include <ROOT/RNTupleInspector.hxx>
+#include <ROOT/RNTupleReader.hxx>
 #include <TBasket.h>
 #include <TBranch.h>
 #include <TBranchElement.h>
@@ -19,8 +20,10 @@
 #include "lanes/core/Exception.h"
 #include "lanes/core/ReadingNote.h"
 #include "root/InputFiles.h"
+#include "root/NTupleFields.h"
 #include "root/RootSupport.h"
 #include "root/TreeSource.h"
+#include "root/UnreadableProducts.h"
 
 namespace lanes::rootio {
 
@@ -69,30 +72,56 @@ Bytes bytesOf(TBranch& branch) {
 }
 
 InspectedDataset inspectTree(TTree& tree) {
-  InspectedDataset dataset{tree.GetName(), "TTree", static_cast<std::uint64_t>(tree.GetEntries()), {}};
+  InspectedDataset dataset{tree.GetName(), "TTree", static_cast<std::uint64_t>(tree.GetEntries()), {}, {}};
   for (auto* object : *tree.GetListOfBranches()) {
     auto* branch = static_cast<TBranch*>(object);
     auto const entries = static_cast<std::uint64_t>(branch->GetEntries());
     auto const bytes = bytesOf(*branch);
     ReadingScope const reading({tree.GetCurrentFile()->GetName(), "TTree", tree.GetName(), "branch", branch->GetName()});
     dataset.products.push_back({branch->GetName(), typeOf(*branch), entries, perEvent(bytes.compressed, entries),
-                                perEvent(bytes.uncompressed, entries), whyUnreadable(*branch)});
+                                perEvent(bytes.uncompressed, entries), whyUnreadable(*branch, *tree.GetCurrentFile()),
+                                false});
   }
   return dataset;
 }
 
-InspectedDataset inspectNtuple(ROOT::RNTuple const& ntuple, std::string const& name) {
+InspectedDataset inspectNtuple(ROOT::RNTuple const& ntuple, std::string const& name, std::uint64_t fileBytes) {
   auto inspector = ROOT::Experimental::RNTupleInspector::Create(ntuple);
   auto const& descriptor = inspector->GetDescriptor();
-  InspectedDataset dataset{name, "RNTuple", descriptor.GetNEntries(), {}};
+  InspectedDataset dataset{name, "RNTuple", descriptor.GetNEntries(), {}, {}};
+  std::vector<FieldLayout> typed;
+  for (auto const& field : descriptor.GetFieldIterable(descriptor.GetFieldZeroId())) {
+    if (!field.GetTypeName().empty()) typed.push_back(layoutOf(field.GetFieldName(), field.GetTypeName()));
+  }
+  auto reader = ROOT::RNTupleReader::Open(ntuple);
+  auto const unreadable = unreadableFields(ntuple, *reader, typed, fileBytes);
+  auto layout = typed.begin();
   for (auto const& field : descriptor.GetFieldIterable(descriptor.GetFieldZeroId())) {
     auto const& sizes = inspector->GetFieldTreeInspector(field.GetId());
     auto const entries = dataset.entries;
+    auto const problem = unreadable.find(field.GetFieldName());
+    bool const emulated = !field.GetTypeName().empty() && (layout++)->emulated;
     dataset.products.push_back({field.GetFieldName(), field.GetTypeName().empty() ? "(untyped record)" : field.GetTypeName(),
                                 entries, perEvent(static_cast<double>(sizes.GetCompressedSize()), entries),
-                                perEvent(static_cast<double>(sizes.GetUncompressedSize()), entries)});
+                                perEvent(static_cast<double>(sizes.GetUncompressedSize()), entries),
+                                problem == unreadable.end() ? std::string() : problem->second,
+                                emulated && problem == unreadable.end()});
   }
   return dataset;
+}
+
+}  // namespace
+
+namespace {
+
+// The dataset's exclude: its unreadable products' globs.
+std::string excludeOf(InspectedDataset const& dataset) {
+  std::vector<std::string> unreadable, readable;
+  for (auto const& product : dataset.products) (product.unreadable.empty() ? readable : unreadable).push_back(product.name);
+  std::string exclude;
+  if (unreadable.empty()) return exclude;
+  for (auto const& glob : excludeGlobs(unreadable, readable)) exclude += (exclude.empty() ? "" : ",") + ("exclude=" + glob);
+  return exclude;
 }
 
 }  // namespace
@@ -107,7 +136,7 @@ std::vector<InspectedDataset> inspectFile(std::string const& path) {
       if (auto* ntuple = readObject<ROOT::RNTuple>(*file, key->GetName(), "RNTuple")) {
         try {
           ReadingScope const reading({path.c_str(), "RNTuple", key->GetName()});
-          datasets.push_back(inspectNtuple(*ntuple, key->GetName()));
+          datasets.push_back(inspectNtuple(*ntuple, key->GetName(), static_cast<std::uint64_t>(file->GetSize())));
         } catch (std::exception const& error) {
           throw Exception("'" + path + "': RNTuple '" + key->GetName() + "': " + rootExceptionMessage(error));
         }
@@ -116,6 +145,7 @@ std::vector<InspectedDataset> inspectFile(std::string const& path) {
       if (auto* tree = readObject<TTree>(*file, key->GetName(), "TTree")) datasets.push_back(inspectTree(*tree));
     }
   }
+  for (auto& dataset : datasets) dataset.exclude = excludeOf(dataset);
   return datasets;
 }
 

@@ -16,7 +16,10 @@ struct InspectedProduct {
   std::uint64_t entries = 0;
   double compressedPerEvent = 0;    // bytes on disk
   double uncompressedPerEvent = 0;  // bytes in memory (ROOT's serialised size)
-  std::string unreadable;  // why the root source cannot read it as a product; "" if it can
+  std::string unreadable;  // why the source (root, rntuple) cannot read it here; "" if it can
+  // The rntuple source reads it emulated (no dictionary here for its type):
+  // modules can read it, no ROOT output can store it.
+  bool emulated = false;
 };
 
 struct InspectedDataset {
@@ -24,6 +27,9 @@ struct InspectedDataset {
   std::string kind;  // "TTree" or "RNTuple"
   std::uint64_t entries = 0;
   std::vector<InspectedProduct> products;
+  // The source's options that leave out every product it cannot read and
+  // no other ("exclude=A*,exclude=B"); "" if it reads them all.
+  std::string exclude;
 };
 
 // Every TTree and RNTuple at the top of `path`; throws lanes::Exception

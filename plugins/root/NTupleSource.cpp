@@ -3,6 +3,7 @@
 #include <ROOT/RError.hxx>
 #include <ROOT/RNTuple.hxx>
 #include <ROOT/RNTupleDescriptor.hxx>
+#include <ROOT/RNTupleModel.hxx>
 #include <ROOT/RNTupleReadOptions.hxx>
 #include <ROOT/RNTupleReader.hxx>
 #include <ROOT/RNTupleView.hxx>
@@ -10,6 +11,8 @@
 #include <TFile.h>
 #include <TKey.h>
 #include <TROOT.h>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
@@ -22,49 +25,15 @@
 #include "lanes/core/ReadingNote.h"
 #include "root/Dictionaries.h"
 #include "root/EmulatedRecord.h"
+#include "root/NTupleFields.h"
 #include "root/RootSupport.h"
+#include "root/UnreadableProducts.h"
 
 namespace lanes::rootio {
 
 namespace {
 
 constexpr char const* kIdFields[] = {"run", "luminosityBlock", "event"};
-
-// How a top-level field becomes a product: a fundamental scalar (read into a
-// staging copy), an object of a class with a dictionary (read in place), or
-// an EmulatedRecord (a type without one, read by the reader's emulated field).
-struct FieldLayout {
-  std::string name;
-  std::string readAs;  // the type RNTuple reads the field as
-  Fundamental const* fundamental = nullptr;
-  TClass* cls = nullptr;
-  bool emulated = false;
-};
-
-// "ROOT::VecOps::RVec<float>" -> "float"; "" if `type` is no RVec or vector.
-std::string elementOfSequence(std::string const& type) {
-  for (std::string prefix : {"ROOT::VecOps::RVec<", "ROOT::RVec<", "std::vector<"}) {
-    if (type.rfind(prefix, 0) == 0 && type.back() == '>') return type.substr(prefix.size(), type.size() - prefix.size() - 1);
-  }
-  return {};
-}
-
-FieldLayout layoutOf(std::string const& name, std::string const& type) {
-  if (auto const* fundamental = fundamentalByNtupleName(type)) return {name, type, fundamental};
-  // A collection's size, stored as RNTupleCardinality: an unsigned integer product.
-  for (std::string width : {"32", "64"}) {
-    if (type == "ROOT::RNTupleCardinality<std::uint" + width + "_t>") {
-      return {name, type, fundamentalByNtupleName("std::uint" + width + "_t")};
-    }
-  }
-  // RVec and vector of a fundamental: a std::vector product, as from a TTree.
-  auto readAs = type;
-  auto const element = elementOfSequence(type);
-  if (!element.empty() && fundamentalByNtupleName(element)) readAs = "std::vector<" + element + ">";
-  auto* cls = TClass::GetClass(readAs.c_str());
-  if (!cls || !cls->HasDictionary() || !cls->GetTypeInfo()) return {name, type, nullptr, nullptr, true};
-  return {name, readAs, nullptr, cls};
-}
 
 std::string ntupleNames(TFile& file) {
   std::string names;
@@ -86,14 +55,18 @@ ProductDescription descriptionOf(FieldLayout const& field) {
 }  // namespace
 
 struct NTupleSource::Layout {
-  explicit Layout(std::vector<std::string> files)
-      : sequence(std::move(files)), counts(std::make_shared<EntryCounts>(sequence.files().size())) {}
+  Layout(std::vector<std::string> files, UnreadableProducts unreadable)
+      : sequence(std::move(files)),
+        counts(std::make_shared<EntryCounts>(sequence.files().size())),
+        unreadable(std::move(unreadable)) {}
 
   FileSequence sequence;  // the first file counted: copies count the others as they reach them
   std::shared_ptr<EntryCounts> counts;  // the one part copies change: thread-safe
   SkippedFiles skipped;
+  UnreadableProducts unreadable;  // the selected fields of the first file that cannot be read here
   std::string ntuple;
   std::vector<FieldLayout> fields;  // in product order
+  std::vector<std::string> emulated;  // the names of the fields read emulated
   std::vector<FieldLayout> ids;     // run, luminosityBlock, event if all are integers; else none
   ROOT::RNTupleReadOptions options;
   std::uint64_t chunk = 1;  // handles=lane: consecutive entries a lane takes
@@ -112,20 +85,32 @@ struct NTupleSource::OpenFile {
 
 namespace {
 
-// The reader of `name` in `file`, with errors that name the file.
-std::unique_ptr<ROOT::RNTupleReader> openReader(TFile& file, std::string const& name,
-                                                ROOT::RNTupleReadOptions const& options) {
+// The RNTuple `name` of `file`; throws naming the file if it has none.
+ROOT::RNTuple& ntupleOf(TFile& file, std::string const& name) {
   auto* ntuple = readObject<ROOT::RNTuple>(file, name, "RNTuple");
   if (!ntuple) {
     throw Exception("'" + std::string(file.GetName()) + "' has no RNTuple '" + name + "' (its RNTuples: " +
                     ntupleNames(file) + ")");
   }
+  return *ntuple;
+}
+
+// The reader of the RNTuple `name` in `file`, with errors that name the
+// file. Its model holds the `emulated` fields alone: a model of every field
+// would make them all, and a field ROOT cannot make kills the process
+// (unreadableFields()).
+std::unique_ptr<ROOT::RNTupleReader> openReader(TFile& file, std::string const& name,
+                                                ROOT::RNTupleReadOptions const& options,
+                                                std::vector<std::string> const& emulated = {}) {
+  auto& ntuple = ntupleOf(file, name);
   try {
     ReadingScope const reading({file.GetName(), "RNTuple", name.c_str()});
     ThrowOnRootFatal const guard;
-    ROOT::RNTupleDescriptor::RCreateModelOptions model;  // the model reads types without a dictionary
-    model.SetEmulateUnknownTypes(true);
-    return ROOT::RNTupleReader::Open(model, *ntuple, options);
+    auto reader = ROOT::RNTupleReader::Open(ntuple, options);
+    if (emulated.empty()) return reader;
+    auto model = ROOT::RNTupleModel::CreateBare();
+    for (auto const& field : emulated) model->AddField(emulatedField(reader->GetDescriptor(), field));
+    return ROOT::RNTupleReader::Open(std::move(model), ntuple, options);
   } catch (ROOT::RException const& error) {
     throw Exception("cannot read RNTuple '" + name + "' in '" + file.GetName() + "': " + rootExceptionMessage(error));
   } catch (Exception const& fatal) {
@@ -144,16 +129,9 @@ std::vector<std::string> emulatedTypes(std::vector<FieldLayout> const& fields) {
 
 // The field of the reader's model that reads the emulated field `name`
 // (connected to the reader's pages: values read through it read the file).
-ROOT::RFieldBase& emulatedFieldOf(ROOT::RNTupleReader& reader, std::string const& name, std::string const& path) {
-  try {
-    ThrowOnRootFatal const guard;
-    // Reading through a field changes it: the model is const to users who would fill it.
-    return const_cast<ROOT::RFieldBase&>(reader.GetModel().GetConstField(name));
-  } catch (ROOT::RException const& error) {
-    throw Exception("cannot read field '" + name + "' emulated in '" + path + "': " + rootExceptionMessage(error));
-  } catch (Exception const& fatal) {
-    throw Exception("cannot read field '" + name + "' emulated in '" + path + "': " + fatal.message());
-  }
+ROOT::RFieldBase& emulatedFieldOf(ROOT::RNTupleReader& reader, std::string const& name) {
+  // Reading through a field changes it: the model is const to users who would fill it.
+  return const_cast<ROOT::RFieldBase&>(reader.GetModel().GetConstField(name));
 }
 
 // The entries of the RNTuple's first cluster, which no other cluster's pages
@@ -196,13 +174,37 @@ void describeFields(ROOT::RNTupleDescriptor const& descriptor, std::vector<std::
   if (found == std::size(kIdFields)) layout.ids = std::move(ids);
 }
 
+// Takes the fields of `layout` that cannot be read here out of it, and
+// refuses the job naming them, unless unreadable=skip.
+void leaveOutUnreadable(TFile& file, ROOT::RNTupleReader& reader, NTupleSource::Layout& layout) {
+  ReadingScope const reading({file.GetName(), "RNTuple", layout.ntuple.c_str()});
+  auto const problems = unreadableFields(ntupleOf(file, layout.ntuple), reader, layout.fields,
+                                         static_cast<std::uint64_t>(file.GetSize()));
+  std::vector<std::string> readable;
+  std::vector<FieldLayout> kept;
+  for (auto& field : layout.fields) {
+    if (auto const problem = problems.find(field.name); problem != problems.end()) {
+      layout.unreadable.add(field.name, problem->second);
+    } else {
+      readable.push_back(field.name);
+      kept.push_back(std::move(field));
+    }
+  }
+  for (auto const& id : layout.ids) readable.push_back(id.name);
+  layout.unreadable.refuseOrSkip("'" + std::string(file.GetName()) + "': RNTuple '" + layout.ntuple + "'", readable);
+  layout.fields = std::move(kept);
+  for (auto const& field : layout.fields) {
+    if (field.emulated) layout.emulated.push_back(field.name);
+  }
+}
+
 }  // namespace
 
 NTupleSource::NTupleSource(Options const& options) : NTupleSource(options, PluginOptions(options, "rntuple")) {}
 
 NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked) {
   initialiseRoot();
-  auto layout = std::make_shared<Layout>(inputFiles(checked));
+  auto layout = std::make_shared<Layout>(inputFiles(checked), UnreadableProducts(checked, "field"));
   layout->ntuple = options.getString("ntuple", "Events");
   auto const include = options.getAll("fields");
   auto const exclude = options.getAll("exclude");
@@ -245,9 +247,7 @@ NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked)
     loadDictionaries(*file, emulated, *dictionaries);
     describe();  // the types have their dictionaries now
   }
-  for (auto const& field : layout->fields) {
-    if (field.emulated) emulatedFieldOf(*reader, field.name, files[first]);  // can it be read emulated?
-  }
+  leaveOutUnreadable(*file, *reader, *layout);
   layout->chunk = checked.positive("chunk", firstClusterEntries(reader->GetDescriptor()));
   for (std::size_t skipped = 0; skipped < first; ++skipped) {
     layout->counts->learn(skipped, 0);
@@ -283,7 +283,11 @@ void NTupleSource::beforeFork() { open_.clear(); }
 
 std::string NTupleSource::origin() const { return layout_->sequence.files()[originFile_]; }
 
-std::string NTupleSource::details() const { return layout_->skipped.details(); }
+std::string NTupleSource::details() const {
+  auto details = layout_->unreadable.details();
+  if (auto const skipped = layout_->skipped.details(); !skipped.empty()) details.update(nlohmann::json::parse(skipped));
+  return details.empty() ? std::string() : details.dump();
+}
 
 std::vector<std::string> NTupleSource::fileList() const { return layout_->sequence.files(); }
 
@@ -435,7 +439,7 @@ std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) co
   // class without its members ("first: no such member").
   static std::mutex fieldsBeingMade;
   std::lock_guard<std::mutex> const oneAtATime(fieldsBeingMade);
-  file->reader = openReader(*file->file, layout_->ntuple, layout_->options);
+  file->reader = openReader(*file->file, layout_->ntuple, layout_->options, layout_->emulated);
   layout_->counts->learn(index, file->reader->GetNEntries());
   if (opening) opening.unlock();
   ReadingScope const reading({path.c_str(), "RNTuple", layout_->ntuple.c_str()});
@@ -453,7 +457,7 @@ std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) co
   };
   for (std::size_t p = 0; p < fields.size(); ++p) {
     if (fields[p].emulated) {
-      file->records[p] = &emulatedFieldOf(*file->reader, fields[p].name, path);
+      file->records[p] = &emulatedFieldOf(*file->reader, fields[p].name);
       file->views.emplace_back();
     } else {
       makeView(fields[p].name, fields[p].readAs, fields[p].cls ? nullptr : file->scalars[p].data());
@@ -472,6 +476,8 @@ RegisterSource<NTupleSource> const registration(
     "fetched, by one thread at a time), chunk=N, "
     "cache=true|false, imt=true|false, "
     "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the RNTuple, naming it), "
+    "unreadable=refuse|skip (fields that cannot be read here, found before the job: refuse names them and the exclude= "
+    "globs that leave them out; skip reads the rest and lists them), "
     "dictionaries=DIR (build and cache dictionaries for the classes it can only read emulated, so outputs can write them)");
 }
 

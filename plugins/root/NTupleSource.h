@@ -38,11 +38,14 @@ class NTupleSource : public Source {
   // the same pages), cache=true|false (RNTuple's cluster read-ahead; default true),
   // imt=true|false (ROOT implicit multi-threading to decompress),
   // skip-bad-files=true|false (see countOrSkip: opens every file now, and
-  // leaves out those that cannot be read or lack the RNTuple or a field).
+  // leaves out those that cannot be read or lack the RNTuple or a field),
+  // unreadable=refuse|skip (UnreadableProducts.h: the selected fields of the
+  // first file that cannot be read here, found by unreadableFields()),
   // dictionaries=DIR (as the root source's: real dictionaries for the
   // classes of the first file's fields that have none). Without it, a field
-  // of a type without a dictionary is read emulated (see EmulatedRecord.h):
-  // an EmulatedRecord product, which no ROOT output can write.
+  // of a type without a dictionary is read emulated (see EmulatedRecord.h
+  // and emulatedField()): an EmulatedRecord product, which no ROOT output
+  // can write.
   explicit NTupleSource(Options const& options);
   ~NTupleSource() override;
 

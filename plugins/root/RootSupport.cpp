@@ -46,7 +46,7 @@ void keepRootMessage(int level, Bool_t abort, char const* location, char const* 
   }
   if (abort && fatalGuards > 0) {
     lastRootMessage.clear();
-    throw Exception("ROOT fatal error in " + std::string(location) + ": " + message);
+    throw Exception("ROOT fatal error" + (*location ? " in " + std::string(location) : std::string()) + ": " + message);
   }
 
   static bool const verbose = std::getenv("LANES_ROOT_VERBOSE") != nullptr;

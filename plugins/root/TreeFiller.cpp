@@ -9,6 +9,21 @@
 
 namespace lanes::rootio {
 
+namespace {
+
+// The leaf of a product's leaf-list branch: the product's name, but where a
+// leaf list would read ':' as the start of another leaf, '[' as a dimension
+// or '/' as the type ('_' there: ATLAS's "EventInfoAuxDyn:eventNumber" made
+// two leaves). The branch keeps the product's name.
+std::string leafName(std::string label) {
+  for (auto& c : label) {
+    if (c == ':' || c == '[' || c == ']' || c == '/') c = '_';
+  }
+  return label;
+}
+
+}  // namespace
+
 TreeFiller::TreeFiller(TTree& tree, std::vector<Column> const& columns, TreeSettings const& settings)
     : tree_(tree), columns_(columns), scalars_(columns.size()), objects_(columns.size()), arrays_(columns.size()) {
   tree_.Branch("run", &run_, "run/i");
@@ -19,7 +34,7 @@ TreeFiller::TreeFiller(TTree& tree, std::vector<Column> const& columns, TreeSett
     TBranch* branch = nullptr;
     takeRootMessage();
     if (auto const* fundamental = column.type.fundamental) {
-      auto const leaves = column.label + "/" + fundamental->leafCode;
+      auto const leaves = leafName(column.label) + "/" + fundamental->leafCode;
       branch = tree_.Branch(column.label.c_str(), scalars_[i].data(), leaves.c_str(), settings.basketBytes);
     } else {
       // An object of our own from the start, so that ROOT never owns (and

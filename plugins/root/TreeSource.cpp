@@ -35,6 +35,7 @@
 #include "root/Dictionaries.h"
 #include "root/InputFiles.h"
 #include "root/RootSupport.h"
+#include "root/UnreadableProducts.h"
 
 namespace lanes::rootio {
 
@@ -44,8 +45,10 @@ namespace lanes::rootio {
 constexpr char const* kIdBranches[] = {"run", "luminosityBlock", "event"};
 
 struct TreeSource::TreeLayout {
-  explicit TreeLayout(std::vector<std::string> files)
-      : sequence(std::move(files)), counts(std::make_shared<EntryCounts>(sequence.files().size())) {}
+  TreeLayout(std::vector<std::string> files, UnreadableProducts unreadable)
+      : sequence(std::move(files)),
+        counts(std::make_shared<EntryCounts>(sequence.files().size())),
+        unreadable(std::move(unreadable)) {}
 
   FileSequence sequence;
   std::string tree;
@@ -58,6 +61,7 @@ struct TreeSource::TreeLayout {
   std::uint64_t chunk = 1;     // handles=lane: consecutive entries a lane takes
   std::shared_ptr<EntryCounts> counts;  // the one part copies change: thread-safe
   SkippedFiles skipped;
+  UnreadableProducts unreadable;  // the selected branches of the first file that cannot be read here
 };
 
 // One entry of one product, read ahead of its event (or, read straight
@@ -162,45 +166,44 @@ TTree* findTree(TFile& file, std::string const& name) {
   return tree;
 }
 
+// How `branch` becomes a product; throws lanes::Exception saying why it
+// cannot (whyUnreadable()).
 TreeSource::BranchLayout layoutOf(TBranch& branch) {
   using Kind = TreeSource::Kind;
   std::string const name = branch.GetName();
   if (dynamic_cast<TBranchElement*>(&branch) || dynamic_cast<TBranchObject*>(&branch)) {
     auto* cls = TClass::GetClass(branch.GetClassName());
-    if (!cls) throw Exception("branch '" + name + "': unknown class '" + branch.GetClassName() + "'");
+    if (!cls) throw Exception("its class '" + std::string(branch.GetClassName()) + "' is unknown here");
     bool const typed = cls->HasDictionary() && cls->GetTypeInfo();
     if (auto const why = typed ? std::string() : emulationProblem(cls); !why.empty()) {
-      throw Exception("TTree '" + std::string(branch.GetTree()->GetName()) + "': branch '" + name + "' of class '" +
-                      cls->GetName() + "' cannot be read without its dictionary (" + why +
-                      "): leave it out with exclude=" + name + ", or give dictionaries=DIR");
+      throw Exception("no dictionary for class '" + std::string(cls->GetName()) + "' here, and ROOT cannot emulate it (" +
+                      why + "); dictionaries=DIR would build one");
     }
     // A std::vector of a fundamental type is swapped out of the object ROOT reads into.
     return {name, typed ? Kind::Object : Kind::Emulated, typed ? fundamentalByArray(*cls->GetTypeInfo()) : nullptr, cls};
   }
   auto* leaves = branch.GetListOfLeaves();
   if (leaves->GetEntriesFast() != 1) {
-    throw Exception("branch '" + name + "' has " + std::to_string(leaves->GetEntriesFast()) +
-                    " leaves; only single-leaf branches are products (leave it out with exclude=)");
+    throw Exception("it has " + std::to_string(leaves->GetEntriesFast()) +
+                    " leaves; only single-leaf branches are products");
   }
   auto* leaf = static_cast<TLeaf*>(leaves->At(0));
   if (dynamic_cast<TLeafC*>(leaf)) return {name, Kind::String};
   auto const* fundamental = fundamentalByRootName(leaf->GetTypeName());
-  if (!fundamental) {
-    throw Exception("branch '" + name + "' has leaf type '" + leaf->GetTypeName() + "', which lanes cannot read");
-  }
+  if (!fundamental) throw Exception("its leaf type '" + std::string(leaf->GetTypeName()) + "' is none lanes reads");
   bool const array = leaf->GetLeafCount() || leaf->GetLenStatic() > 1;
   return {name, array ? Kind::Array : Kind::Scalar, fundamental};
 }
 
 }  // namespace
 
-std::string whyUnreadable(TBranch& branch) {
+std::string whyUnreadable(TBranch& branch, TFile& file) {
   try {
     layoutOf(branch);
-    return {};
   } catch (Exception const& error) {
     return error.message();
   }
+  return basketPlaceProblem(branch, file);
 }
 
 namespace {
@@ -238,21 +241,31 @@ bool isIdBranch(std::string const& name, std::string const& idBranch) {
   return name == idBranch || std::find(std::begin(kIdBranches), std::end(kIdBranches), name) != std::end(kIdBranches);
 }
 
-// The selected top-level branches of `tree` as products, into `branches`;
-// true if the tree has all the id branches.
-bool describeBranches(TTree& tree, std::vector<std::string> const& include, std::vector<std::string> const& exclude,
-                      std::string const& idBranch, std::vector<TreeSource::BranchLayout>& branches) {
+// The selected top-level branches of `tree` (of `file`) as products, into
+// `branches`, but those that cannot be read here, into `unreadable`; true if
+// the tree has all the id branches.
+bool describeBranches(TTree& tree, TFile& file, std::vector<std::string> const& include,
+                      std::vector<std::string> const& exclude, std::string const& idBranch,
+                      std::vector<TreeSource::BranchLayout>& branches, UnreadableProducts& unreadable) {
   std::size_t ids = 0;
+  std::vector<std::string> readable;
   for (auto* object : *tree.GetListOfBranches()) {
     auto* branch = static_cast<TBranch*>(object);
     std::string const name = branch->GetName();
     if (isIdBranch(name, idBranch)) {
       ++ids;
+      readable.push_back(name);
     } else if (selectedName(name, include, exclude)) {
-      ReadingScope const reading({tree.GetCurrentFile()->GetName(), "TTree", tree.GetName(), "branch", branch->GetName()});
-      branches.push_back(layoutOf(*branch));
+      ReadingScope const reading({file.GetName(), "TTree", tree.GetName(), "branch", branch->GetName()});
+      if (auto why = whyUnreadable(*branch, file); !why.empty()) {
+        unreadable.add(name, std::move(why));
+      } else {
+        branches.push_back(layoutOf(*branch));
+        readable.push_back(name);
+      }
     }
   }
+  unreadable.refuseOrSkip("TTree '" + std::string(tree.GetName()) + "'", readable);
   return !idBranch.empty() || ids == std::size(kIdBranches);
 }
 
@@ -399,7 +412,7 @@ TreeSource::TreeSource(Options const& options) : TreeSource(options, PluginOptio
 
 TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   initialiseRoot();
-  auto layout = std::make_shared<TreeLayout>(inputFiles(checked));
+  auto layout = std::make_shared<TreeLayout>(inputFiles(checked), UnreadableProducts(checked, "branch"));
   layout->tree = options.getString("tree", "Events");
   if (auto const id = options.getString("id")) {
     if (id->empty()) throw Exception("root: id= names no branch");
@@ -444,14 +457,12 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   try {
     requireBranchMatches(*tree, include, exclude);
     if (!layout->idBranch.empty()) idLeavesOf(*tree, layout->idBranch);  // refuses a bad id= before the job
-    layout->hasIds = describeBranches(*tree, include, exclude, layout->idBranch, layout->branches);
+    layout->hasIds =
+        describeBranches(*tree, *file, include, exclude, layout->idBranch, layout->branches, layout->unreadable);
   } catch (Exception const& error) {
     throw Exception("'" + files[first] + "': " + error.message());
   }
   auto const topLevel = topLevelBranches(*tree);
-  for (auto const& branch : layout->branches) {
-    requireBasketsInFile(*topLevel.at(branch.name), *file, files[first], layout->tree);
-  }
   for (std::size_t skipped = 0; skipped < first; ++skipped) {
     layout->counts->learn(skipped, 0);
     layout->sequence.addEntries(0);
@@ -549,6 +560,7 @@ std::string TreeSource::origin() const { return sequence_.files()[originFile_]; 
 // lane's copy reads from their baskets, and the files it skipped.
 std::string TreeSource::details() const {
   auto details = nlohmann::json{{"readahead", layout_->readAhead}, {"branches_from_baskets", layout_->fromBaskets}};
+  details.update(layout_->unreadable.details());
   if (auto const skipped = layout_->skipped.details(); !skipped.empty()) details.update(nlohmann::json::parse(skipped));
   return details.dump();
 }
@@ -1009,7 +1021,9 @@ RegisterSource<TreeSource> const registration(
     "at a time, default 64, fewer where 64 entries of the branches would hold over 8 MiB; with handles=lane, branches "
     "of fundamental types and std::vectors of them are read a basket at a time instead; 1: every branch entry by entry), chunk=N, cache=BYTES, imt=true|false, "
     "dictionaries=DIR (build and cache dictionaries for classes ROOT can only emulate, so outputs can write them), "
-    "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the tree, naming it)");
+    "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the tree, naming it), "
+    "unreadable=refuse|skip (branches that cannot be read here, found before the job: refuse names them and the "
+    "exclude= globs that leave them out; skip reads the rest and lists them)");
 }
 
 }  // namespace lanes::rootio

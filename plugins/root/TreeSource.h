@@ -63,7 +63,9 @@ class TreeSource : public Source {
   // dictionaries=DIR (see Dictionaries.h: without it, classes that have no
   // dictionary are EmulatedObject products, which no file output can write),
   // skip-bad-files=true|false (see countOrSkip: opens every file now, and
-  // leaves out those that cannot be read, lack the tree or a branch).
+  // leaves out those that cannot be read, lack the tree or a branch),
+  // unreadable=refuse|skip (UnreadableProducts.h: the selected branches of
+  // the first file that cannot be read here, whyUnreadable()).
   explicit TreeSource(Options const& options);
   ~TreeSource() override;
 
@@ -182,8 +184,9 @@ class TreeSource : public Source {
   std::size_t originFile_ = 0;  // the file of the last position or read, for errors
 };
 
-// Why the root source cannot read `branch` as a product, in one line ("" if
-// it can): its leaves, or a class ROOT cannot emulate without a dictionary.
-std::string whyUnreadable(TBranch& branch);
+// Why the root source cannot read `branch` of `file` as a product, in one
+// line ("" if it can): its leaves, a class ROOT cannot emulate without a
+// dictionary, or a basket the branch places outside the file.
+std::string whyUnreadable(TBranch& branch, TFile& file);
 
 }  // namespace lanes::rootio

@@ -91,8 +91,9 @@ def test_a_class_root_cannot_emulate_is_refused_before_the_job(tmp_path, foreign
     out = tmp_path / "out.root"
     result = run_limited("run", "-n", "0", "-t", "2", *mode, "--source", f"root:file={foreign}", "--output",
                          f"root:file={out}", cwd=tmp_path)
-    assert_one_line_error(result, f"'{foreign}'", "TTree 'Events'", "branch 'flags'", "class 'Flags'",
-                          "Unsupported value type 18", "exclude=flags", "dictionaries=DIR", code=2)
+    assert_one_line_error(result, f"'{foreign}'", "TTree 'Events'", "1 selected branch cannot be read here: 'flags' (",
+                          "class 'Flags'", "Unsupported value type 18", "exclude=flags", "dictionaries=DIR",
+                          "unreadable=skip", code=2)
     assert_nothing_under(out)
 
 
@@ -108,17 +109,29 @@ def test_exclude_leaves_it_out_and_the_rest_is_read_emulated(tmp_path, foreign, 
     assert "lanes: error" not in result.stderr
 
 
+@MODES
+def test_unreadable_skip_reads_the_rest_and_says_what_it_skipped(tmp_path, foreign, mode):
+    result = run_limited("run", "-n", "0", "-t", "2", *mode, "--source", f"root:file={foreign},unreadable=skip",
+                         "--waiter", "busy:scale=1e-12", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.report["events"] == ENTRIES
+    [skipped] = result.report["source"]["skipped_branches"]
+    assert skipped["name"] == "flags" and "Unsupported value type 18" in skipped["why"]
+    assert "  skipped 1 branch that cannot be read here: flags (" in result.stdout
+
+
 def test_inspect_names_the_branch_it_cannot_read_and_why(tmp_path, foreign):
     result = run_limited("inspect", foreign, "--json", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     (tree,) = json.loads(result.stdout)
     unreadable = {p["name"]: p["unreadable"] for p in tree["products"]}
     assert unreadable["tracks"] is None and unreadable["track"] is None and unreadable["unsplit"] is None
-    assert "Unsupported value type 18" in unreadable["flags"] and "exclude=flags" in unreadable["flags"]
+    assert "Unsupported value type 18" in unreadable["flags"] and tree["exclude"] == "exclude=flags"
     table = run_limited("inspect", foreign, cwd=tmp_path)
     assert table.returncode == 0, table.stderr
-    assert [line for line in table.stdout.splitlines() if "cannot read" in line] == [
-        f"  cannot read 'flags': {unreadable['flags']}"]
+    assert [line for line in table.stdout.splitlines() if "cannot read" in line or "reads the rest" in line] == [
+        f"  cannot read 'flags': {unreadable['flags']}",
+        "  the root source reads the rest with exclude=flags (or unreadable=skip)"]
 
 
 def test_with_dictionaries_every_branch_is_copied_value_for_value(tmp_path, foreign):

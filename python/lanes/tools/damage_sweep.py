@@ -2,8 +2,10 @@
 """The damaged-file sweep: what lanes does with a damaged copy of each file format it reads.
 
 For every format lanes reads (`root`, `rntuple`, `root-events`, `pds`, `hdf5` in both layouts), each with its
-default and one other compression, written by lanes from the first 50 events of the NanoAOD file, and for the real
-files in data/files: seeded damaged copies (a truncation at a random length; 8 bytes inverted at a random offset,
+default and one other compression, written by lanes from the first 50 events of the NanoAOD file (and an RNTuple of
+classes and collections, from 50 events of the `test-products` source: a user class alone and in a std::vector,
+nested vectors, a map, a string), and for the real files in data/files (ATLAS PHYSLITE's jets among them): seeded
+damaged copies (a truncation at a random length; 8 bytes inverted at a random offset,
 or at one in the first 4 kB, where headers live; 64 bytes zeroed at a random offset), each read back by
 
     lanes run -t 1 -n 0 --source FORMAT:file=COPY --output pds:file=OUT,compression=none
@@ -73,13 +75,14 @@ SHORT_COPIES, LONG_COPIES = 16, 500  # a file
 
 @dataclass(frozen=True)
 class Subject:
-    """One undamaged file of the sweep: written by lanes (`output`, a SPEC without file=) or taken from
-    data/files (`path`), read back with `source` (a SPEC without file=)."""
+    """One undamaged file of the sweep: written by lanes (`output`, a SPEC without file=, from `input`, a source
+    SPEC) or taken from data/files (`path`), read back with `source` (a SPEC without file=)."""
 
     name: str  # a row of the table: the format and its setting
     source: str
     output: str = ""
     path: Path = None
+    input: str = f"root:file={NANO}"
 
     def file_name(self):
         if self.path:
@@ -107,9 +110,13 @@ REAL = (
     ("data: HZZ objects TTree", "root:tree=events", "uproot-HZZ-objects.root"),
     ("data: Event fullsplit TTree", "root:tree=tree", "uproot-small-evnt-tree-fullsplit.root"),
     ("data: muons RNTuple", "rntuple", "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root"),
+    # The jets' AuxDyn fields that lanes reads through a dictionary: std::vectors of numbers, and nested ones.
+    ("data: PHYSLITE jets RNTuple", "rntuple:ntuple=EventData,fields=AnalysisJetsAuxDyn:*,exclude=*Link,"
+     "exclude=AnalysisJetsAuxDyn:GhostTrack", "rntuple/uproot-physlite-rntuple_v1-0-0-0.root"),
 )
-SUBJECTS = tuple(Subject(name, source, output) for name, source, output in WRITTEN) + tuple(
-    Subject(name, source, path=DATA / file) for name, source, file in REAL)
+SUBJECTS = tuple(Subject(name, source, output) for name, source, output in WRITTEN) + (
+    Subject("rntuple classes (zstd-5, default)", "rntuple", "rntuple", input="test-products"),
+) + tuple(Subject(name, source, path=DATA / file) for name, source, file in REAL)
 # The other compression settings of the ROOT outputs, for their rows of docs/faults.md: in --long only.
 LONG_ONLY = tuple(Subject(name, source, output) for name, source, output in (
     ("root (zlib-1)", "root", "root:compression=zlib,level=1"), ("root (none)", "root", "root:level=0"),
@@ -206,7 +213,7 @@ def prepare(binary, subject, directory, timeout):
         # By a relative name: ROOT files hold the name they were written by, which would move every byte after
         # it with the length of the scratch directory's name.
         original = directory / subject.file_name()
-        run = lanes(binary, ["run", "-t", "1", "-n", EVENTS, "--source", f"root:file={NANO}", "--output",
+        run = lanes(binary, ["run", "-t", "1", "-n", EVENTS, "--source", subject.input, "--output",
                              spec(subject.output, original.name)], directory, timeout)
         if run.returncode != 0:
             raise RuntimeError(f"cannot write {subject.name}: {run.stderr.strip()}")

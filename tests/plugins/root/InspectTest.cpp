@@ -52,6 +52,22 @@ TEST(InspectTest, NtupleFieldsHaveTypesAndSizes) {
   EXPECT_GT(ntuple.products[1].uncompressedPerEvent, ntuple.products[1].compressedPerEvent);
 }
 
+// The corpus file that killed the process (exit 139): ROOT 6.40 would
+// dereference the missing class of the variant as it made the field.
+TEST(InspectTest, NtupleFieldsThatCannotBeReadAreMarkedWithTheGlobsThatLeaveThemOut) {
+  auto const datasets = inspectFile(dataFile("rntuple/test_emptystruct_invalidvar_rntuple_v1-0-0-0.root"));
+  ASSERT_EQ(datasets.size(), 1u);
+  auto const& ntuple = datasets.front();
+  ASSERT_EQ(ntuple.products.size(), 2u);
+  EXPECT_EQ(ntuple.products[0].name, "empty_struct");
+  EXPECT_EQ(ntuple.products[0].unreadable, "") << "an empty class reads emulated";
+  EXPECT_EQ(ntuple.products[1].name, "variant");
+  mimicry::test::expectMentions(ntuple.products[1].unreadable,
+                                {"std::variant<std::int32_t,StructForVariant>", "it would crash"});
+  EXPECT_EQ(ntuple.exclude, "exclude=variant");
+  EXPECT_EQ(inspectFile(dataFile(kMuons)).front().exclude, "") << "every field reads";
+}
+
 TEST(InspectTest, TheProfileFeedsTheSyntheticSource) {
   auto const tree = inspectFile(dataFile(kHzz)).front();
   mimicry::test::TemporaryFile profile(profileOf(tree, kHzz));

@@ -19,6 +19,7 @@ inline std::string const kHzz = "uproot-HZZ-objects.root";
 inline std::string const kFullSplit = "uproot-small-evnt-tree-fullsplit.root";
 inline std::string const kVectors = "nanoAOD_2015_ttbar_vector_branches.root";
 inline std::string const kMuons = "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root";
+inline std::string const kPhyslite = "rntuple/uproot-physlite-rntuple_v1-0-0-0.root";
 
 // A fresh directory, removed with everything in it at the end of the test.
 class ScratchDirectory {

@@ -573,7 +573,8 @@ TEST(TreeSourceTest, ABadIdBranchIsRefusedNamingIt) {
   expectMentions(error("id=HTXS_Higgs_pt"), {kVectors.c_str(), "id branch 'HTXS_Higgs_pt'", "no integer leaf 'run'"});
   expectMentions(error("id="), {"id= names no branch"});
   // Without id= the leaf list would be a product, which it cannot be.
-  expectMentions(error("exclude=Jet_pt"), {"branch 'EventID' has 3 leaves"});
+  expectMentions(error("exclude=Jet_pt"),
+                 {"1 selected branch cannot be read here: 'EventID' (it has 3 leaves", "exclude=EventID"});
 }
 
 // An object product is a view of a pooled object: once the event that had it

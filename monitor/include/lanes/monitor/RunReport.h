@@ -14,7 +14,8 @@
 // timing_sample} (MonitorCost: timing_sample above 1 makes every time above
 // an estimate), failed, error, stop_requested, provenance (Provenance.h),
 // source (Source::details(), when the source has any: skipped_files
-// [{file, error}]), and any of `sections` (see there).
+// [{file, error}], skipped_fields or skipped_branches [{name, why}]), and any
+// of `sections` (see there).
 
 #include <cstddef>
 #include <cstdint>
@@ -130,8 +131,9 @@ struct RunReport {
   void printAnalysis(std::ostream& out, SummaryRows rows = {}) const;
 };
 
-// One line per file that the source skipped (`source`: a report's "source").
-void printSkippedFiles(nlohmann::json const& source, std::ostream& out);
+// One line per file that the source skipped, and one naming the branches or
+// fields it could not read and skipped (`source`: a report's "source").
+void printSkippedInputs(nlohmann::json const& source, std::ostream& out);
 
 // "812 bytes", "3.4 kB", "1.2 MB", "5.0 GB" (powers of 1000): a file's size.
 std::string sizeText(std::uintmax_t bytes);

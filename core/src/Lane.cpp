@@ -124,6 +124,7 @@ bool Lane::advanceSource(std::uint64_t ordinal) {
   timing_ = timeNextEvent();
   auto const begin = now();
   try {
+    auto const running = sourceCall(Transition::SourceNext, nullptr);
     bool const more = replica_ ? source.at(ordinal, sourceEvent_) : nextShared(ordinal);
     if (!more) {
       // No event: the lane's next one, from another lane's run, is timed as this one would have been.
@@ -291,6 +292,7 @@ bool Lane::ensureSourceProduct(unsigned module, unsigned prerequisite) {
 void Lane::readSourceProducts(ProductIndex const* products, std::size_t count) {
   if (count == 0 || eventFailed()) return;
   Source& source = replica_ ? *replica_ : *schedule_.source;
+  auto const running = sourceCall(Transition::SourceRead, &event_.id());
   try {
     source.readProducts(sourceEvent_, products, count, event_.slotsForWriting());
   } catch (...) {
@@ -363,6 +365,7 @@ void Lane::announceReady(unsigned module, unsigned prerequisite) {
   auto& worker = *schedule_.workers[module];
   auto* output = worker.readyListener();
   if (!output || eventFailed()) return;
+  RunningScope const running(worker.runner(), Transition::ProductReady, static_cast<int>(index_), &event_.id());
   for (auto product : worker.productsOf[prerequisite]) {
     if (!event_.has(product)) continue;  // its producer failed or did not put it
     auto const begin = now();
@@ -403,14 +406,13 @@ void Lane::enqueue(unsigned module) {
 void Lane::runModule(unsigned module, Clock::time_point begin) {
   auto& state = modules_[module];
   if (!eventFailed()) {
-    if (watched_) watch_.callBegan(module);
+    CallScope const call(*this, module, Transition::Event);
     try {
       state.accepted = schedule_.workers[module]->callEvent(event_, index_);
       record(module, Transition::Event, begin);
     } catch (...) {
       failEvent(std::current_exception(), contextFor(module, Transition::Event));
     }
-    if (watched_) watch_.callEnded(module);
   }
   finish(module);
 }
@@ -434,7 +436,7 @@ void Lane::acquire(unsigned module, Clock::time_point begin) {
     // after this call: the resumed task can finish the job before it returns.
     arena->enqueue(std::move(*resume));
   });
-  if (watched_) watch_.callBegan(module);
+  CallScope const call(*this, module, Transition::Acquire);
   modules_[module].acquired = begin;
   try {
     schedule_.workers[module]->callAcquire(event_, index_, std::move(completion));
@@ -442,7 +444,6 @@ void Lane::acquire(unsigned module, Clock::time_point begin) {
   } catch (...) {
     failEvent(std::current_exception(), contextFor(module, Transition::Acquire));
   }
-  if (watched_) watch_.callEnded(module);
 }
 
 void Lane::produceAfterAcquire(unsigned module, Clock::time_point begin) {

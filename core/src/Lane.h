@@ -160,6 +160,32 @@ class Lane {
   void startOutputs();
   void outputDone();
 
+  // A call into a module while it runs: the thread's running note names it
+  // (for a fatal signal), and the lane's watch, when watched.
+  class CallScope {
+   public:
+    CallScope(Lane& lane, unsigned module, Transition transition)
+        : lane_(lane),
+          module_(module),
+          running_(lane.schedule_.workers[module]->runner(), transition, static_cast<int>(lane.index_), &lane.event_.id()) {
+      if (lane_.watched_) lane_.watch_.callBegan(module_);
+    }
+    ~CallScope() {
+      if (lane_.watched_) lane_.watch_.callEnded(module_);
+    }
+    CallScope(CallScope const&) = delete;
+    CallScope& operator=(CallScope const&) = delete;
+
+   private:
+    Lane& lane_;
+    unsigned const module_;
+    RunningScope const running_;
+  };
+  // A call into the source, for the thread's running note.
+  RunningScope sourceCall(Transition transition, EventId const* event) const {
+    return RunningScope(schedule_.sourceRunner, transition, static_cast<int>(index_), event);
+  }
+
   void failEvent(std::exception_ptr error, ErrorContext context);
   bool eventFailed() const { return failed_.load(std::memory_order_acquire); }
   ErrorContext contextFor(unsigned module, Transition transition) const;

@@ -672,7 +672,10 @@ void addRunCommand(CLI::App& app, int& exitCode) {
       "2 bad input, found before any event (an unknown plugin or option, a number out of range, a broken\n"
       "menu, an output over an input, a setting a module refuses as the job begins); 128+N stopped by\n"
       "signal N. SIGINT (Ctrl-C), SIGTERM and SIGHUP stop gracefully: the events in flight finish, the\n"
-      "outputs close valid, the report is written; a second signal ends the process at once.");
+      "outputs close valid, the report is written; a second signal ends the process at once. A crash\n"
+      "(SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) first names the module, transition, event, lane and thread\n"
+      "in one line, then gives the thread's stack trace (LANES_NO_STACKTRACE=1: none), and ends with the\n"
+      "signal's own status.");
   run->callback([arguments, &exitCode] { exitCode = runJob(*arguments); });
 }
 

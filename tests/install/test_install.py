@@ -6,13 +6,12 @@ tests/install/plugins likewise. The installed lanes then runs the example on the
 threads, 2 processes and 2 MPI ranks, and uproot + numpy compute the same histogram independently, bin by bin.
 Each bad plugin library is refused in one line, exit status 2, before any event.
 
-$LANES_BUILD_DIR is the build to install (CTest sets it; default build/ of this checkout).
+The installed lanes and the libraries built against it: installed.py.
 """
 
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import awkward as ak
@@ -20,56 +19,9 @@ import numpy as np
 import pytest
 import uproot
 
-REPO = Path(__file__).resolve().parents[2]
-BUILD = Path(os.environ.get("LANES_BUILD_DIR", REPO / "build"))
-NANOAOD = REPO / "data" / "files" / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
+from installed import MPI_ENVIRONMENT, NANOAOD, REPO, run
+
 DOUBLEMU = REPO / "data" / "files" / "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root"
-MPI_ENVIRONMENT = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-                   "OMPI_MCA_hwloc_base_binding_policy": "none", "OMPI_MCA_rmaps_base_oversubscribe": "1"}
-
-
-def check(command, cwd=None):
-    completed = subprocess.run([str(c) for c in command], capture_output=True, text=True, cwd=cwd,
-                               stdin=subprocess.DEVNULL)
-    assert completed.returncode == 0, f"{' '.join(map(str, command))}:\n{completed.stdout}\n{completed.stderr}"
-    return completed
-
-
-def build_against(prefix, source, binary, install=False):
-    """Configures and builds the CMake project `source` against the lanes installed at `prefix` (and nothing else
-    of this checkout), as its user would."""
-    launcher = [f"-DCMAKE_CXX_COMPILER_LAUNCHER={shutil.which('ccache')}"] if shutil.which("ccache") else []
-    check(["cmake", "-S", source, "-B", binary, "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={prefix}",
-           f"-DCMAKE_INSTALL_PREFIX={prefix}", *launcher])
-    check(["cmake", "--build", binary, "-j2"])
-    if install:
-        check(["cmake", "--install", binary])
-
-
-class Installed:
-    def __init__(self, root):
-        self.prefix = root / "prefix"
-        self.lanes = self.prefix / "bin" / "lanes"
-        self.dimuon = self.prefix / "lib" / "lanes" / "libdimuon.so"
-        self.plugins = root / "plugins"
-
-
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    root = tmp_path_factory.mktemp("installed")
-    here = Installed(root)
-    check(["cmake", "--install", BUILD, "--prefix", here.prefix])
-    build_against(here.prefix, REPO / "examples" / "external" / "dimuon", root / "dimuon", install=True)
-    build_against(here.prefix, REPO / "tests" / "install" / "plugins", here.plugins)
-    return here
-
-
-def run(installed, *args, cwd, env=None, launcher=()):
-    """`lanes ARGS` of the installed lanes in `cwd`, without LANES_PLUGIN_PATH unless `env` gives it."""
-    environment = {k: v for k, v in os.environ.items() if k != "LANES_PLUGIN_PATH"}
-    environment.update(env or {})
-    return subprocess.run([*launcher, str(installed.lanes), *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=environment, stdin=subprocess.DEVNULL, timeout=300)
 
 
 INPUTS = {  # the source SPEC of each input file, and its collection of muons (or electrons)
@@ -321,3 +273,4 @@ def test_the_example_refuses_products_of_another_type(installed, tmp_path):
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and "product 'Muon_pt' is a lanes::SyntheticBytes, not a std::vector<float" in lines[0], lines
     assert not (tmp_path / "mass.root").exists()
+

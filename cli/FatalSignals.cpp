@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "StackTrace.h"
+#include "StrayOutput.h"
 #include "lanes/core/ReadingNote.h"
 #include "lanes/core/RunningNote.h"
 #include "lanes/core/detail/SignalSafeText.h"
@@ -104,7 +105,7 @@ void writeLine(int signal) {
   appendText(" ", line, sizeof line);
   appendWhatRan(line, sizeof line - 1);
   appendText("\n", line, sizeof line);
-  writeAll(STDERR_FILENO, line, std::strlen(line));
+  writeAll(terminalFd(), line, std::strlen(line));
 }
 
 void* faultingInstruction(void* context) {
@@ -127,7 +128,7 @@ void writeTrace(void* context) {
   appendText(" (pid ", heading, sizeof heading);
   appendUnsigned(static_cast<unsigned long>(::getpid()), heading, sizeof heading);
   appendText("):\n", heading, sizeof heading);
-  writeStackTrace(STDERR_FILENO, heading, faultingInstruction(context));
+  writeStackTrace(terminalFd(), heading, faultingInstruction(context));
 }
 
 void onFatalSignal(int signal, siginfo_t*, void* context) {
@@ -139,6 +140,7 @@ void onFatalSignal(int signal, siginfo_t*, void* context) {
     } else {
       writeLine(signal);
     }
+    flushStrayOutputForCrash();  // what else the process said before it died
     if (stackTraces) writeTrace(context);
   } else if (none != self) {
     for (;;) ::pause();  // the reporting thread's signal ends the process

@@ -46,6 +46,7 @@ class Installed:
         self.dimuon = self.prefix / "lib" / "lanes" / "libdimuon.so"
         self.plugins = root / "plugins"
         self.crash = self.plugins / "libcrash.so"
+        self.stray = self.plugins / "libstray.so"
 
 
 def run(installed, *args, cwd, env=None, launcher=()):

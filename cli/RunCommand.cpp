@@ -120,9 +120,7 @@ JobConfig makeJob(RunArguments const& arguments) {
     requireRegularInput(arguments.menu, "the menu (--menu " + arguments.menu + ")");
     menu = loadMenu(arguments.menu, config);
   }
-  auto libraries = arguments.pluginLibraries;  // before anything looks a plugin up
-  libraries.insert(libraries.end(), menu.pluginLibraries.begin(), menu.pluginLibraries.end());
-  loadPluginLibraries(libraries);
+  loadPluginLibraries(arguments.pluginLibraries, menu.pluginLibraries);  // before anything looks a plugin up
   bool const describesJob = !arguments.menu.empty() || arguments.sourceGiven || !arguments.waiters.empty() ||
                             !arguments.modules.empty() || !arguments.outputs.empty();
   if (!describesJob) addDefaultJob(config);

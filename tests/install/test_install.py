@@ -94,7 +94,7 @@ def test_the_example_fills_the_histogram_uproot_and_numpy_compute(installed, exp
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["events"] == (1000 if data == "doublemu" else 200)
     if job == "1-thread":
-        assert report["plugin_libraries"] == [{"path": str(installed.dimuon.resolve()),
+        assert report["plugin_libraries"] == [{"path": str(installed.dimuon.resolve()), "from": "--plugin-library",
                                                "stamp": report["plugin_libraries"][0]["stamp"]}]
         details = {m["label"]: m.get("details") for m in report["modules"]}["dimuon"]
         assert details["pairs"] == expected[data].sum() and details["events_written"] == report["events"]
@@ -274,3 +274,92 @@ def test_the_example_refuses_products_of_another_type(installed, tmp_path):
     assert len(lines) == 1 and "product 'Muon_pt' is a lanes::SyntheticBytes, not a std::vector<float" in lines[0], lines
     assert not (tmp_path / "mass.root").exists()
 
+
+def copy_of_dimuon(installed, directory, mode=0o755):
+    """A copy of the example's library in `directory` (made 0o700 unless it exists), with `mode`."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    copy = directory / "libdimuon.so"
+    shutil.copy(installed.dimuon, copy)
+    copy.chmod(mode)
+    return copy
+
+
+def as_root_only(case):
+    if os.geteuid() != 0:
+        pytest.skip(f"{case}: only root can give a file to another user")
+
+
+def refusal(result):
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lanes: error: "), lines
+    return lines[0]
+
+
+@pytest.mark.parametrize("mode", [0o666, 0o664, 0o646])
+def test_a_library_writable_by_others_is_refused_naming_it_and_why(installed, mode, tmp_path):
+    library = copy_of_dimuon(installed, tmp_path / "lib", mode)
+    line = refusal(run(installed, "plugins", "--plugin-library", library, cwd=tmp_path))
+    assert line == (f"lanes: error: plugin library '{library}' is writable by others than its owner (mode {mode:04o}): "
+                    "anyone who can change it runs code in your jobs (chmod go-w, or chown it)")
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o775, 0o757])
+def test_a_library_in_a_directory_others_can_write_is_refused(installed, mode, tmp_path):
+    library = copy_of_dimuon(installed, tmp_path / "shared" / "lib")
+    (tmp_path / "shared").chmod(mode)
+    line = refusal(run(installed, "plugins", "--plugin-library", library, cwd=tmp_path))
+    assert line == (f"lanes: error: plugin library '{library}' lies in '{tmp_path / 'shared'}', which is writable by "
+                    f"others than its owner (mode {mode:04o}): anyone who can write there can replace it")
+
+
+def test_a_library_under_a_sticky_directory_for_all_loads(installed, tmp_path):
+    """Others may add entries to a sticky directory (/tmp), but not replace the library's directory in it."""
+    library = copy_of_dimuon(installed, tmp_path / "sticky" / "lib")
+    (tmp_path / "sticky").chmod(0o1777)
+    plugins = json.loads(run(installed, "plugins", "--json", "--plugin-library", library, cwd=tmp_path).stdout)
+    assert {p["name"]: p["library"] for p in plugins}["dimuon"] == str(library)
+
+
+@pytest.mark.parametrize("what", ["the library", "its directory"])
+def test_a_library_owned_by_another_user_is_refused(installed, what, tmp_path):
+    as_root_only(what)
+    library = copy_of_dimuon(installed, tmp_path / "lib")
+    owned = library if what == "the library" else library.parent
+    os.chown(owned, 65534, 65534)
+    line = refusal(run(installed, "plugins", "--plugin-library", library, cwd=tmp_path))
+    expected = "is owned by uid 65534, neither you nor root"
+    assert line.startswith(f"lanes: error: plugin library '{library}' ") and expected in line, line
+    if what == "its directory":
+        assert f"lies in '{library.parent}', which {expected}" in line
+
+
+def test_a_menus_library_others_can_write_is_refused(installed, tmp_path):
+    library = copy_of_dimuon(installed, tmp_path / "lib", 0o666)
+    (tmp_path / "menu.toml").write_text(f'[job]\nplugin-libraries = ["{library}"]\n[source]\nplugin = "empty"\n')
+    line = refusal(run(installed, "run", "-n", "1", "--menu", "menu.toml", cwd=tmp_path))
+    assert f"plugin library '{library}' is writable by others than its owner (mode 0666)" in line
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o1777, 0o770])
+def test_a_lanes_plugin_path_directory_others_can_write_is_refused_even_sticky(installed, mode, tmp_path):
+    directory = copy_of_dimuon(installed, tmp_path / "plugins").parent
+    directory.chmod(mode)
+    line = refusal(run(installed, "plugins", cwd=tmp_path, env={"LANES_PLUGIN_PATH": str(directory)}))
+    assert line == (f"lanes: error: LANES_PLUGIN_PATH names '{directory}', which is writable by others than its owner "
+                    f"(mode {mode:04o}): anyone who can write there runs code in your jobs (chmod go-w, or chown it)")
+
+
+def test_the_report_names_each_library_and_how_it_was_named(installed, tmp_path):
+    given = copy_of_dimuon(installed, tmp_path / "given")
+    (tmp_path / "path").mkdir(mode=0o700)
+    shutil.copy(installed.crash, tmp_path / "path")
+    (tmp_path / "menu.toml").write_text(f'[job]\nplugin-libraries = ["{installed.plugins / "libruntimes.so"}"]\n'
+                                        '[source]\nplugin = "empty"\n')
+    result = run(installed, "run", "-n", "1", "--menu", "menu.toml", "--plugin-library", given, "--report",
+                 "report.json", cwd=tmp_path, env={"LANES_PLUGIN_PATH": str(tmp_path / "path")})
+    assert result.returncode == 0, result.stderr
+    loaded = json.loads((tmp_path / "report.json").read_text())["plugin_libraries"]
+    assert [(library["path"], library["from"]) for library in loaded] == [
+        (str(given), "--plugin-library"), (str(installed.plugins / "libruntimes.so"), "menu"),
+        (str(tmp_path / "path" / "libcrash.so"), "LANES_PLUGIN_PATH")]

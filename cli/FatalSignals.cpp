@@ -66,7 +66,7 @@ long threadId() { return ::syscall(SYS_gettid); }
 // reading branch ... in 'f.root': the file is probably damaged".
 void appendWhatRan(char* buffer, std::size_t size) {
   constexpr char kDamaged[] = ": the file is probably damaged";
-  if (auto const& running = runningNow(); running.runner) {
+  if (auto const* running = runningNow()) {
     appendText("in ", buffer, size);
     appendRunning(running, buffer, size);
     appendText(" ", buffer, size);
@@ -86,15 +86,17 @@ void appendWhatRan(char* buffer, std::size_t size) {
 void leaveLastWords(node::LastWords const& board) {
   board.text[0] = '\0';
   appendWhatRan(board.text, board.size);
-  auto const& running = runningNow();
   node::CrashNote note;
   note.noted = 1;
-  note.module = running.runner ? running.runner->module : node::CrashNote::kNothing;
-  note.transition = static_cast<std::int32_t>(running.transition);
-  note.lane = running.lane;
+  note.module = node::CrashNote::kNothing;
   note.reading = readingNow().file != nullptr;
-  note.hasEvent = running.event != nullptr;
-  if (running.event) note.event = *running.event;
+  if (auto const* running = runningNow()) {
+    note.module = running->runner->module;
+    note.transition = static_cast<std::int32_t>(running->transition);
+    note.lane = running->lane;
+    note.hasEvent = running->event != nullptr;
+    if (running->event) note.event = *running->event;
+  }
   *board.crash = note;
 }
 

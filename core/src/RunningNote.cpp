@@ -7,8 +7,9 @@ namespace lanes {
 using detail::appendText;
 using detail::appendUnsigned;
 
-void appendRunning(RunningNote const& note, char* buffer, std::size_t size) noexcept {
-  if (!note.runner) return;
+void appendRunning(RunningNote const* running, char* buffer, std::size_t size) noexcept {
+  if (!running) return;
+  auto const& note = *running;
   if (note.runner->module == RunnerName::kSource) {
     appendText("source", buffer, size);
   } else {

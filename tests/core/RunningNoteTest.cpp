@@ -20,43 +20,48 @@
 namespace lanes::test {
 namespace {
 
-std::string described(RunningNote const& note) {
+std::string described(RunningNote const* note) {
   char buffer[512] = "";
   appendRunning(note, buffer, sizeof buffer);
   return buffer;
 }
 
+std::string described(RunningNote const& note) { return described(&note); }
+
 TEST(RunningNote, NamesTheModuleItsTransitionLaneAndEvent) {
   RunnerName const module{"crash", "crashing", 3};
   RunnerName const source{"source", "root", RunnerName::kSource};
   EventId const id{1, 2, 12345678901234};
-  EXPECT_EQ(described({}), "");
-  EXPECT_EQ(described({&module, Transition::Event, 1, &id}), "module 'crash' (plugin 'crashing', event, lane 1, event 1:2:12345678901234)");
-  EXPECT_EQ(described({&module, Transition::BeginJob}), "module 'crash' (plugin 'crashing', beginJob)");
-  EXPECT_EQ(described({&source, Transition::SourceNext, 0}), "source (plugin 'root', source next, lane 0)");
+  EXPECT_EQ(described(nullptr), "");
+  EXPECT_EQ(described({&module, Transition::Event, 1, &id, nullptr}),
+            "module 'crash' (plugin 'crashing', event, lane 1, event 1:2:12345678901234)");
+  EXPECT_EQ(described({&module, Transition::BeginJob, -1, nullptr, nullptr}), "module 'crash' (plugin 'crashing', beginJob)");
+  EXPECT_EQ(described({&source, Transition::SourceNext, 0, nullptr, nullptr}), "source (plugin 'root', source next, lane 0)");
 }
 
 TEST(RunningNote, AppendsWhatFits) {
   RunnerName const module{"a-rather-long-label", "p", 0};
   char buffer[20] = "at: ";
-  appendRunning({&module, Transition::Event}, buffer, sizeof buffer);
+  RunningNote const note{&module, Transition::Event, -1, nullptr, nullptr};
+  appendRunning(&note, buffer, sizeof buffer);
   EXPECT_EQ(std::string(buffer), "at: module 'a-rathe");
 }
 
 TEST(RunningScope, RestoresTheNoteItReplaced) {
   RunnerName const outer{"outer", "p", 0}, inner{"inner", "p", 1};
-  EXPECT_EQ(runningNow().runner, nullptr);
+  EXPECT_EQ(runningNow(), nullptr);
   {
     RunningScope const a(outer, Transition::Event, 0);
     {
       RunningScope const b(inner, Transition::ProductReady, 1);
-      EXPECT_EQ(runningNow().runner, &inner);
-      EXPECT_EQ(runningNow().lane, 1);
+      EXPECT_EQ(runningNow()->runner, &inner);
+      EXPECT_EQ(runningNow()->lane, 1);
+      EXPECT_EQ(runningNow()->outer->runner, &outer);
     }
-    EXPECT_EQ(runningNow().runner, &outer);
-    EXPECT_EQ(runningNow().transition, Transition::Event);
+    EXPECT_EQ(runningNow()->runner, &outer);
+    EXPECT_EQ(runningNow()->transition, Transition::Event);
   }
-  EXPECT_EQ(runningNow().runner, nullptr);
+  EXPECT_EQ(runningNow(), nullptr);
 }
 
 class RunningScopeThreads : public testing::TestWithParam<unsigned> {};
@@ -72,9 +77,10 @@ TEST_P(RunningScopeThreads, EachThreadSeesItsOwnNote) {
       for (int call = 0; call < 20000; ++call) {
         EventId const id{1, 1, static_cast<std::uint64_t>(call)};
         RunningScope const running(names[t], Transition::Event, static_cast<int>(t), &id);
-        if (runningNow().runner != &names[t] || runningNow().event != &id || runningNow().lane != static_cast<int>(t)) ++wrong;
+        auto const* note = runningNow();
+        if (note->runner != &names[t] || note->event != &id || note->lane != static_cast<int>(t)) ++wrong;
       }
-      if (runningNow().runner != nullptr) ++wrong;
+      if (runningNow() != nullptr) ++wrong;
     });
   }
   for (auto& worker : workers) worker.join();
@@ -125,7 +131,7 @@ TEST_P(RunningNoteInAJob, EachCallOfAModuleSeesItselfNamed) {
   EventProcessor processor(config, registry);
   auto const summary = processor.run();
   ASSERT_FALSE(summary.failed) << summary.error;
-  EXPECT_EQ(runningNow().runner, nullptr);  // the job's thread runs nothing now
+  EXPECT_EQ(runningNow(), nullptr);  // the job's thread runs nothing now
   std::multiset<std::string> expected{"module 'probe' (plugin 'note-probe', construction)",
                                       "module 'probe' (plugin 'note-probe', beginJob)",
                                       "module 'probe' (plugin 'note-probe', endJob)"};

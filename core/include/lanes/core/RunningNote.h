@@ -4,10 +4,11 @@
 // each call it makes into a module or the source, so that a fatal signal
 // raised inside one (a module that follows a null pointer, a failed assert,
 // std::terminate) can be reported with what was running before the process
-// dies. Like ReadingNote (what a source reads), it holds pointers and
-// numbers only: setting it costs a few stores to a thread-local slot, and a
-// signal handler reads it without allocating or locking. The command's
-// handler reads it (cli/FatalSignals.h); core only keeps it.
+// dies. The note lives in the scope that sets it, on the calling thread's
+// stack, and a thread-local pointer names the innermost: setting it costs a
+// few stores (about 25 instructions a call), and a signal handler reads it
+// without allocating or locking. The command's handler reads it
+// (cli/FatalSignals.h); core only keeps it.
 
 #include <cstddef>
 
@@ -26,41 +27,44 @@ struct RunnerName {
 };
 
 struct RunningNote {
-  RunnerName const* runner = nullptr;  // nullptr: the thread runs no call of a job
-  Transition transition = Transition::Construction;
-  int lane = -1;                   // -1: no lane (a job's transition)
-  EventId const* event = nullptr;  // nullptr: no event (yet)
+  RunnerName const* runner;
+  Transition transition;
+  int lane;                   // -1: no lane (a job's transition)
+  EventId const* event;       // nullptr: no event (yet)
+  RunningNote const* outer;   // the call this one runs inside (a task a thread took as it waited), or nullptr
 };
 
 namespace detail {
 // Per thread, constant-initialised: a static TLS slot of the executable,
 // which a signal handler may read.
-inline thread_local RunningNote runningNow;
+inline thread_local RunningNote const* runningNow = nullptr;
 }  // namespace detail
 
-// The calling thread's note. Async-signal-safe.
-inline RunningNote const& runningNow() noexcept { return detail::runningNow; }
+// The calling thread's innermost note; nullptr when it runs no call of a
+// job. Async-signal-safe.
+inline RunningNote const* runningNow() noexcept { return detail::runningNow; }
 
 // Appends what fits of "module 'x' (plugin 'p', event, lane 0, event 1:1:5)"
 // ("source (plugin 'root', source read, ...)") to the NUL-terminated text in
-// `buffer`, of `size` bytes; nothing for an empty note. Async-signal-safe.
-void appendRunning(RunningNote const& note, char* buffer, std::size_t size) noexcept;
+// `buffer`, of `size` bytes; nothing for nullptr. Async-signal-safe.
+void appendRunning(RunningNote const* note, char* buffer, std::size_t size) noexcept;
 
 // Lane-confined: notes a call as what the calling thread runs, until it is
-// destroyed on the same thread, which restores the note it replaced (a call
-// may run inside another: a task a thread takes while it waits).
+// destroyed on the same thread, which makes the note it ran inside the
+// innermost again (a call may run inside another: a task a thread takes
+// while it waits).
 class RunningScope {
  public:
   RunningScope(RunnerName const& runner, Transition transition, int lane = -1, EventId const* event = nullptr) noexcept
-      : previous_(detail::runningNow) {
-    detail::runningNow = {&runner, transition, lane, event};
+      : note_{&runner, transition, lane, event, detail::runningNow} {
+    detail::runningNow = &note_;
   }
-  ~RunningScope() { detail::runningNow = previous_; }
+  ~RunningScope() { detail::runningNow = note_.outer; }
   RunningScope(RunningScope const&) = delete;
   RunningScope& operator=(RunningScope const&) = delete;
 
  private:
-  RunningNote const previous_;
+  RunningNote const note_;
 };
 
 }  // namespace lanes

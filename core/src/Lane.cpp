@@ -231,6 +231,12 @@ void Lane::start(unsigned module) {
   // products. Otherwise every thread has a lane's work, and announcing as
   // they come costs less.
   bool const together = announce && announcesTogether();
+  // One note for the productReady() calls made here, not one a product: an
+  // output can listen to a thousand products an event.
+  std::optional<RunningScope> readyNote;
+  if (announce && !together) {
+    readyNote.emplace(worker.runner(), Transition::ProductReady, static_cast<int>(index_), &event_.id());
+  }
   unsigned readyNow = 0;
   auto const ready = [&](unsigned k) {
     if (together) {
@@ -321,6 +327,7 @@ void Lane::batchRead(unsigned module) {
   auto const& worker = *schedule_.workers[module];
   for (auto product : state.toReadProducts) sourceProducts_[product].done.markDone();
   if (worker.readyListener() && !eventFailed()) {
+    auto const running = readyCalls(module);
     std::vector<unsigned> const* batch[] = {&worker.soloReads, &state.toRead};
     for (auto const* read : batch) {
       if (read->empty()) continue;
@@ -337,7 +344,10 @@ void Lane::batchRead(unsigned module) {
 }
 
 void Lane::prerequisiteReady(unsigned module, unsigned prerequisite) {
-  announceReady(module, prerequisite);
+  if (schedule_.workers[module]->readyListener()) {
+    auto const running = readyCalls(module);
+    announceReady(module, prerequisite);
+  }
   if (modules_[module].pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
 }
 
@@ -349,6 +359,7 @@ void Lane::prerequisiteReady(unsigned module, unsigned prerequisite) {
 // a thread waiting for the range takes no other lane's work meanwhile.
 void Lane::announceTogether(unsigned module, std::vector<unsigned> const& prerequisites) {
   auto const announce = [&](std::size_t begin, std::size_t end) {
+    auto const running = readyCalls(module);
     for (auto i = begin; i != end; ++i) announceReady(module, prerequisites[i]);
   };
   auto const threads = static_cast<std::size_t>(schedule_.config.threads);
@@ -365,7 +376,6 @@ void Lane::announceReady(unsigned module, unsigned prerequisite) {
   auto& worker = *schedule_.workers[module];
   auto* output = worker.readyListener();
   if (!output || eventFailed()) return;
-  RunningScope const running(worker.runner(), Transition::ProductReady, static_cast<int>(index_), &event_.id());
   for (auto product : worker.productsOf[prerequisite]) {
     if (!event_.has(product)) continue;  // its producer failed or did not put it
     auto const begin = now();

@@ -134,6 +134,8 @@ class Lane {
   // Fewer lanes than threads leave threads idle: prerequisites ready at once
   // are then announced as one range (announceTogether).
   bool announcesTogether() const { return schedule_.lanes < schedule_.config.threads; }
+  // Calls productReady() of output `module` for the products of
+  // `prerequisite`; the caller notes the calls (readyCalls).
   void announceReady(unsigned module, unsigned prerequisite);
   void announceTogether(unsigned module, std::vector<unsigned> const& prerequisites);
   void launch(unsigned module);
@@ -184,6 +186,10 @@ class Lane {
   // A call into the source, for the thread's running note.
   RunningScope sourceCall(Transition transition, EventId const* event) const {
     return RunningScope(schedule_.sourceRunner, transition, static_cast<int>(index_), event);
+  }
+  // productReady() calls of output `module`, for the thread's running note.
+  RunningScope readyCalls(unsigned module) const {
+    return RunningScope(schedule_.workers[module]->runner(), Transition::ProductReady, static_cast<int>(index_), &event_.id());
   }
 
   void failEvent(std::exception_ptr error, ErrorContext context);

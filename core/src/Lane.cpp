@@ -4,6 +4,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "lanes/core/detail/TbbHandOff.h"
+
 namespace lanes::detail {
 
 Lane::Lane(Schedule& schedule, unsigned index)
@@ -159,7 +161,9 @@ bool Lane::startEvent() {
   auto const nPaths = static_cast<unsigned>(paths_.size());
   pendingPaths_.store(nPaths + 1, std::memory_order_release);
   // Paths run concurrently: all but the first as tasks of their own.
-  for (unsigned p = 1; p < nPaths; ++p) schedule_.group.run([this, p] { advancePath(p); });
+  for (unsigned p = 1; p < nPaths; ++p) {
+    schedule_.group.run(handedOver([this, p] { advancePath(p); }, &schedule_.group));
+  }
   if (nPaths > 0) advancePath(0);
   pathDone();
   return eventPending_.fetch_sub(1, std::memory_order_acq_rel) == 1;
@@ -366,10 +370,12 @@ void Lane::announceTogether(unsigned module, std::vector<unsigned> const& prereq
   if (prerequisites.size() == 1) return announce(0, 1);
   // Pieces of at least 1/4 of a thread's share: a few tasks an event, not one a product.
   auto const grain = std::max<std::size_t>(1, prerequisites.size() / (4 * threads));
+  char const ranges = 0;  // what waits for the ranges, for TSan (TbbHandOff.h)
   tbb::this_task_arena::isolate([&] {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, prerequisites.size(), grain),
-                      [&](auto const& range) { announce(range.begin(), range.end()); });
+                      handedOver([&](auto const& range) { announce(range.begin(), range.end()); }, &ranges));
   });
+  joined(&ranges);
 }
 
 void Lane::announceReady(unsigned module, unsigned prerequisite) {
@@ -431,17 +437,19 @@ void Lane::acquire(unsigned module, Clock::time_point begin) {
   if (eventFailed()) return finish(module);
   // The deferred task keeps the job's task_group waiting until the external
   // work completes, without occupying a thread meanwhile.
-  auto resume = std::make_shared<tbb::task_handle>(schedule_.group.defer([this, module] {
+  auto resume = std::make_shared<tbb::task_handle>(schedule_.group.defer(handedOver([this, module] {
+    tsanAcquire(&modules_[module].externalError);  // what the completion's thread did (TbbHandOff.h)
     auto& worker = *schedule_.workers[module];
     if (worker.gate) {
       enqueue<&Lane::produceAfterAcquire>(module);
     } else {
       produceAfterAcquire(module, now());
     }
-  }));
+  }, &schedule_.group)));
   Completion completion([this, module, resume, arena = schedule_.arena](std::exception_ptr error) {
     modules_[module].externalError = error;
     recordWait(module, WaitKind::External, modules_[module].acquired);
+    tsanRelease(&modules_[module].externalError);
     // Safe from a thread outside the arena. Nothing of the lane may be touched
     // after this call: the resumed task can finish the job before it returns.
     arena->enqueue(std::move(*resume));

@@ -11,6 +11,7 @@
 #include "lanes/core/Exception.h"
 #include "lanes/core/OutputModule.h"
 #include "lanes/core/RepeatingSource.h"
+#include "lanes/core/detail/TbbHandOff.h"
 
 namespace lanes::detail {
 
@@ -359,12 +360,17 @@ RunSummary Schedule::process(ProcessPart const& part) {
     // inherit one whose threads it does not have.
     arena = std::make_shared<tbb::task_arena>(static_cast<int>(threads));
     if (threadEntryHook) threadEntry.emplace(*arena, threadEntryHook);
+    tsanRelease(&arena);  // what was built so far, for the arena's threads (TbbHandOff.h)
     arena->execute([this] {
+      tsanAcquire(&arena);
       // A lane is idle from here until its first event, however late its task runs.
       auto const since = timing() ? clock.now() : Clock::time_point{};
-      for (auto& lane : lanes_) group.run([lane = lane.get(), since] { lane->start(since); });
+      for (auto& lane : lanes_) group.run(handedOver([lane = lane.get(), since] { lane->start(since); }, &group));
       group.wait();
+      joined(&group);
+      tsanRelease(&arena);
     });
+    tsanAcquire(&arena);
   }
   if (firstError_) failJob(describe(firstError_));
   // Outputs end in the part's arena: one that finishes its buffers in

@@ -2,8 +2,11 @@
 
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -22,6 +25,7 @@ namespace fs = std::filesystem;
 struct Loaded {
   std::string path;  // canonical
   std::string stamp;
+  char const* from;  // how it was named (PluginOrigin)
 };
 
 std::vector<Loaded>& loaded() {
@@ -66,11 +70,49 @@ std::string checkedStamp(std::string const& path) {
   return text;
 }
 
+// Why someone else than you and root could plant code at `path` (a library
+// or a directory), or "": it is owned by another user, or writable by others
+// than its owner. A directory with the sticky bit (/tmp) lets others add
+// entries but not replace yours: safe above a library, if `stickyIsSafe`.
+std::string plantable(std::string const& path, bool stickyIsSafe) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) return {};  // what is missing is said elsewhere
+  if (status.st_uid != ::geteuid() && status.st_uid != 0) {
+    return "is owned by uid " + std::to_string(status.st_uid) + ", neither you nor root";
+  }
+  bool const sticky = (status.st_mode & S_ISVTX) != 0;
+  if ((status.st_mode & (S_IWGRP | S_IWOTH)) == 0 || (stickyIsSafe && sticky)) return {};
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(status.st_mode & 07777));
+  return std::string("is writable by others than its owner (mode ") + mode + ")";
+}
+
+// The first directory above `path` (canonical) that someone else could plant
+// a library in, with why; {"", ""} if none.
+std::pair<std::string, std::string> plantableDirectoryAbove(fs::path const& path) {
+  for (auto directory = path.parent_path(); !directory.empty(); directory = directory.parent_path()) {
+    if (auto why = plantable(directory.string(), true); !why.empty()) return {directory.string(), why};
+    if (directory == directory.root_path()) break;
+  }
+  return {};
+}
+
+// Refuses a library (canonical) that someone else than you and root could
+// have written, or replaced through a directory above it.
+void requireUnplantable(std::string const& path) {
+  if (auto const why = plantable(path, false); !why.empty()) {
+    refuse(path, why + ": anyone who can change it runs code in your jobs (chmod go-w, or chown it)");
+  }
+  if (auto const [directory, why] = plantableDirectoryAbove(path); !why.empty()) {
+    refuse(path, "lies in '" + directory + "', which " + why + ": anyone who can write there can replace it");
+  }
+}
+
 std::string describe(PluginConflict const& conflict) {
   return conflict.firstLibrary.empty() ? "which is built into lanes" : "which '" + conflict.firstLibrary + "' registers already";
 }
 
-void load(std::string const& given) {
+void load(std::string const& given, char const* from) {
   std::error_code error;
   auto const status = fs::status(given, error);
   if (!fs::exists(status)) refuse(given, "is not found");
@@ -79,6 +121,7 @@ void load(std::string const& given) {
   if (error) refuse(given, "cannot be read: " + error.message());
   auto& libraries = loaded();
   if (std::any_of(libraries.begin(), libraries.end(), [&](Loaded const& l) { return l.path == path; })) return;
+  requireUnplantable(path);
   auto stamp = checkedStamp(path);
   auto& registry = PluginRegistry::instance();
   registry.beginLibrary(path);
@@ -91,7 +134,22 @@ void load(std::string const& given) {
     refuse(path, "registers " + first.kind + " '" + first.name + "', " + describe(first) +
                      (conflicts.size() > 1 ? " (and " + std::to_string(conflicts.size() - 1) + " more names)" : ""));
   }
-  libraries.push_back({path, std::move(stamp)});
+  libraries.push_back({path, std::move(stamp), from});
+}
+
+// Refuses a directory (canonical) of LANES_PLUGIN_PATH that someone else
+// than you and root could add a library to: every *.so there is loaded, so
+// here the sticky bit is no help.
+void requireUnplantableDirectory(fs::path const& directory) {
+  auto const fail = [&](std::string const& why) {
+    throw Exception(std::string(kPluginPathVariable) + " names '" + directory.string() + "', which " + why);
+  };
+  if (auto const why = plantable(directory.string(), false); !why.empty()) {
+    fail(why + ": anyone who can write there runs code in your jobs (chmod go-w, or chown it)");
+  }
+  if (auto const [above, why] = plantableDirectoryAbove(directory); !why.empty()) {
+    fail("lies in '" + above + "', which " + why + ": anyone who can write there can replace it");
+  }
 }
 
 // Every *.so in the directories of LANES_PLUGIN_PATH, sorted by name within each.
@@ -109,6 +167,7 @@ std::vector<std::string> pluginPathLibraries() {
     if (!fs::is_directory(directory, error)) {
       throw Exception(std::string(kPluginPathVariable) + " names '" + directory + "', which is not a directory");
     }
+    requireUnplantableDirectory(fs::canonical(directory, error));
     std::vector<std::string> found;
     for (auto const& entry : fs::directory_iterator(directory, error)) {
       if (entry.path().extension() == ".so") found.push_back(entry.path().string());
@@ -130,14 +189,17 @@ void addPluginLibraryOption(CLI::App& command, std::vector<std::string>& paths) 
       ->allow_extra_args(false);
 }
 
-void loadPluginLibraries(std::vector<std::string> const& paths) {
-  for (auto const& path : paths) load(path);
-  for (auto const& path : pluginPathLibraries()) load(path);
+void loadPluginLibraries(std::vector<std::string> const& paths, std::vector<std::string> const& menuPaths) {
+  for (auto const& path : paths) load(path, "--plugin-library");
+  for (auto const& path : menuPaths) load(path, "menu");
+  for (auto const& path : pluginPathLibraries()) load(path, kPluginPathVariable);
 }
 
 nlohmann::json loadedPluginLibraries() {
   auto libraries = nlohmann::json::array();
-  for (auto const& library : loaded()) libraries.push_back({{"path", library.path}, {"stamp", library.stamp}});
+  for (auto const& library : loaded()) {
+    libraries.push_back({{"path", library.path}, {"stamp", library.stamp}, {"from", library.from}});
+  }
   return libraries;
 }
 

@@ -26,16 +26,24 @@ inline constexpr char const* kPluginPathVariable = "LANES_PLUGIN_PATH";
 // --plugin-library PATH (repeatable) on `command`, into `paths`.
 void addPluginLibraryOption(CLI::App& command, std::vector<std::string>& paths);
 
-// Loads the libraries at `paths`, then every *.so in the directories that
-// LANES_PLUGIN_PATH names (by name within each); a file loaded already (by
-// whatever path) is not loaded again. Throws lanes::Exception (one line) for
-// a library that is missing, is no lanes plugin library (no stamp), was
-// built against another lanes (naming both), or cannot be loaded (an
-// undefined symbol: named) — before any of its code runs — and, once loaded,
-// for a name it registers that was taken (by lanes or another library).
-void loadPluginLibraries(std::vector<std::string> const& paths);
+// Loads the libraries at `paths` (--plugin-library), then those at
+// `menuPaths` (a menu's plugin-libraries), then every *.so in the
+// directories that LANES_PLUGIN_PATH names (by name within each); a file
+// loaded already (by whatever path) is not loaded again. Throws
+// lanes::Exception (one line) for a library that is missing, that someone
+// else than you and root could have planted (it, or a directory above it,
+// is owned by another user or writable by others than its owner; a
+// directory with the sticky bit above it is safe, but not as a directory of
+// LANES_PLUGIN_PATH, whose every *.so loads), is no lanes plugin library (no
+// stamp), was built against another lanes (naming both), or cannot be
+// loaded (an undefined symbol: named) — before any of its code runs — and,
+// once loaded, for a name it registers that was taken (by lanes or another
+// library).
+void loadPluginLibraries(std::vector<std::string> const& paths, std::vector<std::string> const& menuPaths = {});
 
-// The libraries loaded, in order: [{path, stamp}] (for the run report).
+// The libraries loaded, in order: [{path, stamp, from}] (for the run
+// report), `from` saying how each was named: "--plugin-library", "menu" or
+// "LANES_PLUGIN_PATH".
 nlohmann::json loadedPluginLibraries();
 
 }  // namespace lanes::cli

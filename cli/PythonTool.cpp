@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "InstallLayout.h"
+#include "StrayOutput.h"
 
 namespace lanes::cli {
 
@@ -63,6 +64,7 @@ int runPythonTool(std::string const& tool, std::vector<std::string> const& argum
     return 1;
   }
   if (child == 0) {
+    restoreTerminalInChild();  // the tool's stderr is its own, not lanes' to keep
     ::execv(argv.front(), argv.data());
     _exit(127);
   }

@@ -25,6 +25,7 @@
 #include "PinCommand.h"
 #include "PluginLibraries.h"
 #include "SignalStop.h"
+#include "StrayOutput.h"
 #include "WholeNumber.h"
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/Exception.h"
@@ -120,9 +121,7 @@ JobConfig makeJob(RunArguments const& arguments) {
     requireRegularInput(arguments.menu, "the menu (--menu " + arguments.menu + ")");
     menu = loadMenu(arguments.menu, config);
   }
-  auto libraries = arguments.pluginLibraries;  // before anything looks a plugin up
-  libraries.insert(libraries.end(), menu.pluginLibraries.begin(), menu.pluginLibraries.end());
-  loadPluginLibraries(libraries);
+  loadPluginLibraries(arguments.pluginLibraries, menu.pluginLibraries);  // before anything looks a plugin up
   bool const describesJob = !arguments.menu.empty() || arguments.sourceGiven || !arguments.waiters.empty() ||
                             !arguments.modules.empty() || !arguments.outputs.empty();
   if (!describesJob) addDefaultJob(config);
@@ -207,7 +206,7 @@ void noteWatchdog(Watchdog const& watchdog, RunReport& report) {
 ProgressStyle progressStyle(RunArguments const& arguments) {
   if (arguments.progressJson) return ProgressStyle::Json;
   if (arguments.progress > 0) return ProgressStyle::Heartbeat;
-  return ::isatty(STDERR_FILENO) == 1 ? ProgressStyle::Live : ProgressStyle::Off;
+  return ::isatty(terminalFd()) == 1 ? ProgressStyle::Live : ProgressStyle::Off;
 }
 
 std::chrono::milliseconds progressPeriod(RunArguments const& arguments) {
@@ -259,6 +258,18 @@ void warnAboutSkippedFiles(EventProcessor const& processor) {
   }
 }
 
+// A job that succeeded says in one warning what was written to stderr
+// behind lanes' back (a failed job's error says it): its parts' reports'
+// `stray_output`, `parts` (those that have one).
+void warnAboutStrayOutput(std::vector<nlohmann::json const*> const& parts) {
+  StrayLines stray;
+  for (auto const* part : parts) {
+    stray.count += (*part)["lines"].get<std::uint64_t>();
+    for (auto const& line : (*part)["first"]) stray.first.push_back(line.get<std::string>());
+  }
+  if (stray.count > 0) std::cerr << "lanes: warning: " << stray.describe() << " (the report's stray_output keeps them)\n";
+}
+
 SummaryRows summaryRows(RunArguments const& arguments) {
   return arguments.summary == "full" ? SummaryRows::all() : SummaryRows{};
 }
@@ -270,6 +281,7 @@ SummaryRows summaryRows(RunArguments const& arguments) {
 // own progress line. `provenance`: the job's, as it started.
 RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArguments const& arguments, SignalStop* signals,
                   ProgressStyle progress, Provenance const& provenance) {
+  if (!signals && part && part->seats > 0) captureStrayOutput();  // a forked worker: its parent captures nothing
   std::optional<SignalStop> ownSignals;
   if (!signals) signals = &ownSignals.emplace(SignalStop::Role::Worker);
   signals->attach(processor);
@@ -309,6 +321,10 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
   if (watchdog) noteWatchdog(*watchdog, report);
   if (summary.configurationError) report.sections["configuration_error"] = true;
   if (auto libraries = loadedPluginLibraries(); !libraries.empty()) report.sections["plugin_libraries"] = libraries;
+  if (auto const stray = strayLines(); stray.count > 0) {
+    report.sections["stray_output"] = stray.toJson();
+    if (report.failed) report.error = withFailure(report.error, stray.describe());
+  }
   report.stopRequested = report.stopRequested || signals->signalled();
   if (trace) {
     try {
@@ -344,6 +360,9 @@ int runSingleProcess(RunArguments const& arguments) {
     return 2;
   }
   report.printTable(std::cout, summaryRows(arguments));
+  if (auto const stray = report.sections.find("stray_output"); !report.failed && stray != report.sections.end()) {
+    warnAboutStrayOutput({&stray->second});
+  }
   auto const status = finish(report.failed, report.error, signalStop.signalled(), arguments.report,
                              [&] { report.writeJson(arguments.report); });
   return writeHtmlReport(arguments, report.toJson(), status);
@@ -421,6 +440,15 @@ int runMultiProcess(RunArguments const& arguments) {
   }
   node::printMultiProcessReport(report, std::cout, summaryRows(arguments));
   printSkippedInputs(report.value("source", nlohmann::json()), std::cout);
+  if (!report["failed"].get<bool>()) {
+    std::vector<nlohmann::json const*> parts;
+    for (auto const& worker : report["workers"]) {
+      if (worker.contains("report") && worker["report"].contains("stray_output")) {
+        parts.push_back(&worker["report"]["stray_output"]);
+      }
+    }
+    warnAboutStrayOutput(parts);
+  }
   if (report["aborted"].get<bool>()) {  // said so already; the report is written still, if it can be
     if (!arguments.report.empty()) {
       try {
@@ -532,6 +560,9 @@ void requireSeveralProcesses(RunArguments const& arguments, bool mpi) {
 }
 
 int runJob(RunArguments const& arguments) {
+  bool const mpi = arguments.mpi || node::startedByMpiLauncher();
+  bool const forksWorkers = !mpi && arguments.processes && arguments.workerRole.empty();
+  if (!forksWorkers) captureStrayOutput();  // no thread may run at a fork: each worker captures its own
   reportFatalSignals();  // before the source opens a file
   if (!arguments.watchdogAction.empty() && watchdogSeconds(arguments) == 0) {
     throw Exception("--watchdog-action needs a watchdog: give --watchdog SECONDS");
@@ -539,7 +570,6 @@ int runJob(RunArguments const& arguments) {
   requireWritableDirectory(arguments.report, "report");
   requireWritableDirectory(arguments.trace, "trace");
   requireWritableDirectory(arguments.html, "HTML report");
-  bool const mpi = arguments.mpi || node::startedByMpiLauncher();
   requireSeveralProcesses(arguments, mpi);
   if (!mpi && !arguments.workerRole.empty()) return runExecWorker(arguments);  // its parent claimed the job's files
   auto const status = mpi ? runMpiRank(arguments) : arguments.processes ? runMultiProcess(arguments)
@@ -683,7 +713,11 @@ void addRunCommand(CLI::App& app, int& exitCode) {
       "2 bad input, found before any event (an unknown plugin or option, a number out of range, a broken\n"
       "menu, an output over an input, a setting a module refuses as the job begins); 128+N stopped by\n"
       "signal N. SIGINT (Ctrl-C), SIGTERM and SIGHUP stop gracefully: the events in flight finish, the\n"
-      "outputs close valid, the report is written; a second signal ends the process at once.");
+      "outputs close valid, the report is written; a second signal ends the process at once. A crash\n"
+      "(SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) first names the module, transition, event, lane and thread\n"
+      "in one line, then gives the thread's stack trace (LANES_NO_STACKTRACE=1: none), and ends with the\n"
+      "signal's own status. What other code writes to stderr (ROOT's decompressors) is kept out of the\n"
+      "way: the error quotes it, or a warning counts it (the report's stray_output).");
   run->callback([arguments, &exitCode] { exitCode = runJob(*arguments); });
 }
 

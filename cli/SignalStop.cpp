@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "StrayOutput.h"
 #include "lanes/monitor/Watchdog.h"
 
 namespace lanes::cli {
@@ -20,8 +21,8 @@ std::atomic<bool> stopSignalsTaken{false};
 
 // On a terminal the progress ticker owns the current line: start a new one.
 void say(std::string text) {
-  if (::isatty(STDERR_FILENO)) text.insert(0, "\n");
-  [[maybe_unused]] auto n = ::write(STDERR_FILENO, text.data(), text.size());
+  if (::isatty(terminalFd())) text.insert(0, "\n");
+  [[maybe_unused]] auto n = ::write(terminalFd(), text.data(), text.size());
 }
 }  // namespace
 
@@ -49,6 +50,7 @@ void SignalStop::attach(EventProcessor& processor) {
 
 void SignalStop::abort(int status) {
   if (processor_.load() && cleanup_) cleanup_();
+  drainStrayOutput();  // lanes' lines still on their way to the terminal
   ::_exit(status);
 }
 

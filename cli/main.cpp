@@ -13,6 +13,7 @@
 #include "ReportCommand.h"
 #include "RunCommand.h"
 #include "ScanCommand.h"
+#include "StrayOutput.h"
 #include "SuperviseCommand.h"
 #include "TopologyCommand.h"
 #include "WholeNumber.h"
@@ -40,12 +41,13 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (CLI::ParseError const& error) {
     return app.exit(error) == 0 ? 0 : 2;
-  } catch (lanes::Exception const& error) {
-    std::cerr << "lanes: error: " << error.what() << "\n";
-    return 2;
   } catch (std::exception const& error) {
-    std::cerr << "lanes: error: " << error.what() << "\n";
+    // What was written to stderr behind lanes' back as the job was built (ROOT opening a file) belongs to its error.
+    auto const stray = lanes::cli::strayLines();
+    std::cerr << "lanes: error: " << error.what() << (stray.count ? "; " + stray.describe() : "") << "\n";
+    lanes::cli::drainStrayOutput();
     return 2;
   }
+  lanes::cli::drainStrayOutput();  // lanes' own lines still on their way to the terminal
   return exitCode;
 }

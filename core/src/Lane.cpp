@@ -4,6 +4,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "lanes/core/detail/TbbHandOff.h"
+
 namespace lanes::detail {
 
 Lane::Lane(Schedule& schedule, unsigned index)
@@ -124,6 +126,7 @@ bool Lane::advanceSource(std::uint64_t ordinal) {
   timing_ = timeNextEvent();
   auto const begin = now();
   try {
+    auto const running = sourceCall(Transition::SourceNext, nullptr);
     bool const more = replica_ ? source.at(ordinal, sourceEvent_) : nextShared(ordinal);
     if (!more) {
       // No event: the lane's next one, from another lane's run, is timed as this one would have been.
@@ -158,7 +161,9 @@ bool Lane::startEvent() {
   auto const nPaths = static_cast<unsigned>(paths_.size());
   pendingPaths_.store(nPaths + 1, std::memory_order_release);
   // Paths run concurrently: all but the first as tasks of their own.
-  for (unsigned p = 1; p < nPaths; ++p) schedule_.group.run([this, p] { advancePath(p); });
+  for (unsigned p = 1; p < nPaths; ++p) {
+    schedule_.group.run(handedOver([this, p] { advancePath(p); }, &schedule_.group));
+  }
   if (nPaths > 0) advancePath(0);
   pathDone();
   return eventPending_.fetch_sub(1, std::memory_order_acq_rel) == 1;
@@ -230,6 +235,12 @@ void Lane::start(unsigned module) {
   // products. Otherwise every thread has a lane's work, and announcing as
   // they come costs less.
   bool const together = announce && announcesTogether();
+  // One note for the productReady() calls made here, not one a product: an
+  // output can listen to a thousand products an event.
+  std::optional<RunningScope> readyNote;
+  if (announce && !together) {
+    readyNote.emplace(worker.runner(), Transition::ProductReady, static_cast<int>(index_), &event_.id());
+  }
   unsigned readyNow = 0;
   auto const ready = [&](unsigned k) {
     if (together) {
@@ -291,6 +302,7 @@ bool Lane::ensureSourceProduct(unsigned module, unsigned prerequisite) {
 void Lane::readSourceProducts(ProductIndex const* products, std::size_t count) {
   if (count == 0 || eventFailed()) return;
   Source& source = replica_ ? *replica_ : *schedule_.source;
+  auto const running = sourceCall(Transition::SourceRead, &event_.id());
   try {
     source.readProducts(sourceEvent_, products, count, event_.slotsForWriting());
   } catch (...) {
@@ -319,6 +331,7 @@ void Lane::batchRead(unsigned module) {
   auto const& worker = *schedule_.workers[module];
   for (auto product : state.toReadProducts) sourceProducts_[product].done.markDone();
   if (worker.readyListener() && !eventFailed()) {
+    auto const running = readyCalls(module);
     std::vector<unsigned> const* batch[] = {&worker.soloReads, &state.toRead};
     for (auto const* read : batch) {
       if (read->empty()) continue;
@@ -335,7 +348,10 @@ void Lane::batchRead(unsigned module) {
 }
 
 void Lane::prerequisiteReady(unsigned module, unsigned prerequisite) {
-  announceReady(module, prerequisite);
+  if (schedule_.workers[module]->readyListener()) {
+    auto const running = readyCalls(module);
+    announceReady(module, prerequisite);
+  }
   if (modules_[module].pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
 }
 
@@ -347,16 +363,19 @@ void Lane::prerequisiteReady(unsigned module, unsigned prerequisite) {
 // a thread waiting for the range takes no other lane's work meanwhile.
 void Lane::announceTogether(unsigned module, std::vector<unsigned> const& prerequisites) {
   auto const announce = [&](std::size_t begin, std::size_t end) {
+    auto const running = readyCalls(module);
     for (auto i = begin; i != end; ++i) announceReady(module, prerequisites[i]);
   };
   auto const threads = static_cast<std::size_t>(schedule_.config.threads);
   if (prerequisites.size() == 1) return announce(0, 1);
   // Pieces of at least 1/4 of a thread's share: a few tasks an event, not one a product.
   auto const grain = std::max<std::size_t>(1, prerequisites.size() / (4 * threads));
+  char const ranges = 0;  // what waits for the ranges, for TSan (TbbHandOff.h)
   tbb::this_task_arena::isolate([&] {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, prerequisites.size(), grain),
-                      [&](auto const& range) { announce(range.begin(), range.end()); });
+                      handedOver([&](auto const& range) { announce(range.begin(), range.end()); }, &ranges));
   });
+  joined(&ranges);
 }
 
 void Lane::announceReady(unsigned module, unsigned prerequisite) {
@@ -403,14 +422,13 @@ void Lane::enqueue(unsigned module) {
 void Lane::runModule(unsigned module, Clock::time_point begin) {
   auto& state = modules_[module];
   if (!eventFailed()) {
-    if (watched_) watch_.callBegan(module);
+    CallScope const call(*this, module, Transition::Event);
     try {
       state.accepted = schedule_.workers[module]->callEvent(event_, index_);
       record(module, Transition::Event, begin);
     } catch (...) {
       failEvent(std::current_exception(), contextFor(module, Transition::Event));
     }
-    if (watched_) watch_.callEnded(module);
   }
   finish(module);
 }
@@ -419,22 +437,24 @@ void Lane::acquire(unsigned module, Clock::time_point begin) {
   if (eventFailed()) return finish(module);
   // The deferred task keeps the job's task_group waiting until the external
   // work completes, without occupying a thread meanwhile.
-  auto resume = std::make_shared<tbb::task_handle>(schedule_.group.defer([this, module] {
+  auto resume = std::make_shared<tbb::task_handle>(schedule_.group.defer(handedOver([this, module] {
+    tsanAcquire(&modules_[module].externalError);  // what the completion's thread did (TbbHandOff.h)
     auto& worker = *schedule_.workers[module];
     if (worker.gate) {
       enqueue<&Lane::produceAfterAcquire>(module);
     } else {
       produceAfterAcquire(module, now());
     }
-  }));
+  }, &schedule_.group)));
   Completion completion([this, module, resume, arena = schedule_.arena](std::exception_ptr error) {
     modules_[module].externalError = error;
     recordWait(module, WaitKind::External, modules_[module].acquired);
+    tsanRelease(&modules_[module].externalError);
     // Safe from a thread outside the arena. Nothing of the lane may be touched
     // after this call: the resumed task can finish the job before it returns.
     arena->enqueue(std::move(*resume));
   });
-  if (watched_) watch_.callBegan(module);
+  CallScope const call(*this, module, Transition::Acquire);
   modules_[module].acquired = begin;
   try {
     schedule_.workers[module]->callAcquire(event_, index_, std::move(completion));
@@ -442,7 +462,6 @@ void Lane::acquire(unsigned module, Clock::time_point begin) {
   } catch (...) {
     failEvent(std::current_exception(), contextFor(module, Transition::Acquire));
   }
-  if (watched_) watch_.callEnded(module);
 }
 
 void Lane::produceAfterAcquire(unsigned module, Clock::time_point begin) {

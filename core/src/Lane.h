@@ -134,6 +134,8 @@ class Lane {
   // Fewer lanes than threads leave threads idle: prerequisites ready at once
   // are then announced as one range (announceTogether).
   bool announcesTogether() const { return schedule_.lanes < schedule_.config.threads; }
+  // Calls productReady() of output `module` for the products of
+  // `prerequisite`; the caller notes the calls (readyCalls).
   void announceReady(unsigned module, unsigned prerequisite);
   void announceTogether(unsigned module, std::vector<unsigned> const& prerequisites);
   void launch(unsigned module);
@@ -159,6 +161,36 @@ class Lane {
   void pathDone();
   void startOutputs();
   void outputDone();
+
+  // A call into a module while it runs: the thread's running note names it
+  // (for a fatal signal), and the lane's watch, when watched.
+  class CallScope {
+   public:
+    CallScope(Lane& lane, unsigned module, Transition transition)
+        : lane_(lane),
+          module_(module),
+          running_(lane.schedule_.workers[module]->runner(), transition, static_cast<int>(lane.index_), &lane.event_.id()) {
+      if (lane_.watched_) lane_.watch_.callBegan(module_);
+    }
+    ~CallScope() {
+      if (lane_.watched_) lane_.watch_.callEnded(module_);
+    }
+    CallScope(CallScope const&) = delete;
+    CallScope& operator=(CallScope const&) = delete;
+
+   private:
+    Lane& lane_;
+    unsigned const module_;
+    RunningScope const running_;
+  };
+  // A call into the source, for the thread's running note.
+  RunningScope sourceCall(Transition transition, EventId const* event) const {
+    return RunningScope(schedule_.sourceRunner, transition, static_cast<int>(index_), event);
+  }
+  // productReady() calls of output `module`, for the thread's running note.
+  RunningScope readyCalls(unsigned module) const {
+    return RunningScope(schedule_.workers[module]->runner(), Transition::ProductReady, static_cast<int>(index_), &event_.id());
+  }
 
   void failEvent(std::exception_ptr error, ErrorContext context);
   bool eventFailed() const { return failed_.load(std::memory_order_acquire); }

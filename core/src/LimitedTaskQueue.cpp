@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "lanes/core/detail/TbbHandOff.h"
+
 namespace lanes {
 
 namespace {
@@ -24,7 +26,7 @@ void LimitedTaskQueue::push(Task work, Task then) {
 
 void LimitedTaskQueue::startWhileAllowed() {
   Item item;
-  while (takeSlot(item)) group_.run([this, item = std::move(item)] { runFrom(item); });
+  while (takeSlot(item)) group_.run(detail::handedOver([this, item = std::move(item)] { runFrom(item); }, &group_));
 }
 
 bool LimitedTaskQueue::takeSlot(Item& item) {
@@ -57,7 +59,7 @@ void LimitedTaskQueue::runFrom(Item const& first) {
       if (item.then && policy_.inPlace()) {
         continueHere(item.then);
       } else if (item.then) {
-        group_.run([this, then = std::move(item.then)] { runTimed(then, policy_); });
+        group_.run(detail::handedOver([this, then = std::move(item.then)] { runTimed(then, policy_); }, &group_));
       }
       item = std::move(next);
       continue;

@@ -16,7 +16,8 @@ void PluginOptions::fail(std::string const& key, std::string const& problem) con
 
 std::string PluginOptions::required(std::string const& key) const {
   auto value = options_->getString(key);
-  if (!value || value->empty()) fail(key, "is required");
+  if (!value) fail(key, "is required");
+  if (value->empty()) throw Exception(where() + ": the value of '" + key + "' is empty");
   return *value;
 }
 

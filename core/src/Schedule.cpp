@@ -11,6 +11,7 @@
 #include "lanes/core/Exception.h"
 #include "lanes/core/OutputModule.h"
 #include "lanes/core/RepeatingSource.h"
+#include "lanes/core/detail/TbbHandOff.h"
 
 namespace lanes::detail {
 
@@ -37,6 +38,13 @@ class ThreadEntryObserver : public tbb::task_scheduler_observer {
  private:
   std::function<void()> const& hook_;
 };
+
+// `make()`, noted as `runner`'s construction while it runs (RunningScope).
+template <class Make>
+auto constructing(RunnerName const& runner, Make&& make) {
+  RunningScope const running(runner, Transition::Construction);
+  return make();
+}
 
 }  // namespace
 
@@ -70,7 +78,7 @@ std::vector<LaneActivity> Schedule::laneActivity() const {
 void Schedule::buildSource(PluginRegistry const& plugins) {
   Options options = config.source.options;
   auto repeat = options.take("repeat");
-  source = plugins.makeSource(config.source.name, options);
+  source = constructing(sourceRunner, [&] { return plugins.makeSource(config.source.name, options); });
   if (repeat) {
     Options parsed;
     parsed.add("repeat", *repeat);
@@ -80,7 +88,9 @@ void Schedule::buildSource(PluginRegistry const& plugins) {
               shortened(*repeat) + "'");
     }
     try {
-      source = std::make_unique<RepeatingSource>(std::move(source), static_cast<std::size_t>(events));
+      source = constructing(sourceRunner, [&] {
+        return std::make_unique<RepeatingSource>(std::move(source), static_cast<std::size_t>(events));
+      });
     } catch (...) {
       std::rethrow_exception(withContext(std::current_exception(), {"source", Transition::Construction, {}, {}, {}}));
     }
@@ -93,7 +103,7 @@ void Schedule::buildSource(PluginRegistry const& plugins) {
   info.expectedEvents = expectedEvents();
   replicaChunk = lanesRun(source->replicaChunk() > 1 ? source->replicaChunk() : kLeastRun, info.expectedEvents);
   source->useReplicaChunk(replicaChunk);
-  spareReplica_ = source->replicate();
+  spareReplica_ = constructing(sourceRunner, [&] { return source->replicate(); });
   replicatedSource = spareReplica_ != nullptr;
   if (!replicatedSource) replicaChunk = 1;
   inlineSourceReads = source->concurrentReads();
@@ -119,7 +129,7 @@ void Schedule::addWorker(std::string const& label, std::string const& plugin,
   }
   auto& module = *instances.front();
   info.modules.push_back({label, plugin, module.kind(), module.concurrency()});
-  workers.push_back(std::make_unique<Worker>(plugin, std::move(instances)));
+  workers.push_back(std::make_unique<Worker>(plugin, std::move(instances), static_cast<int>(workers.size())));
 }
 
 void Schedule::buildModules(PluginRegistry const& plugins) {
@@ -141,7 +151,8 @@ void Schedule::buildModules(PluginRegistry const& plugins) {
       // any waiter), then the waiter: it would never run.
       Options probe = options;
       probe.add("product", "(none)");
-      plugins.makeModule(waiter.name, waiter.name, probe);
+      RunnerName const runner{waiter.name.c_str(), waiter.name.c_str(), static_cast<int>(workers.size())};
+      constructing(runner, [&] { return plugins.makeModule(waiter.name, waiter.name, probe); });
       invalid("waiter '" + waiter.name + "' has nothing to wait on: the source '" + config.source.name +
               "' has no products (leave the waiter out)");
     }
@@ -163,14 +174,16 @@ void Schedule::buildModules(PluginRegistry const& plugins) {
     }
   }
   for (auto const& spec : specs) {
+    RunnerName const runner{spec.label.c_str(), spec.plugin.name.c_str(), static_cast<int>(workers.size())};
+    auto const make = [&] { return plugins.makeModule(spec.plugin.name, spec.label, spec.plugin.options); };
     std::vector<std::unique_ptr<Module>> instances;
-    instances.push_back(plugins.makeModule(spec.plugin.name, spec.label, spec.plugin.options));
+    instances.push_back(constructing(runner, make));
     if (instances.front()->kind() == ModuleKind::Output) {
       invalid("module '" + spec.label + "' is an output: declare it with --output or [[output]]");
     }
     if (instances.front()->concurrency() == Concurrency::Stream) {
       while (instances.size() < lanes) {
-        instances.push_back(plugins.makeModule(spec.plugin.name, spec.label, spec.plugin.options));
+        instances.push_back(constructing(runner, make));
       }
     }
     registry.registerProducts(*instances.front(), static_cast<unsigned>(workers.size()));
@@ -181,7 +194,8 @@ void Schedule::buildModules(PluginRegistry const& plugins) {
 
 void Schedule::buildOutputs(PluginRegistry const& plugins) {
   for (auto const& spec : config.outputs) {
-    auto output = plugins.makeOutput(spec.plugin.name, spec.label, spec.plugin.options);
+    RunnerName const runner{spec.label.c_str(), spec.plugin.name.c_str(), static_cast<int>(workers.size())};
+    auto output = constructing(runner, [&] { return plugins.makeOutput(spec.plugin.name, spec.label, spec.plugin.options); });
     output->selectProducts(registry);
     if (!output->produced().empty()) invalid("output '" + spec.label + "' must not produce products");
     std::vector<std::unique_ptr<Module>> instances;
@@ -346,12 +360,17 @@ RunSummary Schedule::process(ProcessPart const& part) {
     // inherit one whose threads it does not have.
     arena = std::make_shared<tbb::task_arena>(static_cast<int>(threads));
     if (threadEntryHook) threadEntry.emplace(*arena, threadEntryHook);
+    tsanRelease(&arena);  // what was built so far, for the arena's threads (TbbHandOff.h)
     arena->execute([this] {
+      tsanAcquire(&arena);
       // A lane is idle from here until its first event, however late its task runs.
       auto const since = timing() ? clock.now() : Clock::time_point{};
-      for (auto& lane : lanes_) group.run([lane = lane.get(), since] { lane->start(since); });
+      for (auto& lane : lanes_) group.run(handedOver([lane = lane.get(), since] { lane->start(since); }, &group));
       group.wait();
+      joined(&group);
+      tsanRelease(&arena);
     });
+    tsanAcquire(&arena);
   }
   if (firstError_) failJob(describe(firstError_));
   // Outputs end in the part's arena: one that finishes its buffers in
@@ -431,6 +450,7 @@ void Schedule::runJobTransition(Transition transition, Modules which, std::strin
       context.maxBatchBytes = sink->maxBatchBytes();
     }
     if (worker->output()) ++outputNumber;
+    RunningScope const running(worker->runner(), transition);
     for (auto& instance : worker->instances()) {
       try {
         if (transition == Transition::BeginJob) {

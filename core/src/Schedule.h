@@ -53,6 +53,8 @@ class Schedule {
   JobInfo info;
 
   std::unique_ptr<Source> source;
+  // How the thread's running note names the source (RunningScope).
+  RunnerName const sourceRunner{"source", config.source.name.c_str(), RunnerName::kSource};
   bool replicatedSource = false;
   // A lane's own copy of a replicable source (the first lane gets the one
   // that was made to find out whether the source replicates).

@@ -9,6 +9,7 @@
 #include "lanes/core/LimitedTaskQueue.h"
 #include "lanes/core/Module.h"
 #include "lanes/core/OutputModule.h"
+#include "lanes/core/RunningNote.h"
 
 namespace lanes::detail {
 
@@ -17,17 +18,21 @@ namespace lanes::detail {
 // bounds `limited`).
 class Worker {
  public:
-  Worker(std::string plugin, std::vector<std::unique_ptr<Module>> instances)
+  // `index`: the module's in JobInfo::modules.
+  Worker(std::string plugin, std::vector<std::unique_ptr<Module>> instances, int index)
       : plugin_(std::move(plugin)),
         instances_(std::move(instances)),
         output_(dynamic_cast<OutputModule*>(instances_.front().get())),
-        readyListener_(output_ && output_->wantsProductReady() ? output_ : nullptr) {}
+        readyListener_(output_ && output_->wantsProductReady() ? output_ : nullptr),
+        runner_{label().c_str(), plugin_.c_str(), index} {}
 
   Module& module(unsigned lane) { return *instances_[instances_.size() == 1 ? 0 : lane]; }
   Module const& module() const { return *instances_.front(); }
   std::vector<std::unique_ptr<Module>>& instances() { return instances_; }
   std::string const& label() const { return module().label(); }
   std::string const& plugin() const { return plugin_; }
+  // How the thread's running note names it (RunningScope).
+  RunnerName const& runner() const { return runner_; }
   OutputModule* output() const { return output_; }
   // The output to call productReady() on as prerequisites complete, if any.
   OutputModule* readyListener() const { return readyListener_; }
@@ -59,6 +64,7 @@ class Worker {
   std::vector<std::unique_ptr<Module>> instances_;
   OutputModule* output_;
   OutputModule* readyListener_;
+  RunnerName const runner_;
 };
 
 }  // namespace lanes::detail

@@ -13,6 +13,7 @@
 #include "core/TestPlugins.h"
 #include "lanes/core/Event.h"
 #include "lanes/core/LimitedTaskQueue.h"
+#include "lanes/core/detail/TbbHandOff.h"
 #include "lanes/core/detail/WaitingList.h"
 
 namespace lanes::test {
@@ -224,11 +225,12 @@ TEST(WaitingListTest, EveryWaiterIsNotifiedExactlyOnceUnderContention) {
     tbb::global_control allowFour(tbb::global_control::max_allowed_parallelism, 4);  // real contention on 2 cores
     tbb::task_arena arena(4);
     arena.execute([&] {
-      tbb::parallel_for(0, 65, [&](int i) {
+      tbb::parallel_for(0, 65, detail::handedOver([&](int i) {  // handed over: for TSan (TbbHandOff.h)
         if (i == 32) return list.markDone();
         if (!list.add(&waiters[i < 32 ? i : i - 1])) wentOnAlone++;
-      });
+      }, &list));
     });
+    detail::joined(&list);
     int notified = 0;
     for (auto& w : waiters) {
       EXPECT_LE(w.notified.load(), 1);
@@ -248,7 +250,7 @@ TEST(LimitedTaskQueueTest, RespectsItsLimitAndRunsEverything) {
     OverlapProbe probe;
     std::atomic<int> thens{0};
     arena.execute([&] {
-      tbb::parallel_for(0, 200, [&](int) {
+      tbb::parallel_for(0, 200, detail::handedOver([&](int) {  // handed over: for TSan (TbbHandOff.h)
         queue.push(
             [&] {
               probe.enter();
@@ -256,8 +258,9 @@ TEST(LimitedTaskQueueTest, RespectsItsLimitAndRunsEverything) {
               probe.leave();
             },
             [&] { thens++; });
-      });
+      }, &group));
       group.wait();
+      detail::joined(&group);
     });
     EXPECT_EQ(probe.calls(), 200);
     EXPECT_EQ(thens.load(), 200);
@@ -286,6 +289,7 @@ TEST(LimitedTaskQueueTest, WaitingWorkRunsOnTheThreadThatHoldsTheSlot) {
     for (int i = 1; i < 3; ++i) queue.push([&, i] { workers[i] = std::this_thread::get_id(); }, [&] { thens++; });
     pushed = true;
     group.wait();
+    detail::joined(&group);
   });
   EXPECT_EQ(workers[1], workers[0]);
   EXPECT_EQ(workers[2], workers[0]);
@@ -340,6 +344,7 @@ TEST(LimitedTaskQueueTest, WhatAContinuationPushesRunsOnItsThreadAfterIt) {
   arena.execute([&] {
     link(0);
     group.wait();
+    detail::joined(&group);
   });
   EXPECT_EQ(startedInside.load(), 0);
   for (int i = 1; i < kChain; ++i) EXPECT_EQ(threads[i], threads[0]) << "item " << i;

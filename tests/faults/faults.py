@@ -5,6 +5,7 @@ output exists, that an independent reader (uproot) finds exactly the events the 
 reading events and waiting on background jobs come from tests/root/rootio.py.
 """
 
+import re
 import resource
 import signal
 import subprocess
@@ -134,13 +135,21 @@ STREAMER_INFO_CRASHES = (233, 925, 2482, 3347, 3520, 3866, 4039, 4212, 4904)
 SIGNALS = {-11: "signal 11 (Segmentation fault)", -7: "signal 7 (Bus error)", -6: "signal 6 (Aborted)"}
 
 
+def without_stack_traces(stderr):
+    """stderr's lines but the stack traces that crashes give after their line (a heading `lanes: stack trace of
+    thread ...`, then a line a frame, `  #N ...`): a worker's comes before its parent's line."""
+    lines = stderr.strip().splitlines()
+    return [line for line in lines if not re.match(r"lanes: (.*: )?stack trace of thread \d+|  #\d+ ", line)]
+
+
 def assert_said_before_the_signal(result, path, prefix=""):
-    """Killed by a signal, having said in one line (after `prefix`) what it read and that the file is probably
-    damaged."""
+    """Killed by a signal, having said first, in one line (after `prefix`), what ran on the thread, what it read and
+    that the file is probably damaged."""
     assert result.returncode in SIGNALS, (result.returncode, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith(f"lanes: error: {prefix}{SIGNALS[result.returncode]} while "), lines[0]
+    lines = without_stack_traces(result.stderr)
+    assert [line for line in lines if line.startswith("lanes: ")] == lines[:1], result.stderr
+    assert re.match(rf"lanes: error: {re.escape(prefix + SIGNALS[result.returncode])} (in .* )?on thread \d+ while ",
+                    lines[0]), lines[0]
     assert lines[0].endswith(f"'{path}': the file is probably damaged"), lines[0]
 
 

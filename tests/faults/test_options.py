@@ -102,12 +102,15 @@ def test_a_source_that_ends_needs_no_endless(tmp_path):
         (["--module", "fault:at=3,at=4"], ["option 'at' is given 2 times"]),
         (["--output", "dummy:keep=nosuch*"], ["output 'dummy'", "keep=nosuch*", "matches no product"]),
         (["--waiter", "busy:products=Nosuch_*"], ["waiter 'busy'", "products=Nosuch_*", "matches no product"]),
+        (["--output", 'root:file=""'], ["plugin 'root': the value of 'file' is empty"]),
+        (["--output", "root:file="], ["plugin 'root': the value of 'file' is empty"]),
     ],
 )
 def test_nothing_silent(tmp_path, args, fragments):
     base = ["--source", "synthetic:size.a=10,events=5"] if "--source" not in args else []
     result = run_limited("run", "-n", "5", *base, *args, cwd=tmp_path, report=False)
     assert_one_line_error(result, *fragments)
+    assert result.stderr.count("plugin '") <= 1  # named once
 
 
 def test_list_options_may_repeat(tmp_path):

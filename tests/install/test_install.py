@@ -7,14 +7,13 @@ threads, 2 processes and 2 MPI ranks, and uproot + numpy compute the same histog
 Python version of the example (examples/python/dimuon.py) fills the same histogram in the same job.
 Each bad plugin library is refused in one line, exit status 2, before any event.
 
-$LANES_BUILD_DIR is the build to install (CTest sets it; default build/ of this checkout).
+The installed lanes and the libraries built against it: installed.py.
 """
 
 import json
 import os
 import pickle
 import shutil
-import subprocess
 from pathlib import Path
 
 import awkward as ak
@@ -22,56 +21,9 @@ import numpy as np
 import pytest
 import uproot
 
-REPO = Path(__file__).resolve().parents[2]
-BUILD = Path(os.environ.get("LANES_BUILD_DIR", REPO / "build"))
-NANOAOD = REPO / "data" / "files" / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
+from installed import MPI_ENVIRONMENT, NANOAOD, REPO, run
+
 DOUBLEMU = REPO / "data" / "files" / "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root"
-MPI_ENVIRONMENT = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-                   "OMPI_MCA_hwloc_base_binding_policy": "none", "OMPI_MCA_rmaps_base_oversubscribe": "1"}
-
-
-def check(command, cwd=None):
-    completed = subprocess.run([str(c) for c in command], capture_output=True, text=True, cwd=cwd,
-                               stdin=subprocess.DEVNULL)
-    assert completed.returncode == 0, f"{' '.join(map(str, command))}:\n{completed.stdout}\n{completed.stderr}"
-    return completed
-
-
-def build_against(prefix, source, binary, install=False):
-    """Configures and builds the CMake project `source` against the lanes installed at `prefix` (and nothing else
-    of this checkout), as its user would."""
-    launcher = [f"-DCMAKE_CXX_COMPILER_LAUNCHER={shutil.which('ccache')}"] if shutil.which("ccache") else []
-    check(["cmake", "-S", source, "-B", binary, "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={prefix}",
-           f"-DCMAKE_INSTALL_PREFIX={prefix}", *launcher])
-    check(["cmake", "--build", binary, "-j2"])
-    if install:
-        check(["cmake", "--install", binary])
-
-
-class Installed:
-    def __init__(self, root):
-        self.prefix = root / "prefix"
-        self.lanes = self.prefix / "bin" / "lanes"
-        self.dimuon = self.prefix / "lib" / "lanes" / "libdimuon.so"
-        self.plugins = root / "plugins"
-
-
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    root = tmp_path_factory.mktemp("installed")
-    here = Installed(root)
-    check(["cmake", "--install", BUILD, "--prefix", here.prefix])
-    build_against(here.prefix, REPO / "examples" / "external" / "dimuon", root / "dimuon", install=True)
-    build_against(here.prefix, REPO / "tests" / "install" / "plugins", here.plugins)
-    return here
-
-
-def run(installed, *args, cwd, env=None, launcher=()):
-    """`lanes ARGS` of the installed lanes in `cwd`, without LANES_PLUGIN_PATH unless `env` gives it."""
-    environment = {k: v for k, v in os.environ.items() if k != "LANES_PLUGIN_PATH"}
-    environment.update(env or {})
-    return subprocess.run([*launcher, str(installed.lanes), *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=environment, stdin=subprocess.DEVNULL, timeout=300)
 
 
 INPUTS = {  # the source SPEC of each input file, and its collection of muons (or electrons)
@@ -144,7 +96,7 @@ def test_the_example_fills_the_histogram_uproot_and_numpy_compute(installed, exp
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["events"] == (1000 if data == "doublemu" else 200)
     if job == "1-thread":
-        assert report["plugin_libraries"] == [{"path": str(installed.dimuon.resolve()),
+        assert report["plugin_libraries"] == [{"path": str(installed.dimuon.resolve()), "from": "--plugin-library",
                                                "stamp": report["plugin_libraries"][0]["stamp"]}]
         details = {m["label"]: m.get("details") for m in report["modules"]}["dimuon"]
         assert details["pairs"] == expected[data].sum() and details["events_written"] == report["events"]
@@ -339,3 +291,93 @@ def test_the_example_refuses_products_of_another_type(installed, tmp_path):
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and "product 'Muon_pt' is a lanes::SyntheticBytes, not a std::vector<float" in lines[0], lines
     assert not (tmp_path / "mass.root").exists()
+
+
+def copy_of_dimuon(installed, directory, mode=0o755):
+    """A copy of the example's library in `directory` (made 0o700 unless it exists), with `mode`."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    copy = directory / "libdimuon.so"
+    shutil.copy(installed.dimuon, copy)
+    copy.chmod(mode)
+    return copy
+
+
+def as_root_only(case):
+    if os.geteuid() != 0:
+        pytest.skip(f"{case}: only root can give a file to another user")
+
+
+def refusal(result):
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lanes: error: "), lines
+    return lines[0]
+
+
+@pytest.mark.parametrize("mode", [0o666, 0o664, 0o646])
+def test_a_library_writable_by_others_is_refused_naming_it_and_why(installed, mode, tmp_path):
+    library = copy_of_dimuon(installed, tmp_path / "lib", mode)
+    line = refusal(run(installed, "plugins", "--plugin-library", library, cwd=tmp_path))
+    assert line == (f"lanes: error: plugin library '{library}' is writable by others than its owner (mode {mode:04o}): "
+                    "anyone who can change it runs code in your jobs (chmod go-w, or chown it)")
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o775, 0o757])
+def test_a_library_in_a_directory_others_can_write_is_refused(installed, mode, tmp_path):
+    library = copy_of_dimuon(installed, tmp_path / "shared" / "lib")
+    (tmp_path / "shared").chmod(mode)
+    line = refusal(run(installed, "plugins", "--plugin-library", library, cwd=tmp_path))
+    assert line == (f"lanes: error: plugin library '{library}' lies in '{tmp_path / 'shared'}', which is writable by "
+                    f"others than its owner (mode {mode:04o}): anyone who can write there can replace it")
+
+
+def test_a_library_under_a_sticky_directory_for_all_loads(installed, tmp_path):
+    """Others may add entries to a sticky directory (/tmp), but not replace the library's directory in it."""
+    library = copy_of_dimuon(installed, tmp_path / "sticky" / "lib")
+    (tmp_path / "sticky").chmod(0o1777)
+    plugins = json.loads(run(installed, "plugins", "--json", "--plugin-library", library, cwd=tmp_path).stdout)
+    assert {p["name"]: p["library"] for p in plugins}["dimuon"] == str(library)
+
+
+@pytest.mark.parametrize("what", ["the library", "its directory"])
+def test_a_library_owned_by_another_user_is_refused(installed, what, tmp_path):
+    as_root_only(what)
+    library = copy_of_dimuon(installed, tmp_path / "lib")
+    owned = library if what == "the library" else library.parent
+    os.chown(owned, 65534, 65534)
+    line = refusal(run(installed, "plugins", "--plugin-library", library, cwd=tmp_path))
+    expected = "is owned by uid 65534, neither you nor root"
+    assert line.startswith(f"lanes: error: plugin library '{library}' ") and expected in line, line
+    if what == "its directory":
+        assert f"lies in '{library.parent}', which {expected}" in line
+
+
+def test_a_menus_library_others_can_write_is_refused(installed, tmp_path):
+    library = copy_of_dimuon(installed, tmp_path / "lib", 0o666)
+    (tmp_path / "menu.toml").write_text(f'[job]\nplugin-libraries = ["{library}"]\n[source]\nplugin = "empty"\n')
+    line = refusal(run(installed, "run", "-n", "1", "--menu", "menu.toml", cwd=tmp_path))
+    assert f"plugin library '{library}' is writable by others than its owner (mode 0666)" in line
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o1777, 0o770])
+def test_a_lanes_plugin_path_directory_others_can_write_is_refused_even_sticky(installed, mode, tmp_path):
+    directory = copy_of_dimuon(installed, tmp_path / "plugins").parent
+    directory.chmod(mode)
+    line = refusal(run(installed, "plugins", cwd=tmp_path, env={"LANES_PLUGIN_PATH": str(directory)}))
+    assert line == (f"lanes: error: LANES_PLUGIN_PATH names '{directory}', which is writable by others than its owner "
+                    f"(mode {mode:04o}): anyone who can write there runs code in your jobs (chmod go-w, or chown it)")
+
+
+def test_the_report_names_each_library_and_how_it_was_named(installed, tmp_path):
+    given = copy_of_dimuon(installed, tmp_path / "given")
+    (tmp_path / "path").mkdir(mode=0o700)
+    shutil.copy(installed.crash, tmp_path / "path")
+    (tmp_path / "menu.toml").write_text(f'[job]\nplugin-libraries = ["{installed.plugins / "libruntimes.so"}"]\n'
+                                        '[source]\nplugin = "empty"\n')
+    result = run(installed, "run", "-n", "1", "--menu", "menu.toml", "--plugin-library", given, "--report",
+                 "report.json", cwd=tmp_path, env={"LANES_PLUGIN_PATH": str(tmp_path / "path")})
+    assert result.returncode == 0, result.stderr
+    loaded = json.loads((tmp_path / "report.json").read_text())["plugin_libraries"]
+    assert [(library["path"], library["from"]) for library in loaded] == [
+        (str(given), "--plugin-library"), (str(installed.plugins / "libruntimes.so"), "menu"),
+        (str(tmp_path / "path" / "libcrash.so"), "LANES_PLUGIN_PATH")]

@@ -52,7 +52,8 @@ TEST(MemorySampler, WithoutAProbeCountsNoEvents) {
   MemorySampler sampler(std::chrono::milliseconds(1));
   spinUntil(sampler, 3);
   sampler.stop();
-  for (auto const& sample : sampler.activityJson()["samples"]) EXPECT_EQ(sample[2], 0u);
+  auto const activity = sampler.activityJson();  // held: a range-for over a temporary's member would read freed memory
+  for (auto const& sample : activity["samples"]) EXPECT_EQ(sample[2], 0u);
 }
 
 TEST(MemorySampler, HalvingKeepsTheActivityConsistent) {

@@ -9,6 +9,7 @@
 #include <tbb/task_arena.h>
 
 #include "Synthetic.h"
+#include "lanes/core/detail/TbbHandOff.h"
 
 namespace lanes {
 namespace {
@@ -124,6 +125,16 @@ TEST_P(ModuleStatisticsConcurrent, ForeignThreadsSumExactly) {
   expectTotals(totals, threads * perThread);
 }
 
+// `events` events fed to `statistics` by the arena's threads; returns once
+// they are (handed over and joined for TSan: lanes/core/detail/TbbHandOff.h).
+void feedConcurrently(tbb::task_arena& arena, ModuleStatistics& statistics, std::uint64_t events) {
+  arena.execute([&] {
+    tbb::parallel_for(std::uint64_t{0}, events,
+                      detail::handedOver([&](std::uint64_t i) { feedEvent(statistics, i); }, &statistics));
+  });
+  detail::joined(&statistics);
+}
+
 TEST_P(ModuleStatisticsConcurrent, TbbWorkersSumExactly) {
   unsigned const threads = GetParam();
   std::uint64_t const events = 4000;
@@ -131,7 +142,7 @@ TEST_P(ModuleStatisticsConcurrent, TbbWorkersSumExactly) {
   statistics.jobStarted(test::syntheticJob(threads));
   tbb::global_control allowAll(tbb::global_control::max_allowed_parallelism, threads);  // even beyond the cores
   tbb::task_arena arena(static_cast<int>(threads));
-  arena.execute([&] { tbb::parallel_for(std::uint64_t{0}, events, [&](std::uint64_t i) { feedEvent(statistics, i); }); });
+  feedConcurrently(arena, statistics, events);
   auto const totals = statistics.totals();
   expectTotals(totals, events);
 }
@@ -164,7 +175,7 @@ TEST_P(ModuleStatisticsConcurrent, ANewJobOnTheSameThreadsStartsFromNothing) {
   tbb::task_arena arena(static_cast<int>(threads));
   for (std::uint64_t events : {3000, 1000}) {
     statistics.jobStarted(test::syntheticJob(threads));
-    arena.execute([&] { tbb::parallel_for(std::uint64_t{0}, events, [&](std::uint64_t i) { feedEvent(statistics, i); }); });
+    feedConcurrently(arena, statistics, events);
     expectTotals(statistics.totals(), events);
   }
 }

@@ -76,6 +76,7 @@ struct WorkerProcess {
   nlohmann::json report;          // its run report, once done
   nlohmann::json memory;          // measured before its release
   std::uint64_t peakPss = 0;      // the most seen while it ran
+  nlohmann::json crash;           // what ran as a fatal signal ended it (crashJson), or null
 };
 
 // How often the parent samples every process's memory while the workers run.
@@ -416,10 +417,11 @@ void MultiProcessParent::onExit(WorkerProcess& worker) {
   std::string what = crashed ? std::string("killed by signal ") + std::to_string(WTERMSIG(worker.status)) + " (" +
                                    strsignal(WTERMSIG(worker.status)) + ")"
                              : "exited with status " + std::to_string(WEXITSTATUS(worker.status));
-  // What it was reading, if that is what killed it (a damaged file, which
-  // would kill another worker as well).
+  // What it ran, and read, as it died: its last words on the board.
   auto const words = crashed ? board_->lastWords(worker.role.residue) : std::string();
   if (!words.empty()) what += " " + words;
+  auto const note = crashed ? board_->crashNote(worker.role.residue) : CrashNote{};
+  if (note.noted) worker.crash = crashJson(note, WTERMSIG(worker.status), processor_.info());
   if (failed_ || stopSignal_) return;  // they were told to stop, or killed
   auto const who = partName(worker.role.index) + " (pid " + std::to_string(worker.pid) + ") " + what;
   if (crashed && options_.retryLost && !released_ && worker.retries >= options_.retryLimit) {
@@ -433,9 +435,10 @@ void MultiProcessParent::onExit(WorkerProcess& worker) {
     spawn(dead.residue, dead.index);
     return;
   }
-  // Only a crash can be retried, and a shared writer's job cannot retry.
+  // Only a crash can be retried (not one in reading a damaged file, which
+  // would kill another worker as well), and a shared writer's job cannot retry.
   bool const retryHelps =
-      crashed && words.empty() && !options_.retryLost && options_.outputMode != OutputMode::SharedWriter;
+      crashed && !note.reading && !options_.retryLost && options_.outputMode != OutputMode::SharedWriter;
   failJob(who + (retryHelps ? "; rerun with --retry-lost to give its events to another worker" : ""));
 }
 
@@ -603,6 +606,7 @@ nlohmann::json MultiProcessParent::report() const {
     else entry["exit_code"] = WEXITSTATUS(worker.status);
     entry["status"] = worker.done ? (worker.report.value("failed", false) ? "failed" : "ok") : "died";
     if (worker.replacedBy) entry["replaced_by"] = *worker.replacedBy;
+    if (!worker.crash.is_null()) entry["crash"] = worker.crash;
     if (!worker.done) {
       // The events it held, lost with its part of the outputs.
       if (queue_) {
@@ -665,6 +669,7 @@ nlohmann::json MultiProcessParent::report() const {
                       {"aborted", aborted_},
                       {"signal", stopSignal_}};
   addMergedFigures(json);
+  listCrashesUnderTheirModules(json, processor_.info());
   return json;
 }
 

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <vector>
 
+#include "lanes/core/RunningNote.h"
 #include "lanes/monitor/ReportMerge.h"
 #include "lanes/monitor/RunReport.h"
 #include "lanes/node/MultiProcessJob.h"
@@ -38,6 +39,51 @@ nlohmann::json onJobClock(nlohmann::json const& worker, char const* key) {
 }
 
 }  // namespace
+
+nlohmann::json crashJson(CrashNote const& note, int signal, JobInfo const& job) {
+  nlohmann::json crash{{"signal", signal}, {"module", nullptr}, {"plugin", nullptr}, {"transition", nullptr},
+                       {"lane", nullptr}, {"event", nullptr}, {"reading", note.reading != 0}};
+  bool const source = note.module == RunnerName::kSource;
+  bool const module = note.module >= 0 && static_cast<std::size_t>(note.module) < job.modules.size();
+  if (!source && !module) return crash;
+  crash["module"] = source ? std::string("source") : job.modules[static_cast<std::size_t>(note.module)].label;
+  crash["plugin"] = source ? job.source : job.modules[static_cast<std::size_t>(note.module)].plugin;
+  crash["transition"] = toString(static_cast<Transition>(note.transition));
+  if (note.lane >= 0) crash["lane"] = note.lane;
+  if (note.hasEvent) crash["event"] = note.event.str();
+  return crash;
+}
+
+namespace {
+
+// The entry of module `label` in the report's `modules`, made with zero figures if no part reported it.
+nlohmann::json& moduleEntry(nlohmann::json& modules, std::string const& label, JobInfo const& job) {
+  for (auto& module : modules) {
+    if (module.value("label", std::string()) == label) return module;
+  }
+  nlohmann::json entry{{"label", label}, {"calls", 0}, {"events", 0}, {"total_s", 0.0}, {"stall_s", 0.0},
+                       {"external_s", 0.0}};
+  for (auto const& module : job.modules) {
+    if (module.label != label) continue;
+    entry["plugin"] = module.plugin;
+    entry["kind"] = toString(module.kind);
+    entry["concurrency"] = toString(module.concurrency);
+  }
+  modules.push_back(std::move(entry));
+  return modules.back();
+}
+
+}  // namespace
+
+void listCrashesUnderTheirModules(nlohmann::json& report, JobInfo const& job) {
+  for (auto const& worker : report["workers"]) {
+    if (!worker.contains("crash") || worker["crash"]["module"].is_null() || worker["crash"]["module"] == "source") continue;
+    auto const& crash = worker["crash"];
+    moduleEntry(report["modules"], crash["module"].get<std::string>(), job)["crashes"].push_back(
+        {{"part", worker["part"]}, {"pid", worker["pid"]}, {"signal", crash["signal"]},
+         {"transition", crash["transition"]}, {"lane", crash["lane"]}, {"event", crash["event"]}});
+  }
+}
 
 void addMergedFigures(nlohmann::json& report) {
   auto const figures = mergedFigures(report).toJson();

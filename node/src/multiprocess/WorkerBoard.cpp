@@ -24,6 +24,7 @@ struct alignas(64) WorkerBoard::Seat {
   std::uint64_t events;
   std::int64_t lastBeat;
   char lastWords[496];  // NUL-terminated; written only by the seat's dying worker
+  CrashNote crash;      // likewise
 };
 static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free && std::atomic_ref<std::int64_t>::is_always_lock_free &&
                   std::atomic_ref<std::uint32_t>::is_always_lock_free,
@@ -80,6 +81,7 @@ void WorkerBoard::reset(unsigned index) {
   std::atomic_ref<std::uint64_t>(seat(index).events).store(0, std::memory_order_relaxed);
   std::atomic_ref<std::int64_t>(seat(index).lastBeat).store(0, std::memory_order_relaxed);
   seat(index).lastWords[0] = '\0';
+  seat(index).crash = CrashNote{};
 }
 
 // Read after the worker was reaped: its writes are complete.
@@ -88,16 +90,22 @@ std::string WorkerBoard::lastWords(unsigned index) const {
   return std::string(words, ::strnlen(words, sizeof words));
 }
 
-LastWords WorkerBoard::lastWordsRoom(unsigned index) { return {seat(index).lastWords, sizeof(Seat::lastWords)}; }
+CrashNote WorkerBoard::crashNote(unsigned index) const { return seat(index).crash; }
+
+LastWords WorkerBoard::lastWordsRoom(unsigned index) {
+  return {seat(index).lastWords, sizeof(Seat::lastWords), &seat(index).crash};
+}
 
 namespace {
 std::atomic<char*> lastWordsText{nullptr};
 std::atomic<std::size_t> lastWordsSize{0};
+std::atomic<CrashNote*> lastWordsCrash{nullptr};
 }  // namespace
 
 LastWords workerLastWords() noexcept {
   auto* text = lastWordsText.load(std::memory_order_acquire);
-  return {text, text ? lastWordsSize.load(std::memory_order_relaxed) : 0};
+  if (!text) return {nullptr, 0, nullptr};
+  return {text, lastWordsSize.load(std::memory_order_relaxed), lastWordsCrash.load(std::memory_order_relaxed)};
 }
 
 WorkerPresence::WorkerPresence(WorkerBoard& board, unsigned seat, std::chrono::milliseconds period)
@@ -105,6 +113,7 @@ WorkerPresence::WorkerPresence(WorkerBoard& board, unsigned seat, std::chrono::m
   board_.beat(seat_);
   auto const room = board_.lastWordsRoom(seat_);
   lastWordsSize.store(room.size, std::memory_order_relaxed);
+  lastWordsCrash.store(room.crash, std::memory_order_relaxed);
   lastWordsText.store(room.text, std::memory_order_release);
   thread_ = std::thread([this, period] {
     std::unique_lock lock(mutex_);

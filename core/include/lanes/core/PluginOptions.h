@@ -41,12 +41,13 @@ class PluginOptions {
   std::vector<std::pair<std::string, std::size_t>> sizes(std::string const& prefix) const;
 
   // Runs `read()`; a lanes::Exception it throws (a bad file, say) comes back
-  // naming the plugin and option `key`.
+  // naming the plugin and option `key`, unless it names the plugin already.
   template <typename Read>
   auto forOption(std::string const& key, Read read) const -> decltype(read()) {
     try {
       return read();
     } catch (Exception const& error) {
+      if (error.message().rfind(where() + ": ", 0) == 0) throw;
       throw Exception(where() + ": option '" + key + "': " + error.message());
     }
   }

@@ -20,10 +20,25 @@
 
 namespace lanes::node {
 
-// A seat's room for the line a dying worker leaves (see WorkerBoard::lastWords).
+// What ran when a fatal signal ended a worker (lanes/core/RunningNote.h),
+// as numbers, for the parent's report; all zero until one did.
+struct CrashNote {
+  static constexpr std::int32_t kNothing = -2;  // `module` when no call of the job ran
+  std::uint32_t noted = 0;      // 1: the worker left this note
+  std::int32_t module = 0;      // index into JobInfo::modules, RunnerName::kSource, or kNothing
+  std::int32_t transition = 0;  // a lanes::Transition
+  std::int32_t lane = -1;       // -1: none
+  std::uint32_t reading = 0;    // 1: it was reading a file (lanes/core/ReadingNote.h)
+  std::uint32_t hasEvent = 0;   // 1: `event` is the event it ran
+  EventId event;
+};
+
+// A seat's room for what a dying worker leaves: its line (see
+// WorkerBoard::lastWords) and its crash note.
 struct LastWords {
   char* text;
   std::size_t size;
+  CrashNote* crash;
 };
 
 // Thread-safe, across processes too: a page-aligned block in a memfd, mapped
@@ -58,6 +73,8 @@ class WorkerBoard {
   // file (cli/FatalSignals.h: "while reading branch ... in 'FILE': ..."), or
   // "". The parent reads it once the worker is reaped.
   std::string lastWords(unsigned seat) const;
+  // What it ran as it died; `noted` is 0 if it left no note.
+  CrashNote crashNote(unsigned seat) const;
   // Where the seat's worker writes them.
   LastWords lastWordsRoom(unsigned seat);
 
@@ -77,9 +94,9 @@ class WorkerBoard {
   std::size_t bytes_ = 0;
 };
 
-// Where this process's fatal-signal handler leaves its line for the parent:
-// the seat of the worker's WorkerPresence while one exists, else {nullptr,
-// 0}. Async-signal-safe (an atomic load).
+// Where this process's fatal-signal handler leaves its line and note for the
+// parent: the seat of the worker's WorkerPresence while one exists, else
+// {nullptr, 0, nullptr}. Async-signal-safe (an atomic load).
 LastWords workerLastWords() noexcept;
 
 // A worker's side of the board: counts the events its process finishes and,

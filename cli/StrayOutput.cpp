@@ -109,14 +109,19 @@ class Capture {
   }
 
   // lanes' own lines begin with "lanes" (errors, warnings, the watchdog,
-  // heartbeat progress) or '\r' (the live progress line, redrawn in place);
-  // an empty line is passed on too. A line's first bytes are held until
-  // they tell.
+  // heartbeat progress), '{"events"' (--progress-json) or '\r' (the live
+  // progress line, redrawn in place); an empty line is passed on too. A
+  // line's first bytes are held until they tell.
   void classify(char c) {
-    static constexpr std::string_view kOwn = "lanes";
+    static constexpr std::string_view kOwn[] = {"lanes", "{\"events\""};
     start_ += c;
-    bool const own = start_[0] == '\r' || start_ == "\n" || start_.compare(0, kOwn.size(), kOwn) == 0;
-    if (!own && c != '\n' && kOwn.compare(0, start_.size(), start_) == 0) return;  // a beginning of "lanes"
+    bool own = start_[0] == '\r' || start_ == "\n";
+    bool undecided = false;
+    for (auto const prefix : kOwn) {
+      own = own || start_.compare(0, prefix.size(), prefix) == 0;
+      undecided = undecided || (start_.size() < prefix.size() && prefix.compare(0, start_.size(), start_) == 0);
+    }
+    if (!own && c != '\n' && undecided) return;  // a beginning of one of kOwn
     if (own) {
       forward(start_.data(), start_.size());
       state_ = c == '\n' ? State::LineStart : State::Forwarding;

@@ -5,7 +5,8 @@
 // fprintf(stderr, "R__unzipLZ4: Buffer corruption error! ..."), its zstd's
 // std::cerr. While captured, fd 2 is a pipe, and a thread of its own
 // passes lanes' own output on to the real stderr as it comes (a line that
-// begins with "lanes", or with '\r': the live progress line) and keeps
+// begins with "lanes", with '{"events"': --progress-json, or with '\r':
+// the live progress line) and keeps
 // every other line, printing none of them: a job that fails quotes them in
 // its one-line error, one that succeeds counts them in a warning and in its
 // report (`stray_output`). Reading costs nothing more: the thread sleeps

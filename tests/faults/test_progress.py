@@ -1,6 +1,7 @@
 """Progress of long jobs: heartbeat lines every --progress SECONDS when stderr is not a terminal. Nothing here
 depends on timing: the jobs run long enough for one period, and the last line always comes."""
 
+import json
 import os
 import pty
 import re
@@ -83,6 +84,14 @@ def test_a_live_line_on_a_terminal(tmp_path, processes):
     assert drawn and all(re.match(r"  \d+ events  [\d.]+ ev/s  [\d.]+s  [\d.]+%", text) for text in drawn), shown
     assert re.match(r"  1000 events  [\d.]+ ev/s  [\d.]+s  100\.0%\x1b\[K$", drawn[-1]), repr(drawn[-1])
     assert shown.endswith("\n")
+
+
+def test_json_lines_reach_stderr_as_lanes_own(tmp_path):
+    # stderr is captured (what ROOT writes behind lanes' back is kept); the JSON lines are lanes' own and pass
+    result = run_limited("run", "-n", "200", *SLOW, "--progress-json", "--progress", "0.05", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stderr.splitlines()]
+    assert lines and lines[-1]["events"] == 200 and lines[-1]["finished"] is True
 
 
 @pytest.mark.parametrize("processes", [[], ["--processes", 2]], ids=["single", "processes"])

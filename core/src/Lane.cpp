@@ -397,40 +397,42 @@ void Lane::announceReady(unsigned module, unsigned prerequisite) {
 
 void Lane::launch(unsigned module) {
   if (eventFailed()) return finish(module);
-  if (schedule_.workers[module]->gate) return enqueue<&Lane::call>(module);
-  call(module, now());
-}
-
-void Lane::call(unsigned module, Clock::time_point begin) {
-  if (schedule_.workers[module]->module().hasExternalWork()) {
-    acquire(module, begin);
-  } else {
-    runModule(module, begin);
+  auto const& worker = *schedule_.workers[module];
+  if (worker.module().hasExternalWork()) {
+    if (worker.gate) return enqueue<&Lane::acquire>(module, false);
+    return acquire(module, now());
   }
+  if (worker.gate) return enqueue<&Lane::runModule>(module, true);
+  runModule(module, now());
+  finish(module);
 }
 
 // The task captures no more than `this` and the index, as the untimed one
-// did: a std::function stores that without allocating.
+// did: a std::function stores that without allocating. The module's finish
+// (what comes after it in the lane: its consumers, the event's end, the
+// lane's next event) is the queue's continuation, run with the slot released:
+// a `one` module holds its slot for its call only, not through the rest of
+// its lane's event.
 template <void (Lane::*step)(unsigned, Clock::time_point)>
-void Lane::enqueue(unsigned module) {
+void Lane::enqueue(unsigned module, bool thenFinish) {
   modules_[module].queued = now();
-  schedule_.workers[module]->gate->push([this, module] {
-    (this->*step)(module, recordWait(module, WaitKind::Queue, modules_[module].queued));
-  });
+  LimitedTaskQueue::Task then;
+  if (thenFinish) then = [this, module] { finish(module); };
+  schedule_.workers[module]->gate->push(
+      [this, module] { (this->*step)(module, recordWait(module, WaitKind::Queue, modules_[module].queued)); },
+      std::move(then));
 }
 
 void Lane::runModule(unsigned module, Clock::time_point begin) {
   auto& state = modules_[module];
-  if (!eventFailed()) {
-    CallScope const call(*this, module, Transition::Event);
-    try {
-      state.accepted = schedule_.workers[module]->callEvent(event_, index_);
-      record(module, Transition::Event, begin);
-    } catch (...) {
-      failEvent(std::current_exception(), contextFor(module, Transition::Event));
-    }
+  if (eventFailed()) return;
+  CallScope const call(*this, module, Transition::Event);
+  try {
+    state.accepted = schedule_.workers[module]->callEvent(event_, index_);
+    record(module, Transition::Event, begin);
+  } catch (...) {
+    failEvent(std::current_exception(), contextFor(module, Transition::Event));
   }
-  finish(module);
 }
 
 void Lane::acquire(unsigned module, Clock::time_point begin) {
@@ -439,12 +441,9 @@ void Lane::acquire(unsigned module, Clock::time_point begin) {
   // work completes, without occupying a thread meanwhile.
   auto resume = std::make_shared<tbb::task_handle>(schedule_.group.defer(handedOver([this, module] {
     tsanAcquire(&modules_[module].externalError);  // what the completion's thread did (TbbHandOff.h)
-    auto& worker = *schedule_.workers[module];
-    if (worker.gate) {
-      enqueue<&Lane::produceAfterAcquire>(module);
-    } else {
-      produceAfterAcquire(module, now());
-    }
+    if (schedule_.workers[module]->gate) return enqueue<&Lane::produceAfterAcquire>(module, true);
+    produceAfterAcquire(module, now());
+    finish(module);
   }, &schedule_.group)));
   Completion completion([this, module, resume, arena = schedule_.arena](std::exception_ptr error) {
     modules_[module].externalError = error;
@@ -465,10 +464,7 @@ void Lane::acquire(unsigned module, Clock::time_point begin) {
 }
 
 void Lane::produceAfterAcquire(unsigned module, Clock::time_point begin) {
-  if (auto error = modules_[module].externalError) {
-    failEvent(error, contextFor(module, Transition::Acquire));
-    return finish(module);
-  }
+  if (auto error = modules_[module].externalError) return failEvent(error, contextFor(module, Transition::Acquire));
   runModule(module, begin);
 }
 

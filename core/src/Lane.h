@@ -141,12 +141,14 @@ class Lane {
   void launch(unsigned module);
   // The steps of a module's call take the time they begin at (if timing): a
   // call held back by its module's queue begins as its Queue wait ends.
-  void call(unsigned module, Clock::time_point begin);
-  // Pushes `step` of the module to the module's queue, noting when for a Queue wait.
+  // Pushes `step` of the module to the module's queue, noting when for a
+  // Queue wait; `thenFinish`: the module's finish() follows, out of the queue.
   template <void (Lane::*step)(unsigned, Clock::time_point)>
-  void enqueue(unsigned module);
+  void enqueue(unsigned module, bool thenFinish);
+  // The module's event call (none once the event failed); finish() is the caller's.
   void runModule(unsigned module, Clock::time_point begin);
   void acquire(unsigned module, Clock::time_point begin);
+  // After the external work: its error, or the produce call; finish() is the caller's.
   void produceAfterAcquire(unsigned module, Clock::time_point begin);
   void finish(unsigned module);
   // Reads source products into the event's slots (Source::readProducts); a

@@ -49,8 +49,8 @@ void LimitedTaskQueue::runFrom(Item const& first) {
   // its own instead.
   Item item{std::move(first.work), std::move(first.then)};
   while (true) {
-    // Timed only where a continuation's place is to be decided: a `one`
-    // module's gate pushes none, and its calls pay no clock reads.
+    // Timed only where a continuation's place is to be decided: an item
+    // without one pays no clock reads.
     auto const began = item.then ? Clock::now() : Clock::time_point{};
     item.work();
     if (item.then) policy_.workTook(Clock::now() - began);

@@ -302,6 +302,8 @@ TEST(ContinuationPolicyTest, InPlaceWhileContinuationsAreUnderASixteenthOfTheWor
   using std::chrono::microseconds;
   ContinuationPolicy policy;
   EXPECT_FALSE(policy.inPlace());  // nothing seen yet
+  policy.workTook(microseconds(320));
+  EXPECT_FALSE(policy.inPlace());  // no continuation seen yet: the first goes to a task of its own
   for (int i = 0; i < 40; ++i) {
     policy.workTook(microseconds(320));   // a shared source's read
     policy.continuationTook(microseconds(10));  // a job that only counts events

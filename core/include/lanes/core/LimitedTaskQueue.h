@@ -29,7 +29,8 @@ class ContinuationPolicy {
   void continuationTook(std::chrono::nanoseconds took) { blend(continuation_, took); }
   // False until both have been seen.
   bool inPlace() const {
-    return continuation_.load(std::memory_order_relaxed) * kShare < work_.load(std::memory_order_relaxed);
+    auto const continuation = continuation_.load(std::memory_order_relaxed);
+    return continuation > 0 && continuation * kShare < work_.load(std::memory_order_relaxed);
   }
 
  private:

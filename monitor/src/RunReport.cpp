@@ -98,7 +98,34 @@ RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistic
   report.stopRequested = summary.stopRequested;
   report.provenance = Provenance::current();
   if (!sourceDetails.empty()) report.source = nlohmann::json::parse(sourceDetails);
+  report.schedule = scheduleJson(job);
+  report.callTimes = statistics.callTimesJson();
   return report;
+}
+
+nlohmann::json scheduleJson(JobInfo const& job) {
+  auto modules = nlohmann::json::array();
+  for (auto const& module : job.modules) {
+    auto prerequisites = nlohmann::json::array();
+    for (auto const& prerequisite : module.prerequisites) {
+      auto entry = prerequisite.producer == kSourceProducer ? nlohmann::json{{"source", prerequisite.product}}
+                                                            : nlohmann::json{{"module", prerequisite.producer}};
+      if (module.productReady) entry["announced"] = prerequisite.products;
+      prerequisites.push_back(std::move(entry));
+    }
+    modules.push_back({{"limit", module.concurrencyLimit},
+                       {"external_work", module.externalWork},
+                       {"product_ready", module.productReady},
+                       {"prerequisites", std::move(prerequisites)}});
+  }
+  auto paths = nlohmann::json::array();
+  for (auto const& path : job.paths) paths.push_back({{"name", path.name}, {"modules", path.modules}});
+  auto outputs = nlohmann::json::array();
+  for (auto const& output : job.outputs) outputs.push_back({{"module", output.module}, {"select", output.selectPaths}});
+  return {{"source", {{"replicated", job.replicatedSource}, {"reads", toString(job.sourceReads)}}},
+          {"modules", std::move(modules)},
+          {"paths", std::move(paths)},
+          {"outputs", std::move(outputs)}};
 }
 
 nlohmann::json RunReport::toJson() const {
@@ -153,6 +180,8 @@ nlohmann::json RunReport::toJson() const {
                              {"stop_requested", stopRequested},
                              {"provenance", provenance.toJson()}});
   if (!source.is_null()) json["source"] = source;
+  if (!schedule.is_null()) json["schedule"] = schedule;
+  if (!callTimes.is_null()) json["call_times"] = callTimes;
   return json;
 }
 

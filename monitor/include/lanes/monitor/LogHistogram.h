@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +23,8 @@ class LogHistogram {
   void merge(LogHistogram const& other);
 
   std::uint64_t count() const { return count_; }
+  // [bucket, count] pairs, ascending: bucket b holds [2^(b/64), 2^((b+1)/64)) seconds.
+  std::vector<std::pair<int, std::uint64_t>> buckets() const { return {counts_.begin(), counts_.end()}; }
   // The nearest-rank percentile (`fraction` in [0, 1]); 0 when empty.
   double percentile(double fraction) const;
 

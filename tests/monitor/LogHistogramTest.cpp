@@ -35,6 +35,21 @@ TEST(LogHistogram, PercentilesAreWithinHalfABucketOfTheExactOnes) {
   }
 }
 
+// Its buckets are found without a logarithm; they are the logarithm's.
+TEST(LogHistogram, BucketsAreFloorsOf64TimesTheLog2) {
+  std::mt19937 random(11);
+  std::uniform_real_distribution<double> exponent(-29.8, 10.0);  // from 1 ns (the shortest apart)
+  for (int i = 0; i < 100000; ++i) {
+    auto const seconds = std::exp2(exponent(random));
+    LogHistogram histogram;
+    histogram.add(seconds);
+    auto const expected = static_cast<int>(std::floor(std::log2(seconds) * 64));
+    // Only a value within rounding of an edge may land on the edge's other side.
+    if (std::abs(std::log2(seconds) * 64 - std::round(std::log2(seconds) * 64)) < 1e-9) continue;
+    ASSERT_EQ(histogram.buckets().front().first, expected) << seconds;
+  }
+}
+
 TEST(LogHistogram, MergedPartsGiveTheWholesPercentiles) {
   LogHistogram whole, first, second;
   for (int i = 1; i <= 1000; ++i) {

@@ -135,7 +135,8 @@ bool DeviceModel::startTimed(unsigned queue, Resource& resource, double seconds)
   account(resource);
   ++resource.used;
   running_[queue] = &resource;
-  simulation_.schedule(simulation_.now_ + seconds, Happening::Kind::DeviceDone, index_, queue);
+  auto const took = seconds > 0 ? seconds + settings_.sleepOvershoot : 0.0;  // a 0-byte copy never sleeps
+  simulation_.schedule(simulation_.now_ + took, Happening::Kind::DeviceDone, index_, queue);
   return true;
 }
 

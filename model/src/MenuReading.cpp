@@ -270,6 +270,12 @@ Menu readMenu(json const& report, std::string const& name) {
   }
   if (std::any_of(menu.modules.begin(), menu.modules.end(), [](auto const& m) { return m.device.has_value(); })) {
     menu.device = deviceSettings(report, name);
+    for (auto const& module : modules) {
+      auto const details = module.value("details", json());
+      if (details.is_object() && details.contains("device")) {
+        menu.device->sleepOvershoot = std::max(0.0, details["device"].value("sleep_overshoot_s", 0.0));
+      }
+    }
   }
 
   double busy = report.value("source_s", 0.0);

@@ -206,6 +206,9 @@ std::string AcceleratorModule::details() const {
                          {"queue_waits", static_cast<double>(queueWaits_.load()) / calls},
                          {"to_host", toHost_},
                          {"to_host_bytes", toHost_ ? outputBytes_ : 0}};
+    if (auto const* emulated = dynamic_cast<EmulatedDevice const*>(&accelerator_->device())) {
+      details["device"]["sleep_overshoot_s"] = emulated->statistics().sleepOvershootS;
+    }
   }
   if (hostProduct_.valid()) {
     details["results"] = results_.load();

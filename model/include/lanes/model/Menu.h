@@ -67,6 +67,7 @@ struct DeviceSettings {
   double launchSeconds = 5e-6;
   unsigned maxQueues = 0;  // 0: as many as the lanes need; sync-single: 1
   unsigned waitingThreads = 2;
+  double sleepOvershoot = 0;  // what each copy and kernel took beyond its time (the emulated device's sleeps)
 };
 
 // Immutable value type: what a measured run gave, to set a prediction beside.

@@ -29,6 +29,7 @@ constexpr unsigned kMaxCount = 1u << 20;
 
 struct ModelArguments {
   std::string input;
+  std::string trace;
   unsigned threads = 0, lanes = 0, processes = 0, cores = 0, devices = 0;
   double wakeLatency = 0;
   std::uint64_t events = 0, chunk = 0, seed = 1;
@@ -189,11 +190,12 @@ void printCurve(model::ModelInput const& input, std::ostream& out) {
 }
 
 int model(ModelArguments const& arguments) {
-  auto const menu = model::readMenu(readReport(arguments.input), arguments.input);
+  auto menu = model::readMenu(readReport(arguments.input), arguments.input);
+  if (!arguments.trace.empty()) model::readTrace(menu, arguments.trace);
   std::optional<Curve> curve;
   if (!arguments.vary.empty()) curve = parseVary(arguments.vary);
   refuseWhatDoesNotApply(arguments, menu, curve ? &*curve : nullptr);
-  model::ModelInput input{arguments.input, {}, curve ? curve->axis : "", {}};
+  model::ModelInput input{arguments.input, arguments.trace, {}, curve ? curve->axis : "", {}};
   for (auto const& path : arguments.measured) {
     auto const report = readReport(path);
     if (!report.is_object() || !report.contains("events_per_s")) throw Exception(path + " is not a lanes run report");
@@ -227,6 +229,9 @@ void addModelCommand(CLI::App& app, int& exitCode) {
                "simulation of lanes' own scheduling, drawing each call's time from what the run measured)");
   auto const count = wholeNumber(1, kMaxCount);
   command->add_option("report", arguments->input, "The run's report (lanes run --report)")->required();
+  command->add_option("--trace", arguments->trace,
+                      "The run's trace (lanes run --trace): each event's calls replayed together, instead of each "
+                      "call's time drawn on its own");
   command->add_option("-t,--threads", arguments->threads, "Threads per process (default: the run's)")->check(count);
   command->add_option("-l,--lanes", arguments->lanes,
                       "Events in flight per process (default: as many as threads when -t is given, else the run's)")

@@ -387,7 +387,7 @@ void Simulation::runModule(unsigned thread, Frame& frame) {
   auto const& module = menu_.modules[m];
   if (frame.phase == 0) {
     frame.phase = 1;
-    return call(thread, m, Activity::Counts::Event, module.event.draw(random_), module.sleeps);
+    return call(thread, m, Activity::Counts::Event, eventSeconds(frame.lane, m), module.sleeps);
   }
   lanes_[frame.lane].modules[m].accepted = module.acceptance >= 1 || random_.uniform() < module.acceptance;
   frame = frameOf(Frame::Kind::Finish, frame.lane, m);
@@ -407,7 +407,7 @@ void Simulation::acquire(unsigned thread, Frame& frame) {
     case 0: {
       extras.acquired = now_;
       frame.phase = 1;
-      if (!onDevice) return call(thread, m, Activity::Counts::Acquire, module.acquire.draw(random_), module.sleeps);
+      if (!onDevice) return call(thread, m, Activity::Counts::Acquire, acquireSeconds(lane, m), module.sleeps);
       std::vector<DeviceCall*> inputs;
       for (unsigned k = 0; k < module.prerequisites.size(); ++k) {
         if (deviceInput_[m][k]) inputs.push_back(&lanes_[lane].extras[module.prerequisites[k].index].device);
@@ -415,7 +415,7 @@ void Simulation::acquire(unsigned thread, Frame& frame) {
       // A blocking strategy's acquire() is measured with its wait: its host part is the enqueues'.
       auto const spins = device->completionOf(*module.device) == DeviceModel::Completion::Spin;
       auto const host = spins ? device->enqueueSeconds(*module.device, inputs.empty() ? 0 : inputs.size() - 1)
-                              : module.acquire.draw(random_);
+                              : acquireSeconds(lane, m);
       device->enqueue(lane, m, *module.device, inputs, extras.device, lanes_[lane].device);
       return call(thread, m, Activity::Counts::Acquire, host, false);
     }

@@ -145,8 +145,10 @@ json modelJson(Menu const& menu, Prediction const& prediction, ModelInput const&
   for (auto const& point : input.measured) measured.push_back(measuredJson(point));
   double sourceWait = 0;
   for (auto idle : prediction.laneIdleSeconds) sourceWait += idle;
+  auto const trace = input.trace.empty() ? json() : json{{"path", input.trace}, {"events", menu.recorded.size()}};
   return {{"predicted", true},
           {"input", measuredJson(menu.measured)},
+          {"trace", trace},
           {"layout", layoutJson(prediction.layout)},
           {"overhead_per_call_s", menu.overheadPerCall},
           {"simulation_s", prediction.simulationSeconds},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "lanes/core/Exception.h"
 #include "lanes/model/Simulate.h"
@@ -84,7 +85,7 @@ Simulation::Simulation(Menu const& menu, Layout const& layout)
     }
   }
   prediction_.laneIdleSeconds.assign(lanes_.size(), 0.0);
-  acquireSeconds_.assign(nModules, 0.0);
+  acquireTotals_.assign(nModules, 0.0);
   externalWaits_.assign(nModules, 0.0);
 }
 
@@ -245,7 +246,7 @@ void Simulation::activityDone(unsigned thread) {
     module.totalSeconds += seconds;
     if (activity.counts != Activity::Counts::ProductReady) ++module.calls;
     if (activity.counts == Activity::Counts::Event) ++module.events;
-    if (activity.counts == Activity::Counts::Acquire) acquireSeconds_[activity.module] += seconds;
+    if (activity.counts == Activity::Counts::Acquire) acquireTotals_[activity.module] += seconds;
     if (menu_.modules[activity.module].output) prediction_.outputsSeconds += seconds;
   }
   activity.kind = Activity::Kind::None;
@@ -269,7 +270,7 @@ void Simulation::spinDone(unsigned thread) {
   auto const seconds = now_ - activity.began;
   prediction_.cpuSeconds += seconds;
   prediction_.modules[activity.module].totalSeconds += seconds;  // the acquire() call spins
-  acquireSeconds_[activity.module] += seconds;
+  acquireTotals_[activity.module] += seconds;
   activity.kind = Activity::Kind::None;
   schedule(now_, Happening::Kind::ThreadWakes, thread);
 }
@@ -310,6 +311,23 @@ void Simulation::beginEvent(unsigned lane) {
   }
   for (auto& path : state.paths) path = {};
   state.eventBegan = now_;
+  if (!menu_.recorded.empty()) state.recorded = static_cast<unsigned>(begun_++ % menu_.recorded.size());
+}
+
+double Simulation::eventSeconds(unsigned lane, unsigned module) {
+  if (!menu_.recorded.empty()) {
+    auto const seconds = menu_.recorded[lanes_[lane].recorded].event[module];
+    if (!std::isnan(seconds)) return seconds;
+  }
+  return menu_.modules[module].event.draw(random_);
+}
+
+double Simulation::acquireSeconds(unsigned lane, unsigned module) {
+  if (!menu_.recorded.empty()) {
+    auto const seconds = menu_.recorded[lanes_[lane].recorded].acquire[module];
+    if (!std::isnan(seconds)) return seconds;
+  }
+  return menu_.modules[module].acquire.draw(random_);
 }
 
 void Simulation::endEvent(unsigned lane) {
@@ -345,7 +363,7 @@ Prediction Simulation::finishPrediction() {
   prediction_.wallSeconds = wall;
   for (std::size_t m = 0; m < prediction_.modules.size(); ++m) {
     auto& module = prediction_.modules[m];
-    module.externalSeconds = std::max(0.0, externalWaits_[m] - acquireSeconds_[m]);
+    module.externalSeconds = std::max(0.0, externalWaits_[m] - acquireTotals_[m]);
     if (gateResource_[m] == kNone) continue;
     auto& gate = prediction_.resources[gateResource_[m]];
     gate.queues = true;

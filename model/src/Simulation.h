@@ -133,6 +133,7 @@ struct LaneState {
   bool finishedInline = false;  // startEvent()'s answer: the event ended before it returned
   bool fetched = false;         // the shared source's queue found an event
   double eventBegan = 0;
+  unsigned recorded = 0;  // the recorded event (Menu::recorded) whose calls it replays
   double freeSince = 0;  // the last event ended (an idle wait began)
   unsigned readQueue = kNone;  // its batch reads' serial queue (a lane's copy of a file source)
   DeviceHold device;  // what its event holds of the device
@@ -201,6 +202,9 @@ class Simulation {
   void rescheduleCores();
   // ---- events (Simulation.cpp): lumi boundaries would gate admitEvent()
   bool admitEvent(unsigned lane);
+  // A call's time: the lane's recorded event's, when the trace has it, else drawn.
+  double eventSeconds(unsigned lane, unsigned module);
+  double acquireSeconds(unsigned lane, unsigned module);
   void beginEvent(unsigned lane);
   void endEvent(unsigned lane);
   void idleUntilNow(unsigned lane);
@@ -265,9 +269,10 @@ class Simulation {
   std::vector<std::vector<bool>> deviceInput_;      // by module and prerequisite: a product left on the device
   std::vector<ProductIndex> sharedSourceProducts_;  // consumed by several modules
   std::uint64_t unclaimed_ = 0;  // events no process has taken yet
+  std::uint64_t begun_ = 0;      // events begun: the next replays recorded event begun_ % recorded
   Prediction prediction_;
   double threadSeconds_ = 0;  // threads not idle
-  std::vector<double> acquireSeconds_, externalWaits_;  // by module
+  std::vector<double> acquireTotals_, externalWaits_;  // by module
   std::vector<unsigned> gateResource_;  // by module: its queues' resource entry, or kNone
   unsigned sourceResource_ = kNone;
 };

@@ -69,6 +69,17 @@ def test_compare_and_report_read_a_prediction(lanes, measured, tmp_path):
     assert figures["threads"]["b"] == 4
 
 
+def test_a_trace_replays_each_events_calls(lanes, tmp_path):
+    run = lanes("run", *ONE_MODULE_JOB, "-t", "2", "-n", "50", "--trace", tmp_path / "trace.json")
+    assert run.returncode == 0, run.stderr
+    (tmp_path / "run.json").write_text(json.dumps(run.report))
+    result = lanes("model", tmp_path / "run.json", "--trace", tmp_path / "trace.json", "--report", tmp_path / "p.json")
+    assert result.returncode == 0, result.stderr
+    trace = json.loads((tmp_path / "p.json").read_text())["model"]["trace"]
+    assert trace["events"] == 50 and trace["path"].endswith("trace.json")
+    assert_one_line_error(lanes("model", tmp_path / "run.json", "--trace", tmp_path / "run.json"), "is not a lanes trace")
+
+
 def test_a_menu_with_an_accelerator_is_modelled_with_its_device(lanes, tmp_path):
     run = lanes("run", "--menu", REPO / "examples" / "hlt-like.toml", "-t", "2", "-n", "60", "--accel",
                 "emulated:slots=2", "--accel-strategy", "waiting-pool")

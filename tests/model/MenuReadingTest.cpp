@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
 #include "lanes/core/Exception.h"
 
 namespace lanes::model::test {
@@ -95,6 +99,39 @@ TEST(MenuReadingTest, TakesCpuBeyondTheOverheadsBoundForSpinning) {
   auto spinning = report();
   spinning["cpu_user_s"] = 2.0;  // idle threads spun through the second
   EXPECT_DOUBLE_EQ(readMenu(spinning, "r.json").overheadPerCall, kMaxOverheadPerCall);
+}
+
+std::string traceFile(std::string const& name, std::string const& text) {
+  auto const path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(MenuReadingTest, ReadsEachEventsCallsFromTheTrace) {
+  auto menu = readMenu(report(), "r.json");
+  auto const path = traceFile("lanes-model-trace.json",
+                              R"({"displayTimeUnit": "ms", "traceEvents": [)" "\n"
+                              R"({"args":{"name":"lanes"},"name":"process_name","ph":"M","pid":1,"tid":0},)" "\n"
+                              R"({"ph":"X","name":"tracks","cat":"event","ts":1,"dur":2000,"pid":1,"tid":1,"args":{"lane":0,"event":"1:1:1"}},)" "\n"
+                              R"({"ph":"X","name":"trigger","cat":"event","ts":3,"dur":500,"pid":1,"tid":1,"args":{"lane":0,"event":"1:1:1"}},)" "\n"
+                              R"({"ph":"X","name":"tracks","cat":"event","ts":9,"dur":4000,"pid":1,"tid":1,"args":{"lane":1,"event":"1:1:2"}})" "\n"
+                              "]}\n");
+  readTrace(menu, path);
+  ASSERT_EQ(menu.recorded.size(), 2u);
+  EXPECT_FLOAT_EQ(menu.recorded[0].event[0], 0.002f);
+  EXPECT_FLOAT_EQ(menu.recorded[0].event[1], 0.0005f);
+  EXPECT_TRUE(std::isnan(menu.recorded[1].event[1]));
+  EXPECT_FLOAT_EQ(menu.recorded[1].event[0], 0.004f);
+}
+
+TEST(MenuReadingTest, RefusesATraceOfAnotherJobOrNoTrace) {
+  auto menu = readMenu(report(), "r.json");
+  auto const other = traceFile("lanes-model-other.json",
+                               R"({"traceEvents": [)" "\n"
+                               R"({"ph":"X","name":"elsewhere","cat":"event","ts":1,"dur":2,"pid":1,"tid":1,"args":{"lane":0,"event":"1:1:1"}})" "\n]}\n");
+  EXPECT_THROW(readTrace(menu, other), Exception);
+  EXPECT_THROW(readTrace(menu, traceFile("lanes-model-not.json", "[]\n")), Exception);
+  EXPECT_THROW(readTrace(menu, "/no/such/trace.json"), Exception);
 }
 
 TEST(MenuReadingTest, RefusesWhatItCannotModelInOneLine) {

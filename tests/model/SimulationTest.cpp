@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "MenuBuilding.h"
 #include "lanes/core/Exception.h"
 #include "lanes/model/PredictionReport.h"
@@ -172,6 +174,21 @@ TEST(SimulationTest, TheSameSeedGivesTheSamePredictionAndAnotherADifferentOne) {
   EXPECT_EQ(simulate(menu, layout).wallSeconds, first);
   layout.seed = 2;
   EXPECT_NE(simulate(menu, layout).wallSeconds, first);
+}
+
+// Two modules on paths of their own, each 10 ms in one event of two and free in the other: replayed as the
+// trace recorded them (slow together), an event takes 10 ms or nothing; drawn on their own, 7.5 ms on average.
+TEST(SimulationTest, RecordedEventsKeepTheirCallsTogether) {
+  LogHistogram histogram;
+  histogram.add(0.010, 1);
+  histogram.add(1e-9, 1);
+  auto a = moduleOf("a", 0.0), b = moduleOf("b", 0.0);
+  a.event = b.event = Distribution::measured(histogram, 0.005);
+  auto menu = menuOf({a, b});
+  auto const drawn = rateOf(menu, layoutOf(2, 1, 4000));
+  EXPECT_NEAR(drawn, 1 / 0.0075, 1 / 0.0075 * 0.03);
+  menu.recorded = {{{0.010f, 0.010f}, {NAN, NAN}}, {{0.0f, 0.0f}, {NAN, NAN}}};
+  EXPECT_NEAR(rateOf(menu, layoutOf(2, 1, 4000)), 200.0, 200 * 1e-5);
 }
 
 TEST(SimulationTest, RefusesALayoutThatCannotRun) {

@@ -82,6 +82,13 @@ struct MeasuredPoint {
 // The point of a run report (single or multi-process) found at `path`.
 MeasuredPoint measuredPoint(nlohmann::json const& report, std::string const& path);
 
+// One event's calls as its run's trace recorded them (seconds; NaN: none):
+// replayed together, they keep what the histograms lose, that an event slow
+// in one module may be slow in all.
+struct RecordedEvent {
+  std::vector<float> event, acquire;  // by module
+};
+
 // Immutable after reading.
 struct Menu {
   std::vector<MenuModule> modules;
@@ -97,6 +104,7 @@ struct Menu {
   // kMaxOverheadPerCall (what is left over beyond that is taken for oneTBB's
   // spinning in idle threads, which takes no thread from work).
   double overheadPerCall = 0;
+  std::vector<RecordedEvent> recorded;  // from the run's trace, if read: events replayed in turn
   MeasuredPoint measured;
   nlohmann::json provenance;  // the measured job's
 };
@@ -109,6 +117,12 @@ inline constexpr double kMaxOverheadPerCall = 25e-6;
 // run report, one without a schedule and call times (an older lanes), a
 // failed job, no events, a device other than the emulated one.
 Menu readMenu(nlohmann::json const& report, std::string const& name);
+
+// Reads the run's trace (`lanes run --trace`, a call per line) into
+// `menu.recorded`: each event's calls by module label. Throws
+// lanes::Exception, in one line, for a file that is no lanes trace or a trace
+// of another job (none of its calls' modules is the menu's).
+void readTrace(Menu& menu, std::string const& path);
 
 char const* toString(Strategy strategy);
 

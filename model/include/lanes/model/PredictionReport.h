@@ -4,7 +4,7 @@
 // a `model` section that says what was predicted from what:
 //
 //   model: {predicted: true, input {report, threads, lanes, processes, events,
-//   events_per_s, cpu_s}, layout {threads, lanes, processes, cores, devices,
+//   events_per_s, cpu_s}, trace {path, events} or null, layout {threads, lanes, processes, cores, devices,
 //   events, distribution, chunk, seed, wake_latency_s}, overhead_per_call_s, simulation_s,
 //   resources [{name, kind, capacity, utilization, caps_events_per_s,
 //   held, wait_s, saturated} (ResourceUse; the saturated first, then the
@@ -32,6 +32,7 @@ inline constexpr double kSaturated = 0.9;
 // Immutable value type: what a prediction says beyond a run report's figures.
 struct ModelInput {
   std::string report;               // the measured report's path
+  std::string trace;                // its trace's, if read (Menu::recorded)
   std::vector<Prediction> curve;    // the predictions along the varied axis (may be empty)
   std::string axis;                 // threads, lanes or processes; empty without a curve
   std::vector<MeasuredPoint> measured;

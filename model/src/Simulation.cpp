@@ -402,11 +402,26 @@ Prediction Simulation::finishPrediction() {
 
 }  // namespace detail
 
+namespace {
+constexpr std::uint64_t kMostThreads = 65536;
+constexpr std::uint64_t kMostLaneStates = 20'000'000;
+}  // namespace
+
 Prediction simulate(Menu const& menu, Layout const& layout) {
   if (layout.threads == 0) throw Exception("the number of threads must be at least 1");
   if (layout.processes == 0) throw Exception("the number of processes must be at least 1");
   if (layout.events == 0) throw Exception("the number of events must be at least 1");
   if (layout.chunk == 0) throw Exception("the chunk must be at least 1 event");
+  auto const lanes = std::uint64_t{layout.lanesPerProcess()} * layout.processes;
+  if (layout.totalThreads() > kMostThreads) {
+    throw Exception("at most " + std::to_string(kMostThreads) + " threads over all processes can be simulated, not " +
+                    std::to_string(std::uint64_t{layout.threads} * layout.processes));
+  }
+  // Each lane keeps a state per module: a typo's million lanes would not fit in memory.
+  if (lanes * std::max<std::size_t>(1, menu.modules.size()) > kMostLaneStates) {
+    throw Exception(std::to_string(lanes) + " lanes of " + std::to_string(menu.modules.size()) +
+                    " modules are too many to simulate (lanes x modules at most " + std::to_string(kMostLaneStates) + ")");
+  }
   auto const began = std::chrono::steady_clock::now();
   auto prediction = detail::Simulation(menu, layout).run();
   prediction.simulationSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();

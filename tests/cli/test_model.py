@@ -117,6 +117,8 @@ def test_a_multi_process_run_is_modelled_from_its_workers(lanes, tmp_path):
         (["--devices", "2"], ["--devices applies to accelerator modules"]),
         (["--vary", "lanes=1,2", "-l", "2"], ["both set the lanes"]),
         (["-t", "0"], ["-t"]),
+        (["-t", "100000"], ["at most 65536 threads"]),
+        (["-t", "1000", "-l", "1000000", "-p", "60"], ["too many to simulate"]),
         (["--wake-latency", "-1"], ["--wake-latency"]),
         (["--report", "/no/such/dir/p.json"], ["/no/such/dir"]),
         (["--measured", "/no/such/run.json"], ["cannot read /no/such/run.json"]),

@@ -195,6 +195,8 @@ TEST(SimulationTest, RefusesALayoutThatCannotRun) {
   auto const menu = menuOf({moduleOf("m", 0.001)});
   EXPECT_THROW(simulate(menu, layoutOf(0, 0, 10)), Exception);
   EXPECT_THROW(simulate(menu, layoutOf(1, 0, 0)), Exception);
+  EXPECT_THROW(simulate(menu, layoutOf(100000, 0, 10)), Exception);
+  EXPECT_THROW(simulate(menuOf(std::vector<MenuModule>(1000, moduleOf("m", 0.001))), layoutOf(1000, 64000, 10)), Exception);
 }
 
 TEST(SimulationTest, TheFirstResourceToSaturateAlongACurveIsNamedWithItsPoint) {

@@ -338,12 +338,13 @@ void Simulation::finishStart(unsigned thread, Frame& frame) {
   auto const lane = frame.lane;
   auto const m = frame.a;
   auto& state = lanes_[lane].modules[m];
-  bool const batched = menu_.sourceReads == SourceReads::Batched;
-  bool const solo = !solo_[m].empty();
-  if (lanes_[lane].extras[m].toRead.empty() && (!solo || !batched)) {
-    ++state.readyNow;
-  } else {
+  // Only a lane's copy of a file reads in batches (and only then is toRead, cold in memory, looked at).
+  bool const batch = menu_.sourceReads == SourceReads::Batched &&
+                     (!solo_[m].empty() || !lanes_[lane].extras[m].toRead.empty());
+  if (batch) {
     push(thread, lanes_[lane].readQueue, {QueueItem::Kind::ReadBatch, lane, m});
+  } else {
+    ++state.readyNow;
   }
   ++state.readyNow;
   state.pending -= state.readyNow;

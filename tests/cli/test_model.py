@@ -41,7 +41,8 @@ def test_the_report_carries_the_schedule_and_the_call_times(measured):
 
 
 def test_a_prediction_is_a_run_report_with_its_curve(lanes, measured, tmp_path):
-    result = lanes("model", measured, "--vary", "threads=1,2,4,8", "-n", "400", "--report", tmp_path / "p.json")
+    result = lanes("model", measured, "--vary", "threads=1,2,4,8", "-n", "400", "--measured", measured,
+                   "--report", tmp_path / "p.json")
     assert result.returncode == 0, result.stderr
     predicted = json.loads((tmp_path / "p.json").read_text())
     for key in ("threads", "lanes", "events", "wall_s", "events_per_s", "cpu_efficiency", "modules", "thread_time",
@@ -50,6 +51,7 @@ def test_a_prediction_is_a_run_report_with_its_curve(lanes, measured, tmp_path):
     model = predicted["model"]
     assert model["predicted"] is True and model["input"]["threads"] == 2
     assert [p["threads"] for p in model["curve"]["points"]] == [1, 2, 4, 8]
+    assert [(m["threads"], m["report"]) for m in model["measured"]] == [(2, str(measured))]
     # The `one` module holds its slot while its thread runs the lane's next event: about 200 events/s at any count.
     rates = [p["events_per_s"] for p in model["curve"]["points"]]
     assert max(rates) < 1.3 * min(rates)

@@ -10,21 +10,43 @@ Distribution Distribution::constant(double seconds) {
   return distribution;
 }
 
-Distribution Distribution::measured(LogHistogram const& histogram, double mean) {
-  auto const counts = histogram.buckets();
-  if (counts.empty() || !(mean > 0)) return constant(mean);
+Buckets Buckets::of(LogHistogram const& histogram) {
+  Buckets buckets;
+  for (auto const& [bucket, count] : histogram.buckets()) buckets.add(bucket, count);
+  return buckets;
+}
+
+void Buckets::add(int bucket, std::uint64_t count) {
+  counts[bucket] += count;
+  total += count;
+}
+
+void Buckets::merge(Buckets const& other) {
+  for (auto const& [bucket, count] : other.counts) add(bucket, count);
+}
+
+double Buckets::lowerEdge(int bucket) const { return std::exp2(static_cast<double>(bucket) / perOctave); }
+
+double Buckets::summed() const {
+  double sum = 0;
+  for (auto const& [bucket, count] : counts) sum += static_cast<double>(count) * std::exp2((bucket + 0.5) / perOctave);
+  return sum;
+}
+
+Distribution Distribution::measured(Buckets const& counts, double mean) {
+  if (counts.total == 0 || !(mean > 0)) return constant(mean);
   Distribution distribution;
   distribution.mean_ = mean;
-  auto const n = counts.size();
-  double const total = static_cast<double>(histogram.count());
-  double const ratio = std::exp2(1.0 / LogHistogram::kBucketsPerOctave);
+  auto const n = counts.counts.size();
+  double const total = static_cast<double>(counts.total);
+  double const ratio = std::exp2(1.0 / counts.perOctave);
   double unscaled = 0;
-  std::vector<double> weight(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    auto const low = std::exp2(static_cast<double>(counts[i].first) / LogHistogram::kBucketsPerOctave);
-    weight[i] = static_cast<double>(counts[i].second) / total;
-    distribution.buckets_.push_back({low, low * (ratio - 1), 1.0, static_cast<std::uint32_t>(i)});
-    unscaled += weight[i] * low * (1 + ratio) / 2;
+  std::vector<double> weight;
+  for (auto const& [bucket, count] : counts.counts) {
+    auto const low = counts.lowerEdge(bucket);
+    weight.push_back(static_cast<double>(count) / total);
+    distribution.buckets_.push_back({low, low * (ratio - 1), 1.0, static_cast<std::uint32_t>(weight.size() - 1)});
+    unscaled += weight.back() * low * (1 + ratio) / 2;
   }
   for (auto& bucket : distribution.buckets_) {
     bucket.low *= mean / unscaled;

@@ -31,27 +31,26 @@ std::vector<json const*> partsOf(json const& report, std::string const& name) {
   return parts;
 }
 
-LogHistogram histogramOf(json const& times, char const* key, std::string const& name) {
-  if (!times.is_object() || !times.contains(key)) return {};
-  try {
-    return LogHistogram::fromJson(times[key]);
-  } catch (Exception const& error) {
-    refuse(name, std::string("is damaged: call_times ") + key + ": " + error.what());
+// A call_times entry: [first, counts...] in `perOctave` buckets to an octave (LogHistogram::toCompactJson).
+Buckets bucketsOf(json const& times, char const* key, int perOctave, std::string const& name) {
+  Buckets buckets;
+  buckets.perOctave = perOctave;
+  if (!times.is_object() || !times.contains(key)) return buckets;
+  auto const& entry = times[key];
+  auto const whole = [](json const& value) { return value.is_number_integer(); };
+  if (!entry.is_array() || !std::all_of(entry.begin(), entry.end(), whole)) {
+    refuse(name, std::string("is damaged: call_times ") + key + " is not [first, counts...]");
   }
-}
-
-// The summed call times a histogram holds (its buckets' middles).
-double summed(LogHistogram const& histogram) {
-  double sum = 0;
-  for (auto const& [bucket, count] : histogram.buckets()) {
-    sum += static_cast<double>(count) * std::exp2((bucket + 0.5) / LogHistogram::kBucketsPerOctave);
+  for (std::size_t i = 1; i < entry.size(); ++i) {
+    if (entry[i].get<std::int64_t>() < 0) refuse(name, std::string("is damaged: call_times ") + key + " has a negative count");
+    if (auto const n = entry[i].get<std::uint64_t>()) buckets.add(entry[0].get<int>() + static_cast<int>(i) - 1, n);
   }
-  return sum;
+  return buckets;
 }
 
 // The histograms of one module (or of the source), over every part.
 struct Histograms {
-  LogHistogram event, acquire, announce, external;
+  Buckets event, acquire, announce, external;
 };
 
 Histograms histogramsOf(std::vector<json const*> const& parts, std::string const& name, bool source,
@@ -59,16 +58,21 @@ Histograms histogramsOf(std::vector<json const*> const& parts, std::string const
   Histograms merged;
   for (auto const* part : parts) {
     auto const& times = (*part)["call_times"];
+    auto const perOctave = times.value("buckets_per_octave", 0);
+    if (perOctave <= 0 || LogHistogram::kBucketsPerOctave % perOctave != 0) {
+      refuse(name, "is damaged: call_times.buckets_per_octave is not a divisor of 64");
+    }
     auto const* entry = source ? &times["source"] : nullptr;
     if (!source) {
       auto const& modules = times["modules"];
       if (!modules.is_array() || module >= modules.size()) refuse(name, "is damaged: call_times has fewer modules than the job");
       entry = &modules[module];
     }
-    merged.event.merge(histogramOf(*entry, source ? "next" : "event", name));
-    merged.acquire.merge(histogramOf(*entry, source ? "read" : "acquire", name));
-    merged.announce.merge(histogramOf(*entry, "product_ready", name));
-    merged.external.merge(histogramOf(*entry, "external", name));
+    merged.event.merge(bucketsOf(*entry, source ? "next" : "event", perOctave, name));
+    merged.acquire.merge(bucketsOf(*entry, source ? "read" : "acquire", perOctave, name));
+    merged.announce.merge(bucketsOf(*entry, "product_ready", perOctave, name));
+    merged.external.merge(bucketsOf(*entry, "external", perOctave, name));
+    for (auto* buckets : {&merged.event, &merged.acquire, &merged.announce, &merged.external}) buckets->perOctave = perOctave;
   }
   return merged;
 }
@@ -77,16 +81,16 @@ Histograms histogramsOf(std::vector<json const*> const& parts, std::string const
 // report's exact total (a sampled job's histograms hold its timed calls only).
 void setCosts(Histograms const& histograms, double total, std::uint64_t calls, Distribution& event,
               Distribution& acquire, Distribution& announce) {
-  auto const timedCalls = histograms.event.count() + histograms.acquire.count();
-  auto const sum = summed(histograms.event) + summed(histograms.acquire) + summed(histograms.announce);
+  auto const timedCalls = histograms.event.total + histograms.acquire.total;
+  auto const sum = histograms.event.summed() + histograms.acquire.summed() + histograms.announce.summed();
   if (timedCalls == 0 || !(sum > 0)) {
     event = Distribution::constant(calls ? total / static_cast<double>(calls) : 0.0);
     return;
   }
   auto const perTimed = static_cast<double>(calls) / static_cast<double>(timedCalls);
   auto const scale = total / (sum * perTimed);
-  auto const meanOf = [&](LogHistogram const& histogram) {
-    return histogram.count() ? scale * summed(histogram) / static_cast<double>(histogram.count()) : 0.0;
+  auto const meanOf = [&](Buckets const& buckets) {
+    return buckets.total ? scale * buckets.summed() / static_cast<double>(buckets.total) : 0.0;
   };
   event = Distribution::measured(histograms.event, meanOf(histograms.event));
   acquire = Distribution::measured(histograms.acquire, meanOf(histograms.acquire));
@@ -148,13 +152,26 @@ std::optional<DeviceWork> deviceWorkOf(json const& details) {
   return work;
 }
 
-Prerequisite prerequisiteOf(json const& entry, std::size_t modules, std::string const& name) {
-  Prerequisite prerequisite;
-  prerequisite.fromSource = entry.contains("source");
-  prerequisite.index = entry.value(prerequisite.fromSource ? "source" : "module", ~0u);
-  prerequisite.announced = entry.value("announced", 0u);
-  if (!prerequisite.fromSource && prerequisite.index >= modules) refuse(name, "is damaged: a prerequisite names no module");
-  return prerequisite;
+// Its producers in the scheduler's order, then each source product it consumes (the order among those does
+// not change the timing: a source product is ready, or claimed for a batch, at once).
+std::vector<Prerequisite> prerequisitesOf(json const& scheduled, std::size_t modules, std::string const& name) {
+  std::vector<Prerequisite> prerequisites;
+  auto const after = scheduled.value("after", std::vector<unsigned>());
+  auto const announced = scheduled.value("announced", std::vector<unsigned>(after.size(), 0));
+  if (announced.size() != after.size()) refuse(name, "is damaged: schedule's announced and after differ in number");
+  for (std::size_t k = 0; k < after.size(); ++k) {
+    if (after[k] >= modules) refuse(name, "is damaged: a prerequisite names no module");
+    prerequisites.push_back({false, after[k], announced[k]});
+  }
+  bool const told = scheduled.value("product_ready", false);
+  for (auto const& run : scheduled.value("source", json::array())) {
+    auto const whole = [](json const& value) { return value.is_number_integer() && value.get<std::int64_t>() >= 0; };
+    if (!run.is_array() || run.size() != 2 || !whole(run[0]) || !whole(run[1])) {
+      refuse(name, "is damaged: schedule's source runs are not [first, count]");
+    }
+    for (unsigned p = 0; p < run[1].get<unsigned>(); ++p) prerequisites.push_back({true, run[0].get<unsigned>() + p, told ? 1u : 0u});
+  }
+  return prerequisites;
 }
 
 MenuModule moduleOf(json const& entry, json const& scheduled, Histograms const& histograms,
@@ -173,8 +190,8 @@ MenuModule moduleOf(json const& entry, json const& scheduled, Histograms const& 
   if (auto it = accepted.find(module.label); it != accepted.end()) module.acceptance = it->second;
   setCosts(histograms, entry.value("total_s", 0.0), entry.value("calls", std::uint64_t{0}), module.event,
            module.acquire, module.announce);
-  auto const external = histograms.external;
-  double const externalMean = external.count() ? summed(external) / static_cast<double>(external.count()) : 0.0;
+  auto const& external = histograms.external;
+  double const externalMean = external.total ? external.summed() / static_cast<double>(external.total) : 0.0;
   module.external = Distribution::measured(external, externalMean);
   if (details.is_object() && details.value("backend", std::string("none")) != "none") module.device = deviceWorkOf(details);
   return module;
@@ -231,9 +248,7 @@ Menu readMenu(json const& report, std::string const& name) {
   auto const accepted = acceptances(report);
   for (std::size_t m = 0; m < modules.size(); ++m) {
     menu.modules.push_back(moduleOf(modules[m], scheduled[m], histogramsOf(parts, name, false, m), accepted));
-    for (auto const& entry : scheduled[m].value("prerequisites", json::array())) {
-      menu.modules.back().prerequisites.push_back(prerequisiteOf(entry, modules.size(), name));
-    }
+    menu.modules.back().prerequisites = prerequisitesOf(scheduled[m], modules.size(), name);
   }
   for (auto const& path : schedule.value("paths", json::array())) {
     menu.paths.push_back({path.value("name", std::string()), path.value("modules", std::vector<unsigned>())});

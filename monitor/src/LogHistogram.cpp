@@ -74,6 +74,18 @@ nlohmann::json LogHistogram::toJson() const {
   return {{"buckets_per_octave", kBucketsPerOctave}, {"counts", counts}};
 }
 
+nlohmann::json LogHistogram::toCompactJson(int bucketsPerOctave) const {
+  auto const factor = kBucketsPerOctave / bucketsPerOctave;
+  auto const coarse = [factor](int bucket) { return bucket >= 0 ? bucket / factor : -((-bucket + factor - 1) / factor); };
+  if (counts_.empty()) return nlohmann::json::array();
+  auto const first = coarse(counts_.begin()->first);
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(coarse(counts_.rbegin()->first) - first + 1), 0);
+  for (auto const& [bucket, count] : counts_) counts[static_cast<std::size_t>(coarse(bucket) - first)] += count;
+  auto json = nlohmann::json::array({first});
+  for (auto const count : counts) json.push_back(count);
+  return json;
+}
+
 LogHistogram LogHistogram::fromJson(nlohmann::json const& json) {
   auto const bad = [] {
     return Exception("not a lanes histogram: expected {buckets_per_octave: 64, counts: [[bucket, count], ...]}");

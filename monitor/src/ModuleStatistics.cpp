@@ -178,7 +178,7 @@ namespace {
 nlohmann::json histogramsJson(CallTimes const& times, char const* event, char const* acquire) {
   auto json = nlohmann::json::object();
   auto const add = [&](char const* key, LogHistogram const& histogram) {
-    if (histogram.count() > 0) json[key] = histogram.toJson();
+    if (histogram.count() > 0) json[key] = histogram.toCompactJson(ModuleStatistics::kCallTimeBucketsPerOctave);
   };
   add(event, times.event);
   add(acquire, times.acquire);
@@ -196,7 +196,7 @@ nlohmann::json ModuleStatistics::callTimesJson() const {
     for (std::size_t i = 0; i < part.callTimes.size(); ++i) modules[i] += part.callTimes[i];
     source += part.sourceTimes;
   }
-  auto json = nlohmann::json::object({{"modules", nlohmann::json::array()}});
+  auto json = nlohmann::json::object({{"buckets_per_octave", kCallTimeBucketsPerOctave}, {"modules", nlohmann::json::array()}});
   for (auto const& times : modules) json["modules"].push_back(histogramsJson(times, "event", "acquire"));
   json["source"] = histogramsJson(source, "next", "read");
   return json;

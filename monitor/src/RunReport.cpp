@@ -103,20 +103,36 @@ RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistic
   return report;
 }
 
+namespace {
+// Whether `product` is the one after the last of `runs` ([first, count] runs of source products).
+bool continuesTheRun(nlohmann::json const& runs, ProductIndex product) {
+  return !runs.empty() && runs.back()[0].get<ProductIndex>() + runs.back()[1].get<ProductIndex>() == product;
+}
+}  // namespace
+
 nlohmann::json scheduleJson(JobInfo const& job) {
   auto modules = nlohmann::json::array();
   for (auto const& module : job.modules) {
-    auto prerequisites = nlohmann::json::array();
+    auto after = nlohmann::json::array(), announced = nlohmann::json::array(), source = nlohmann::json::array();
     for (auto const& prerequisite : module.prerequisites) {
-      auto entry = prerequisite.producer == kSourceProducer ? nlohmann::json{{"source", prerequisite.product}}
-                                                            : nlohmann::json{{"module", prerequisite.producer}};
-      if (module.productReady) entry["announced"] = prerequisite.products;
-      prerequisites.push_back(std::move(entry));
+      if (prerequisite.producer != kSourceProducer) {
+        after.push_back(prerequisite.producer);
+        announced.push_back(prerequisite.products);
+      } else if (continuesTheRun(source, prerequisite.product)) {
+        source.back()[1] = source.back()[1].get<unsigned>() + 1;
+      } else {
+        source.push_back({prerequisite.product, 1});
+      }
     }
-    modules.push_back({{"limit", module.concurrencyLimit},
-                       {"external_work", module.externalWork},
-                       {"product_ready", module.productReady},
-                       {"prerequisites", std::move(prerequisites)}});
+    // Only what is not the default: a report of a thousand waiters stays small.
+    auto entry = nlohmann::json::object();
+    if (module.concurrency == Concurrency::Limited) entry["limit"] = module.concurrencyLimit;
+    if (module.externalWork) entry["external_work"] = true;
+    if (module.productReady) entry["product_ready"] = true;
+    if (!after.empty()) entry["after"] = std::move(after);
+    if (!source.empty()) entry["source"] = std::move(source);
+    if (module.productReady && !announced.empty()) entry["announced"] = std::move(announced);
+    modules.push_back(std::move(entry));
   }
   auto paths = nlohmann::json::array();
   for (auto const& path : job.paths) paths.push_back({{"name", path.name}, {"modules", path.modules}});

@@ -33,11 +33,24 @@ def test_the_report_carries_the_schedule_and_the_call_times(measured):
     assert schedule["source"] == {"replicated": True, "reads": "inline"}
     labels = [m["label"] for m in report["modules"]]
     histograms = schedule["modules"][labels.index("histograms")]
-    assert histograms["limit"] == 1 and histograms["external_work"] is False
+    assert histograms == {}  # a `one` module with no prerequisite: every key its default
     assert [p["name"] for p in schedule["paths"]] == ["tracking", "histograms"]
-    times = report["call_times"]["modules"][labels.index("tracking")]["event"]
-    assert sum(count for _, count in times["counts"]) == 200
+    first, *counts = report["call_times"]["modules"][labels.index("tracking")]["event"]
+    assert report["call_times"]["buckets_per_octave"] == 8 and sum(counts) == 200
+    assert first in (-64, -63)  # 4 ms of sleep and the OS's slack: 8 log2(4.05e-3) = -63.6
     assert report["modules"][labels.index("tracking")]["details"] == {"work": "sleep"}
+
+
+def test_a_thousand_products_keep_the_report_small(lanes):
+    """The default job (947 products, a waiter each, an output that keeps all): its schedule lists each output's
+    products as runs, and 8 buckets to an octave keep each call's histogram to a few dozen counts."""
+    result = lanes("run", "-n", "50", "-t", "2")
+    assert result.returncode == 0, result.stderr
+    out = result.report["schedule"]["modules"][-1]
+    assert out["source"] == [[0, 947]]
+    histograms = [h for m in result.report["call_times"]["modules"] for h in m.values()]
+    assert len(histograms) >= 947
+    assert sum(len(h) for h in histograms) / len(histograms) < 64  # 126 kB in all, unindented, at load 2
 
 
 def test_a_prediction_is_a_run_report_with_its_curve(lanes, measured, tmp_path):

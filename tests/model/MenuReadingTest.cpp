@@ -19,7 +19,7 @@ using nlohmann::json;
 json histogramOf(double seconds, std::uint64_t count) {
   LogHistogram histogram;
   histogram.add(seconds, count);
-  return histogram.toJson();
+  return histogram.toCompactJson(8);
 }
 
 // A 2-thread job: a producer, a `one` filter on path HLT consuming it and a
@@ -47,16 +47,18 @@ json report() {
           {"schedule",
            {{"source", {{"replicated", true}, {"reads", "inline"}}},
             {"modules",
-             {{{"limit", 1}, {"external_work", false}, {"product_ready", false}, {"prerequisites", json::array()}},
+             {{{"limit", 1}, {"external_work", false}, {"product_ready", false}, {"after", json::array()}},
               {{"limit", 1},
                {"external_work", false},
                {"product_ready", false},
-               {"prerequisites", {{{"module", 0}}, {{"source", 3}}}}},
-              {{"limit", 1}, {"external_work", false}, {"product_ready", false}, {"prerequisites", json::array()}}}},
+               {"after", {0}},
+               {"source", {{3, 1}}}},
+              {{"limit", 1}, {"external_work", false}, {"product_ready", false}, {"after", json::array()}}}},
             {"paths", {{{"name", "HLT"}, {"modules", {1}}}}},
             {"outputs", {{{"module", 2}, {"select", {0}}}}}}},
           {"call_times",
-           {{"modules", {{{"event", histogramOf(0.01, 100)}}, {{"event", histogramOf(0.005, 100)}}, json::object()}},
+           {{"buckets_per_octave", 8},
+            {"modules", {{{"event", histogramOf(0.01, 100)}}, {{"event", histogramOf(0.005, 100)}}, json::object()}},
             {"source", {{"next", histogramOf(0.0001, 100)}}}}}};
 }
 
@@ -154,6 +156,28 @@ TEST(MenuReadingTest, RefusesWhatItCannotModelInOneLine) {
   cuda["accel"] = {{"backend", "cuda"}, {"strategy", "external-worker"}};
   EXPECT_NE(refusal(cuda).find("models the emulated one only"), std::string::npos);
   for (auto const& bad : {older, failed, empty, damaged, cuda}) EXPECT_EQ(refusal(bad).find('\n'), std::string::npos);
+}
+
+TEST(MenuReadingTest, RefusesDamagedCallTimesAndScheduleInOneLine) {
+  auto const damagedBy = [](auto change) {
+    auto bad = report();
+    change(bad);
+    return refusal(bad);
+  };
+  EXPECT_EQ(damagedBy([](json& r) { r["call_times"]["buckets_per_octave"] = 5; }),
+            "r.json is damaged: call_times.buckets_per_octave is not a divisor of 64");
+  EXPECT_EQ(damagedBy([](json& r) { r["call_times"]["modules"][0]["event"] = {{"counts", json::array()}}; }),
+            "r.json is damaged: call_times event is not [first, counts...]");
+  EXPECT_EQ(damagedBy([](json& r) { r["call_times"]["modules"][0]["event"] = {-60, 1.5}; }),
+            "r.json is damaged: call_times event is not [first, counts...]");
+  EXPECT_EQ(damagedBy([](json& r) { r["call_times"]["source"]["next"] = {-60, -1}; }),
+            "r.json is damaged: call_times next has a negative count");
+  EXPECT_EQ(damagedBy([](json& r) { r["schedule"]["modules"][1]["source"] = {{3}}; }),
+            "r.json is damaged: schedule's source runs are not [first, count]");
+  EXPECT_EQ(damagedBy([](json& r) { r["schedule"]["modules"][1]["announced"] = {1, 1}; }),
+            "r.json is damaged: schedule's announced and after differ in number");
+  EXPECT_EQ(damagedBy([](json& r) { r["schedule"]["modules"][1]["after"] = {7}; }),
+            "r.json is damaged: a prerequisite names no module");
 }
 
 TEST(MenuReadingTest, ReadsAMultiProcessReportFromItsWorkers) {

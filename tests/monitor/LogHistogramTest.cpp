@@ -50,6 +50,22 @@ TEST(LogHistogram, BucketsAreFloorsOf64TimesTheLog2) {
   }
 }
 
+TEST(LogHistogram, ItsCompactFormCountsCoarserBucketsFromTheFirst) {
+  LogHistogram histogram;
+  histogram.add(1.0, 2);   // bucket 0: coarse 0
+  histogram.add(1.05, 1);  // bucket 4: coarse 0
+  histogram.add(2.0, 3);   // bucket 64: coarse 8
+  histogram.add(0.5, 1);   // bucket -64: coarse -8
+  auto const json = histogram.toCompactJson(8);
+  std::vector<std::int64_t> expected(18, 0);
+  expected[0] = -8;  // the first bucket, then its count and the next ones'
+  expected[1] = 1;
+  expected[9] = 3;
+  expected[17] = 3;
+  EXPECT_EQ(json.get<std::vector<std::int64_t>>(), expected);
+  EXPECT_EQ(LogHistogram().toCompactJson(8).size(), 0u);
+}
+
 TEST(LogHistogram, MergedPartsGiveTheWholesPercentiles) {
   LogHistogram whole, first, second;
   for (int i = 1; i <= 1000; ++i) {

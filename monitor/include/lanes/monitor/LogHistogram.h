@@ -31,6 +31,11 @@ class LogHistogram {
   // {buckets_per_octave, counts: [[bucket, count], ...]}: bucket b holds
   // [2^(b/64), 2^((b+1)/64)) seconds.
   nlohmann::json toJson() const;
+  // [first, c0, c1, ...]: the counts in `bucketsPerOctave` buckets to an
+  // octave (a divisor of 64), dense from the first that holds any: bucket
+  // first + i holds ci, [2^(b/N), 2^((b+1)/N)) seconds; [] when empty.
+  // Compact where a report holds many histograms (call_times).
+  nlohmann::json toCompactJson(int bucketsPerOctave) const;
   // Throws lanes::Exception when `json` is not what toJson() writes.
   static LogHistogram fromJson(nlohmann::json const& json);
 

@@ -93,11 +93,14 @@ class ModuleStatistics : public ProcessingObserver {
   void waitFinished(WaitRecord const& record) override;
 
   Totals totals() const;
-  // The timed calls' distributions, for `lanes model`: {modules: [{event,
-  // acquire, product_ready, external}] indexed like JobInfo::modules, each
-  // only when it has any, source: {next, read}}, each a LogHistogram's JSON.
+  // The timed calls' distributions, for `lanes model`: {buckets_per_octave,
+  // modules: [{event, acquire, product_ready, external}] indexed like
+  // JobInfo::modules, each only when it has any, source: {next, read}}, each
+  // a LogHistogram's compact JSON ([first, counts...]) in 8 buckets to an
+  // octave (9% wide: a report of a thousand modules stays small).
   // Like totals(), after jobFinished().
   nlohmann::json callTimesJson() const;
+  static constexpr int kCallTimeBucketsPerOctave = 8;
 
  private:
   // Arrays whose allocations start and end on cache-line boundaries, so that

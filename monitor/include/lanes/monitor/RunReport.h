@@ -136,10 +136,15 @@ struct RunReport {
 };
 
 // The schedule a job ran under, from its JobInfo: {source: {replicated,
-// reads}, modules: [{limit, external_work, product_ready, prerequisites:
-// [{module} or {source}, each with `announced` for an output that asks for
-// productReady()]}] indexed like JobInfo::modules, paths: [{name, modules}],
-// outputs: [{module, select}]} (indices into modules and paths).
+// reads}, modules: [{limit (a limited module's), external_work,
+// product_ready (each present when true), after (the
+// producer modules it waits for, in the order the scheduler ensures them),
+// source ([first, count] runs of the source products it consumes), and for
+// an output that asks for productReady() announced (each producer's
+// products it is told of; a source product's: 1)}] indexed like
+// JobInfo::modules, each key left out when it would be empty, paths: [{name,
+// modules}], outputs: [{module, select}]} (indices into modules and paths):
+// compact where a job has a thousand modules.
 nlohmann::json scheduleJson(JobInfo const& job);
 
 // One line per file that the source skipped (`source`: a report's "source").

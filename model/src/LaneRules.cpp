@@ -292,8 +292,8 @@ void Simulation::startModule(unsigned thread, Frame& frame) {
       addWaiter(producer.waiters, {Waiter::Kind::Prerequisite, m, k});
     }
   }
-  // Products only this module reads are ready at once, unless its lane's
-  // copy of a file reads them in its batch.
+  // Source products ready at once (see solo_), unless its lane's copy of a
+  // file reads them in its batch.
   bool const batched = menu_.sourceReads == SourceReads::Batched;
   if (!batched) {
     for (auto k : solo_[m]) ready(lane, m, k);
@@ -303,18 +303,15 @@ void Simulation::startModule(unsigned thread, Frame& frame) {
   finishStart(thread, frame);
 }
 
-// ensureSourceProduct(): the first module to need a product several consume
-// reads it (inline from memory, else in its batch); the others wait for it.
+// ensureSourceProduct(), where a lane's copy of a file reads in batches: the
+// first module to need a product several consume reads it in its batch; the
+// others wait for it.
 void Simulation::ensureSourceProduct(unsigned lane, unsigned m, unsigned k) {
   auto const product = menu_.modules[m].prerequisites[k].index;
   auto& state = lanes_[lane].sourceProducts[product];
   if (state.done) return ready(lane, m, k);
   if (state.claimed) return addWaiter(state.waiters, {Waiter::Kind::Prerequisite, m, k});
   state.claimed = true;
-  if (menu_.sourceReads == SourceReads::Inline) {
-    state.done = true;
-    return ready(lane, m, k);
-  }
   lanes_[lane].extras[m].toRead.push_back(k);
 }
 

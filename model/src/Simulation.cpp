@@ -21,14 +21,14 @@ Simulation::Simulation(Menu const& menu, Layout const& layout)
     auto const& prerequisites = menu.modules[m].prerequisites;
     for (unsigned k = 0; k < prerequisites.size(); ++k) {
       auto const& prerequisite = prerequisites[k];
-      bool const solo = prerequisite.fromSource && menu.sourceConsumers[prerequisite.index] == 1;
+      // A source product is ready at once for every consumer unless a lane's copy of a file reads it in a
+      // batch that another consumer may have claimed.
+      bool const solo = prerequisite.fromSource &&
+                        (menu.sourceReads != SourceReads::Batched || menu.sourceConsumers[prerequisite.index] == 1);
       (solo ? solo_ : coordinated_)[m].push_back(k);
       auto const& producer = prerequisite.fromSource ? menu.modules[m] : menu.modules[prerequisite.index];
       deviceInput_[m].push_back(!prerequisite.fromSource && producer.device && !producer.device->toHost);
     }
-  }
-  for (ProductIndex p = 0; p < menu.sourceConsumers.size(); ++p) {
-    if (menu.sourceConsumers[p] > 1) sharedSourceProducts_.push_back(p);
   }
   prediction_.layout = layout;
   prediction_.modules.resize(nModules);
@@ -75,7 +75,7 @@ Simulation::Simulation(Menu const& menu, Layout const& layout)
       lane.process = p;
       lane.modules.resize(nModules);
       lane.extras.resize(nModules);
-      lane.sourceProducts.resize(menu.sourceConsumers.size());
+      if (menu.sourceReads == SourceReads::Batched) lane.sourceProducts.resize(menu.sourceConsumers.size());
       lane.paths.resize(menu.paths.size());
       if (menu.replicatedSource && menu.sourceReads == SourceReads::Batched) {
         lane.readQueue = static_cast<unsigned>(queues_.size());
@@ -304,10 +304,6 @@ void Simulation::beginEvent(unsigned lane) {
   for (auto& product : state.sourceProducts) {
     product.claimed = product.done = false;
     product.waiters.clear();
-  }
-  // A shared file source read them with the event.
-  if (menu_.sourceReads == SourceReads::WithTheEvent) {
-    for (auto p : sharedSourceProducts_) state.sourceProducts[p].done = true;
   }
   for (auto& path : state.paths) path = {};
   state.eventBegan = now_;

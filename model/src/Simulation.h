@@ -126,7 +126,7 @@ struct LaneState {
   unsigned process = 0;
   std::vector<ModuleState> modules;
   std::vector<ModuleExtras> extras;  // by module
-  std::vector<SourceProductState> sourceProducts;
+  std::vector<SourceProductState> sourceProducts;  // only where a lane's copy of a file reads in batches
   std::vector<PathState> paths;
   unsigned pendingPaths = 0, pendingOutputs = 0;
   int eventPending = 0;
@@ -265,9 +265,10 @@ class Simulation {
   std::deque<DeviceModel> devices_;  // a deque: a device's parts point at each other
   // The menu as the rules read it, made once.
   std::vector<std::vector<unsigned>> coordinated_;  // by module: prerequisites not read for it alone
-  std::vector<std::vector<unsigned>> solo_;         // by module: source products only it consumes
+  // By module: the source products ready at once for it (all of them, unless a lane's copy of a file reads
+  // them in batches: then those only it consumes, which its own batch reads).
+  std::vector<std::vector<unsigned>> solo_;
   std::vector<std::vector<bool>> deviceInput_;      // by module and prerequisite: a product left on the device
-  std::vector<ProductIndex> sharedSourceProducts_;  // consumed by several modules
   std::uint64_t unclaimed_ = 0;  // events no process has taken yet
   std::uint64_t begun_ = 0;      // events begun: the next replays recorded event begun_ % recorded
   Prediction prediction_;

@@ -23,4 +23,9 @@ void addAccelOptions(CLI::App& run) {
   run.parse_complete_callback([choice] { accel::setSettings(accel::Settings::parse(choice->backend, choice->strategy)); });
 }
 
+nlohmann::json accelReport() {
+  auto const& chosen = accel::settings();
+  return chosen.backend == accel::Backend::None ? nlohmann::json() : accel::toJson(chosen);
+}
+
 }  // namespace lanes::cli

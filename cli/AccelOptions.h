@@ -3,6 +3,7 @@
 // accelerator modules run and how they complete (plugins/accel/Settings.h).
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 namespace lanes::cli {
 
@@ -10,5 +11,9 @@ namespace lanes::cli {
 // backend, strategy or device option throws lanes::Exception) and set as the
 // process's accelerator settings, before the job's modules are constructed.
 void addAccelOptions(CLI::App& run);
+
+// The run report's `accel` section (accel::toJson() of the settings), or
+// null under --accel none.
+nlohmann::json accelReport();
 
 }  // namespace lanes::cli

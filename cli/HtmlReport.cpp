@@ -13,7 +13,8 @@
 
 namespace lanes::cli {
 
-int writeHtmlReport(RunArguments const& arguments, nlohmann::json const& report, int status) {
+int writeHtmlReport(RunArguments const& arguments, nlohmann::json const& report, int status,
+                    std::string const& command) {
   if (arguments.html.empty()) return status;
   // The tool reads the report as the job wrote it; this copy goes once the
   // page is written. The page is renamed into place here, where the job's
@@ -29,7 +30,7 @@ int writeHtmlReport(RunArguments const& arguments, nlohmann::json const& report,
     return status ? status : 1;
   }
   auto const name = std::filesystem::path(arguments.report.empty() ? arguments.html : arguments.report).filename();
-  std::vector<std::string> words{json, "-o", page, "--title", "lanes run: " + name.string()};
+  std::vector<std::string> words{json, "-o", page, "--title", "lanes " + command + ": " + name.string()};
   if (!arguments.trace.empty() && std::filesystem::is_regular_file(arguments.trace)) {
     words.insert(words.end(), {"--trace", arguments.trace});
   }

@@ -318,6 +318,7 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
   report.activity = memory.activityJson();
   report.provenance = provenance;
   if (pinner) report.sections["pinning"] = pinningReport(arguments.pin, *pinner);
+  if (auto accel = accelReport(); !accel.is_null()) report.sections["accel"] = std::move(accel);
   if (watchdog) noteWatchdog(*watchdog, report);
   if (summary.configurationError) report.sections["configuration_error"] = true;
   if (auto libraries = loadedPluginLibraries(); !libraries.empty()) report.sections["plugin_libraries"] = libraries;

@@ -8,6 +8,7 @@
 #include "InspectCommand.h"
 #include "InstallLayout.h"
 #include "JobProvenance.h"
+#include "ModelCommand.h"
 #include "PinCommand.h"
 #include "PluginsCommand.h"
 #include "ReportCommand.h"
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   lanes::cli::addCleanCommand(app, exitCode);
   lanes::cli::addScanCommand(app, exitCode);
   lanes::cli::addReportCommands(app, exitCode);
+  lanes::cli::addModelCommand(app, exitCode);
   lanes::cli::addProvenanceCommand(app);
   try {
     app.parse(argc, argv);

@@ -9,7 +9,7 @@
 namespace lanes::detail {
 
 Lane::Lane(Schedule& schedule, unsigned index)
-    : schedule_(schedule), index_(index), event_(schedule.registry, index), sourceReads_(sourceReadsOf(schedule)) {
+    : schedule_(schedule), index_(index), event_(schedule.registry, index), sourceReads_(schedule.sourceReads()) {
   if (schedule.replicatedSource) replica_ = schedule.takeReplica();
   // A lane's own copy of a file source is still one file: the lane's modules
   // run concurrently, so their reads go through the lane's serial queue.
@@ -79,11 +79,6 @@ std::optional<std::uint64_t> Lane::nextOrdinal() {
   }
   if (runs.take(index_, ordinal)) return ordinal;
   return std::nullopt;
-}
-
-Lane::SourceReads Lane::sourceReadsOf(Schedule const& schedule) {
-  if (schedule.inlineSourceReads) return SourceReads::Inline;
-  return schedule.replicatedSource ? SourceReads::Batched : SourceReads::WithTheEvent;
 }
 
 void Lane::fetchSharedAndProcess() {

@@ -89,14 +89,6 @@ class Lane {
     bool accepted = true;
   };
 
-  // How an event's source products reach their slots.
-  enum class SourceReads {
-    Inline,        // each where a module needs it: products from memory (Source::concurrentReads)
-    WithTheEvent,  // all the consumed ones as the event is fetched: a shared file source
-    Batched,       // a module's in one batch under the lane's serial queue: a lane's copy of a file source
-  };
-  static SourceReads sourceReadsOf(Schedule const& schedule);
-
   void fetchSharedAndProcess();
   // Reads every source product some module consumes into the event's slots;
   // under the shared source's serial queue, right after the event's next().

@@ -11,4 +11,13 @@ char const* toString(WaitKind kind) {
   return "?";
 }
 
+char const* toString(SourceReads reads) {
+  switch (reads) {
+    case SourceReads::Inline: return "inline";
+    case SourceReads::WithTheEvent: return "with-the-event";
+    case SourceReads::Batched: return "batched";
+  }
+  return "?";
+}
+
 }  // namespace lanes

@@ -62,7 +62,7 @@ Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
   countSourceConsumers();
   checkNoCycle();
   buildPaths();
-  for (auto const& path : paths) info.paths.push_back({path.name, path.modules});
+  describeSchedule();
   for (unsigned lane = 0; lane < lanes; ++lane) lanes_.push_back(std::make_unique<Lane>(*this, lane));
 }
 
@@ -73,6 +73,25 @@ std::vector<LaneActivity> Schedule::laneActivity() const {
   if (!watched) return activity;
   for (auto const& lane : lanes_) activity.push_back(lane->activity());
   return activity;
+}
+
+void Schedule::describeSchedule() {
+  for (unsigned m = 0; m < workers.size(); ++m) {
+    auto const& worker = *workers[m];
+    auto& module = info.modules[m];
+    module.concurrencyLimit = worker.module().concurrencyLimit();
+    module.externalWork = worker.module().hasExternalWork();
+    module.productReady = worker.readyListener() != nullptr;
+    for (unsigned k = 0; k < worker.prerequisites.size(); ++k) {
+      auto const& prerequisite = worker.prerequisites[k];
+      auto const announced = module.productReady ? static_cast<unsigned>(worker.productsOf[k].size()) : 0u;
+      module.prerequisites.push_back({prerequisite.producer, prerequisite.product, announced});
+    }
+  }
+  for (auto const& path : paths) info.paths.push_back({path.name, path.modules});
+  for (auto const& output : outputs) info.outputs.push_back({output.worker, output.selectPaths});
+  info.replicatedSource = replicatedSource;
+  info.sourceReads = sourceReads();
 }
 
 void Schedule::buildSource(PluginRegistry const& plugins) {

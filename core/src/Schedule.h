@@ -63,6 +63,12 @@ class Schedule {
   // may run concurrently (products from memory); a file source, even a lane's
   // own copy, is read under a serial queue.
   bool inlineSourceReads = false;
+  // How an event's source products reach their slots (products from memory
+  // inline; a shared file's with the event; a lane's copy's in batches).
+  SourceReads sourceReads() const {
+    if (inlineSourceReads) return SourceReads::Inline;
+    return replicatedSource ? SourceReads::Batched : SourceReads::WithTheEvent;
+  }
   std::size_t sourceProducts = 0;  // registry indices [0, sourceProducts) come from the source
   std::vector<unsigned> sourceConsumers;         // per source product: how many modules consume it
   // Those with several consumers, which coordinate through the lane's state
@@ -137,6 +143,8 @@ class Schedule {
   void countSourceConsumers();
   void buildPaths();
   void checkNoCycle() const;
+  // JobInfo's account of the schedule: limits, prerequisites, paths, outputs, the source's reads.
+  void describeSchedule();
   enum class Modules { AllButOutputs, Outputs };
   void runJobTransition(Transition transition, Modules which, std::string const& part, BatchSink* sink = nullptr);
   void startPart(ProcessPart const& part);

@@ -16,6 +16,14 @@ CallTotals& CallTotals::operator+=(CallTotals const& other) {
   return *this;
 }
 
+CallTimes& CallTimes::operator+=(CallTimes const& other) {
+  event.merge(other.event);
+  acquire.merge(other.acquire);
+  productReady.merge(other.productReady);
+  external.merge(other.external);
+  return *this;
+}
+
 double WaitTotals::externalSeconds() const {
   return std::max(0.0, std::chrono::duration<double>(external - acquire).count());
 }
@@ -66,6 +74,7 @@ ModuleStatistics::Accumulator& ModuleStatistics::firstUse() {
     accumulator.modules.resize(isOutput_.size());
     accumulator.waits.resize(isOutput_.size());
     accumulator.laneIdle.resize(lanes_);
+    accumulator.callTimes.resize(isOutput_.size());
   }
   cache = {generation_, &accumulator};
   return accumulator;
@@ -76,19 +85,26 @@ void ModuleStatistics::callFinished(CallRecord const& record) {
   CallTotals const call{1, record.end - record.begin, 0, timed};
   auto& accumulator = local();
   accumulator.timedCalls += timed;
+  auto const seconds = std::chrono::duration<double>(call.time).count();
   if (record.module == kSourceProducer) {
     accumulator.source += call;
+    if (timed) (record.transition == Transition::SourceRead ? accumulator.sourceTimes.acquire : accumulator.sourceTimes.event).add(seconds);
     return;
   }
   assert(record.module < isOutput_.size() && "CallRecord::module is not an index into JobInfo::modules");
   auto& module = accumulator.modules[record.module];
+  auto& times = accumulator.callTimes[record.module];
   switch (record.transition) {
     case Transition::Event: ++module.events; [[fallthrough]];
     case Transition::Acquire:
       module += call;
       if (record.transition == Transition::Acquire) accumulator.waits[record.module].acquire += call.time;
+      if (timed) (record.transition == Transition::Acquire ? times.acquire : times.event).add(seconds);
       break;
-    case Transition::ProductReady: module.time += call.time; break;
+    case Transition::ProductReady:
+      module.time += call.time;
+      if (timed) times.productReady.add(seconds);
+      break;
     default: return;
   }
   if (isOutput_[record.module]) accumulator.outputs += call;
@@ -100,7 +116,10 @@ void ModuleStatistics::waitFinished(WaitRecord const& record) {
   auto const duration = record.end - record.begin;
   switch (record.kind) {
     case WaitKind::Queue: accumulator.waits.at(record.module).queue += duration; break;
-    case WaitKind::External: accumulator.waits.at(record.module).external += duration; break;
+    case WaitKind::External:
+      accumulator.waits.at(record.module).external += duration;
+      accumulator.callTimes.at(record.module).external.add(std::chrono::duration<double>(duration).count());
+      break;
     case WaitKind::Idle: accumulator.laneIdle.at(record.lane) += duration; break;
   }
 }
@@ -151,6 +170,36 @@ ModuleStatistics::Totals ModuleStatistics::totals() const {
   }
   if (timingSample_ > 1) scaleToAll(total);
   return total;
+}
+
+namespace {
+
+// Each histogram of `times` that holds any calls, under its name.
+nlohmann::json histogramsJson(CallTimes const& times, char const* event, char const* acquire) {
+  auto json = nlohmann::json::object();
+  auto const add = [&](char const* key, LogHistogram const& histogram) {
+    if (histogram.count() > 0) json[key] = histogram.toCompactJson(ModuleStatistics::kCallTimeBucketsPerOctave);
+  };
+  add(event, times.event);
+  add(acquire, times.acquire);
+  add("product_ready", times.productReady);
+  add("external", times.external);
+  return json;
+}
+
+}  // namespace
+
+nlohmann::json ModuleStatistics::callTimesJson() const {
+  std::vector<CallTimes> modules(isOutput_.size());
+  CallTimes source;
+  for (auto const& part : perThread_) {
+    for (std::size_t i = 0; i < part.callTimes.size(); ++i) modules[i] += part.callTimes[i];
+    source += part.sourceTimes;
+  }
+  auto json = nlohmann::json::object({{"buckets_per_octave", kCallTimeBucketsPerOctave}, {"modules", nlohmann::json::array()}});
+  for (auto const& times : modules) json["modules"].push_back(histogramsJson(times, "event", "acquire"));
+  json["source"] = histogramsJson(source, "next", "read");
+  return json;
 }
 
 }  // namespace lanes

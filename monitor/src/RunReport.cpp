@@ -98,7 +98,50 @@ RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistic
   report.stopRequested = summary.stopRequested;
   report.provenance = Provenance::current();
   if (!sourceDetails.empty()) report.source = nlohmann::json::parse(sourceDetails);
+  report.schedule = scheduleJson(job);
+  report.callTimes = statistics.callTimesJson();
   return report;
+}
+
+namespace {
+// Whether `product` is the one after the last of `runs` ([first, count] runs of source products).
+bool continuesTheRun(nlohmann::json const& runs, ProductIndex product) {
+  return !runs.empty() && runs.back()[0].get<ProductIndex>() + runs.back()[1].get<ProductIndex>() == product;
+}
+}  // namespace
+
+nlohmann::json scheduleJson(JobInfo const& job) {
+  auto modules = nlohmann::json::array();
+  for (auto const& module : job.modules) {
+    auto after = nlohmann::json::array(), announced = nlohmann::json::array(), source = nlohmann::json::array();
+    for (auto const& prerequisite : module.prerequisites) {
+      if (prerequisite.producer != kSourceProducer) {
+        after.push_back(prerequisite.producer);
+        announced.push_back(prerequisite.products);
+      } else if (continuesTheRun(source, prerequisite.product)) {
+        source.back()[1] = source.back()[1].get<unsigned>() + 1;
+      } else {
+        source.push_back({prerequisite.product, 1});
+      }
+    }
+    // Only what is not the default: a report of a thousand waiters stays small.
+    auto entry = nlohmann::json::object();
+    if (module.concurrency == Concurrency::Limited) entry["limit"] = module.concurrencyLimit;
+    if (module.externalWork) entry["external_work"] = true;
+    if (module.productReady) entry["product_ready"] = true;
+    if (!after.empty()) entry["after"] = std::move(after);
+    if (!source.empty()) entry["source"] = std::move(source);
+    if (module.productReady && !announced.empty()) entry["announced"] = std::move(announced);
+    modules.push_back(std::move(entry));
+  }
+  auto paths = nlohmann::json::array();
+  for (auto const& path : job.paths) paths.push_back({{"name", path.name}, {"modules", path.modules}});
+  auto outputs = nlohmann::json::array();
+  for (auto const& output : job.outputs) outputs.push_back({{"module", output.module}, {"select", output.selectPaths}});
+  return {{"source", {{"replicated", job.replicatedSource}, {"reads", toString(job.sourceReads)}}},
+          {"modules", std::move(modules)},
+          {"paths", std::move(paths)},
+          {"outputs", std::move(outputs)}};
 }
 
 nlohmann::json RunReport::toJson() const {
@@ -153,6 +196,8 @@ nlohmann::json RunReport::toJson() const {
                              {"stop_requested", stopRequested},
                              {"provenance", provenance.toJson()}});
   if (!source.is_null()) json["source"] = source;
+  if (!schedule.is_null()) json["schedule"] = schedule;
+  if (!callTimes.is_null()) json["call_times"] = callTimes;
   return json;
 }
 

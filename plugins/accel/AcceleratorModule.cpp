@@ -1,5 +1,7 @@
 #include "accel/AcceleratorModule.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "lanes/core/Event.h"
@@ -83,6 +85,7 @@ AcceleratorModule::InFlight AcceleratorModule::enqueue(Event const& event) const
   }
   auto placement = accelerator_->queues().place(onDevice);
   auto& queue = *placement.queue;
+  queueWaits_.fetch_add(placement.waits.size(), std::memory_order_relaxed);
   for (auto& marker : placement.waits) queue.waitFor(std::move(marker));
 
   Kernel kernel{label(), cpuSeconds(event) / speedup_, {}, device.allocate(outputBytes_), seed(event), std::nullopt};
@@ -96,8 +99,12 @@ AcceleratorModule::InFlight AcceleratorModule::enqueue(Event const& event) const
       word->value = hostDigest(event, input);
       queue.copyToDevice(std::move(word), buffer);
       kernel.inputs.push_back(std::move(buffer));
+      toDeviceBytes_.fetch_add(slot.bytes(), std::memory_order_relaxed);
+      toDeviceCopies_.fetch_add(1, std::memory_order_relaxed);
     }
   }
+  deviceCalls_.fetch_add(1, std::memory_order_relaxed);
+  kernelNanoseconds_.fetch_add(static_cast<std::uint64_t>(kernel.seconds * 1e9), std::memory_order_relaxed);
   if (failAt_ == event.id().event) {
     kernel.fault = "device fault injected in the kernel of module '" + label() + "' at event " + event.id().str();
   }
@@ -184,10 +191,25 @@ void AcceleratorModule::tally(std::uint64_t digest) const {
 }
 
 // Host results only (CPU runs, or to-host): their count and the sum of their
-// digests, which a job with the same events gives whatever the strategy.
+// digests, which a job with the same events gives whatever the strategy. On
+// a device, what a call enqueued on average: kernel seconds, copies to the
+// device and their bytes, waits on other queues, the copy back.
 std::string AcceleratorModule::details() const {
   nlohmann::json details = {{"backend", toString(accelerator_ ? accelerator_->backend() : Backend::None)}};
-  if (accelerator_) details["strategy"] = toString(accelerator_->strategy());
+  if (accelerator_) {
+    details["strategy"] = toString(accelerator_->strategy());
+    auto const calls = static_cast<double>(std::max<std::uint64_t>(1, deviceCalls_.load()));
+    details["device"] = {{"calls", deviceCalls_.load()},
+                         {"kernel_s", 1e-9 * static_cast<double>(kernelNanoseconds_.load()) / calls},
+                         {"copies_to_device", static_cast<double>(toDeviceCopies_.load()) / calls},
+                         {"to_device_bytes", static_cast<double>(toDeviceBytes_.load()) / calls},
+                         {"queue_waits", static_cast<double>(queueWaits_.load()) / calls},
+                         {"to_host", toHost_},
+                         {"to_host_bytes", toHost_ ? outputBytes_ : 0}};
+    if (auto const* emulated = dynamic_cast<EmulatedDevice const*>(&accelerator_->device())) {
+      details["device"]["sleep_overshoot_s"] = emulated->statistics().sleepOvershootS;
+    }
+  }
   if (hostProduct_.valid()) {
     details["results"] = results_.load();
     details["result_sum"] = resultSum_.load();

@@ -78,6 +78,12 @@ class AcceleratorModule : public global::ExternalProducer {
   mutable std::vector<InFlight> inFlight_;  // one per lane, each touched only by its lane
   mutable std::atomic<std::uint64_t> results_{0};
   mutable std::atomic<std::uint64_t> resultSum_{0};
+  // The device work it enqueued (details(): what `lanes model` replays).
+  mutable std::atomic<std::uint64_t> deviceCalls_{0};
+  mutable std::atomic<std::uint64_t> kernelNanoseconds_{0};
+  mutable std::atomic<std::uint64_t> toDeviceBytes_{0};
+  mutable std::atomic<std::uint64_t> toDeviceCopies_{0};
+  mutable std::atomic<std::uint64_t> queueWaits_{0};  // waitFor() another queue's marker
 };
 
 }  // namespace lanes::accel

@@ -179,13 +179,24 @@ std::shared_ptr<DeviceBuffer> EmulatedDevice::allocate(std::size_t bytes) {
 std::shared_ptr<HostWord> EmulatedDevice::makeHostWord() { return std::make_shared<HostWord>(); }
 
 EmulatedStatistics EmulatedDevice::statistics() const {
-  return {kernels_.load(), maxConcurrentKernels_.load(), queues_.load()};
+  auto const sleeps = sleeps_.load();
+  auto const overshoot = sleeps ? 1e-9 * static_cast<double>(overshootNs_.load()) / static_cast<double>(sleeps) : 0.0;
+  return {kernels_.load(), maxConcurrentKernels_.load(), queues_.load(), overshoot};
+}
+
+void EmulatedDevice::sleepTallied(double seconds) {
+  if (!(seconds > 0)) return;
+  auto const began = std::chrono::steady_clock::now();
+  sleepFor(seconds);
+  auto const took = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  overshootNs_.fetch_add(static_cast<std::int64_t>(1e9 * (took - seconds)), std::memory_order_relaxed);
+  sleeps_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void EmulatedDevice::runKernel(Kernel const& kernel) {
   kernelSlots_.acquire();
   raiseTo(maxConcurrentKernels_, runningKernels_.fetch_add(1, std::memory_order_relaxed) + 1);
-  sleepFor(kernel.seconds);
+  sleepTallied(kernel.seconds);
   std::uint64_t digest = kernel.seed;
   for (auto const& input : kernel.inputs) digest = mix(digest, emulated(*input).word.load(std::memory_order_relaxed));
   runningKernels_.fetch_sub(1, std::memory_order_relaxed);
@@ -199,7 +210,7 @@ void EmulatedDevice::copy(std::size_t bytes, bool toDevice) {
   auto& engine = toDevice ? hostToDeviceEngine_ : deviceToHostEngine_;
   double const bandwidth = toDevice ? config_.hostToDeviceBytesPerS : config_.deviceToHostBytesPerS;
   std::lock_guard busy(engine);
-  sleepFor(static_cast<double>(bytes) / bandwidth);
+  sleepTallied(static_cast<double>(bytes) / bandwidth);
 }
 
 void EmulatedDevice::launchOverhead() const { mimicry::burnCpu(config_.launchOverheadS); }

@@ -37,6 +37,9 @@ struct EmulatedStatistics {
   std::uint64_t kernels = 0;          // kernels that ran (not the skipped ones)
   unsigned maxConcurrentKernels = 0;  // high-water mark of kernels running at once
   std::uint64_t queues = 0;           // queues made
+  // How much longer than asked its copies' and kernels' sleeps took, on
+  // average (the OS's timer slack and wake-up): what `lanes model` adds to each.
+  double sleepOvershootS = 0;
 };
 
 // Thread-safe. Queues may outlive nothing of the device: destroy them before it.
@@ -57,6 +60,9 @@ class EmulatedDevice : public Device {
   void launchOverhead() const;
 
  private:
+  // Sleeps for a copy's or a kernel's time, tallying how much longer it took.
+  void sleepTallied(double seconds);
+
   EmulatedConfig config_;
   std::counting_semaphore<> kernelSlots_;
   std::mutex hostToDeviceEngine_;  // held for a copy's duration: one copy per direction at a time
@@ -65,6 +71,8 @@ class EmulatedDevice : public Device {
   std::atomic<unsigned> maxConcurrentKernels_{0};
   std::atomic<std::uint64_t> kernels_{0};
   std::atomic<std::uint64_t> queues_{0};
+  std::atomic<std::uint64_t> sleeps_{0};
+  std::atomic<std::int64_t> overshootNs_{0};
 };
 
 }  // namespace lanes::accel

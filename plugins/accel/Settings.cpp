@@ -84,6 +84,21 @@ Settings Settings::parse(std::string const& spec, std::string const& strategy) {
   return settings;
 }
 
+nlohmann::json toJson(Settings const& settings) {
+  nlohmann::json json = {{"backend", toString(settings.backend)},
+                         {"strategy", toString(settings.strategy)},
+                         {"max_queues", settings.maxQueues}};
+  if (settings.strategy == Strategy::WaitingPool) json["waiting_threads"] = settings.waitingThreads;
+  if (settings.backend == Backend::Emulated) {
+    auto const& device = settings.emulated;
+    json.update({{"slots", device.kernelSlots},
+                 {"h2d_bytes_per_s", device.hostToDeviceBytesPerS},
+                 {"d2h_bytes_per_s", device.deviceToHostBytesPerS},
+                 {"launch_s", device.launchOverheadS}});
+  }
+  return json;
+}
+
 void setSettings(Settings const& settings) { current() = settings; }
 
 Settings const& settings() { return current(); }

@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "accel/EmulatedDevice.h"
 
 namespace lanes::accel {
@@ -50,6 +52,11 @@ struct Settings {
   // Throws lanes::Exception for an unknown name or a bad option.
   static Settings parse(std::string const& spec, std::string const& strategy);
 };
+
+// {backend, strategy, max_queues, waiting_threads (waiting-pool), and the
+// emulated device's slots, h2d_bytes_per_s, d2h_bytes_per_s, launch_s}: the
+// run report's `accel` section, which `lanes model` reads.
+nlohmann::json toJson(Settings const& settings);
 
 // Externally synchronised: set by the single thread that parses the command
 // line, before any module is constructed; read by module constructors.

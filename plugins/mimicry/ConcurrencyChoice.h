@@ -24,11 +24,13 @@ struct KindBases {
 using ProducerBases = KindBases<global::Producer, stream::Producer, one::Producer, limited::Producer>;
 using FilterBases = KindBases<global::Filter, stream::Filter, one::Filter, limited::Filter>;
 using AnalyzerBases = KindBases<global::Analyzer, stream::Analyzer, one::Analyzer, limited::Analyzer>;
+// The job refuses a stream output, saying so.
+using OutputBases = KindBases<global::Output, stream::Output, one::Output, limited::Output>;
 
 // Constructs M<base> for the base that the options' concurrency class names;
 // M<B> is constructible from (PluginOptions const&, B's constructor arguments).
-template <template <typename> class M, typename Bases>
-std::unique_ptr<Module> makeConcurrent(std::string const& plugin, std::string const& label, Options const& raw) {
+template <template <typename> class M, typename Bases, typename Result = Module>
+std::unique_ptr<Result> makeConcurrent(std::string const& plugin, std::string const& label, Options const& raw) {
   PluginOptions const options(raw, plugin);
   auto const concurrency = options.choice("concurrency", "global", {"global", "stream", "one", "limited"});
   if (concurrency != "limited" && raw.has("limit")) options.fail("limit", "needs concurrency=limited");
@@ -39,6 +41,18 @@ std::unique_ptr<Module> makeConcurrent(std::string const& plugin, std::string co
   auto const limit = static_cast<unsigned>(options.positive("limit", 1, PluginOptions::kMaxConcurrency));
   return std::make_unique<M<typename Bases::LimitedBase>>(options, label, limit);
 }
+
+// Used during static initialisation (single-threaded), like lanes::RegisterOutput:
+// registers an output template over the typed output bases under `name`.
+template <template <typename> class M>
+struct RegisterConcurrentOutput {
+  RegisterConcurrentOutput(std::string const& name, std::string help) {
+    PluginRegistry::instance().addOutput({name, std::move(help), PluginRole::Module, kOutputFiles},
+                                         [name](std::string const& label, Options const& options) {
+                                           return makeConcurrent<M, OutputBases, OutputModule>(name, label, options);
+                                         });
+  }
+};
 
 // Used during static initialisation (single-threaded), like lanes::RegisterModule:
 // registers a module template over the typed bases under `name`.

@@ -20,6 +20,7 @@ class EventTimeWaiter : public global::Analyzer {
 
   // Event number n costs times[(n - 1) % size] x scale.
   void analyze(Event const& event) const override;
+  std::string details() const override { return workDetails(mode_); }
 
  private:
   EventTimeWaiter(std::string label, PluginOptions const& options);

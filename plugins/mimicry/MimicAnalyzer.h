@@ -21,6 +21,7 @@ class MimicAnalyzer final : public MimicModule<Base> {
   // shared classes (global, limited), the other for stream and one.
   void analyze(Event const& event) const { spend(work_, this->cost(event)); }
   void analyze(Event const& event) { spend(work_, this->cost(event)); }
+  std::string details() const override { return workDetails(work_); }
 
  private:
   WorkMode work_;

@@ -32,6 +32,7 @@ class MimicFilter final : public MimicModule<Base> {
   // shared classes (global, limited), the other for stream and one.
   bool filter(Event& event) const { return run(event); }
   bool filter(Event& event) { return run(event); }
+  std::string details() const override { return workDetails(work_); }
 
  private:
   bool run(Event const& event) const {

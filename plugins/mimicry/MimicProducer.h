@@ -23,6 +23,7 @@ class MimicProducer final : public MimicModule<Base> {
   // shared classes (global, limited), the other for stream and one.
   void produce(Event& event) const { run(event); }
   void produce(Event& event) { run(event); }
+  std::string details() const override { return workDetails(work_); }
 
  private:
   void run(Event& event) const {

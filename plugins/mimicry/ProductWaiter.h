@@ -18,6 +18,7 @@ class ProductWaiter : public global::Analyzer {
   ProductWaiter(std::string label, Options const& options, WorkMode mode);
 
   void analyze(Event const& event) const override;
+  std::string details() const override { return workDetails(mode_); }
 
  private:
   ProductWaiter(std::string label, PluginOptions const& options, WorkMode mode);

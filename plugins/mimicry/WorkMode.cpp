@@ -20,4 +20,8 @@ void spend(WorkMode mode, double seconds) {
   }
 }
 
+std::string workDetails(WorkMode mode) {
+  return mode == WorkMode::Busy ? R"({"work":"busy"})" : R"({"work":"sleep"})";
+}
+
 }  // namespace lanes::mimicry

@@ -18,4 +18,9 @@ WorkMode readWorkMode(PluginOptions const& options, std::string const& key);
 // Spends `seconds` in the given mode on the calling thread. Thread-safe.
 void spend(WorkMode mode, double seconds);
 
+// A module's details (Module::details()) that say how it spends its time,
+// {"work": "busy"} or {"work": "sleep"}: `lanes model` counts a sleeping
+// call's time as a thread's, not a core's.
+std::string workDetails(WorkMode mode);
+
 }  // namespace lanes::mimicry

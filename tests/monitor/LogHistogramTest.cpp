@@ -35,6 +35,37 @@ TEST(LogHistogram, PercentilesAreWithinHalfABucketOfTheExactOnes) {
   }
 }
 
+// Its buckets are found without a logarithm; they are the logarithm's.
+TEST(LogHistogram, BucketsAreFloorsOf64TimesTheLog2) {
+  std::mt19937 random(11);
+  std::uniform_real_distribution<double> exponent(-29.8, 10.0);  // from 1 ns (the shortest apart)
+  for (int i = 0; i < 100000; ++i) {
+    auto const seconds = std::exp2(exponent(random));
+    LogHistogram histogram;
+    histogram.add(seconds);
+    auto const expected = static_cast<int>(std::floor(std::log2(seconds) * 64));
+    // Only a value within rounding of an edge may land on the edge's other side.
+    if (std::abs(std::log2(seconds) * 64 - std::round(std::log2(seconds) * 64)) < 1e-9) continue;
+    ASSERT_EQ(histogram.buckets().front().first, expected) << seconds;
+  }
+}
+
+TEST(LogHistogram, ItsCompactFormCountsCoarserBucketsFromTheFirst) {
+  LogHistogram histogram;
+  histogram.add(1.0, 2);   // bucket 0: coarse 0
+  histogram.add(1.05, 1);  // bucket 4: coarse 0
+  histogram.add(2.0, 3);   // bucket 64: coarse 8
+  histogram.add(0.5, 1);   // bucket -64: coarse -8
+  auto const json = histogram.toCompactJson(8);
+  std::vector<std::int64_t> expected(18, 0);
+  expected[0] = -8;  // the first bucket, then its count and the next ones'
+  expected[1] = 1;
+  expected[9] = 3;
+  expected[17] = 3;
+  EXPECT_EQ(json.get<std::vector<std::int64_t>>(), expected);
+  EXPECT_EQ(LogHistogram().toCompactJson(8).size(), 0u);
+}
+
 TEST(LogHistogram, MergedPartsGiveTheWholesPercentiles) {
   LogHistogram whole, first, second;
   for (int i = 1; i <= 1000; ++i) {

@@ -69,7 +69,7 @@ TEST(RunReport, JsonHasEveryKey) {
                                                  "peak_rss_bytes", "modules", "source_s", "outputs_s", "thread_time",
                                                  "stall_s", "lane_idle_s", "path_report", "event_times", "memory",
                                                  "activity", "monitor", "failed", "error", "stop_requested",
-                                                 "provenance"}));
+                                                 "provenance", "schedule", "call_times"}));
   ASSERT_EQ(json.at("modules").size(), 3u);
   EXPECT_EQ(keysOf(json.at("modules")[0]),
             (std::set<std::string>{"label", "plugin", "kind", "concurrency", "calls", "events", "total_s", "stall_s",

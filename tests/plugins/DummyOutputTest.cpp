@@ -51,9 +51,28 @@ TEST(DummyOutputTest, CountsConcurrentCallsExactly) {
 
 TEST(DummyOutputTest, DoesNotAskForReadyCallsByDefault) { EXPECT_FALSE(dummy("")->wantsProductReady()); }
 
+TEST(DummyOutputTest, TakesItsConcurrencyClassAndWorkFromItsOptions) {
+  EXPECT_EQ(dummy("")->concurrency(), Concurrency::Global);
+  EXPECT_EQ(dummy("concurrency=one,time=0.001,work=sleep")->concurrency(), Concurrency::One);
+  auto const limited = dummy("concurrency=limited,limit=3");
+  EXPECT_EQ(limited->concurrency(), Concurrency::Limited);
+  EXPECT_EQ(limited->concurrencyLimit(), 3u);
+  EXPECT_EQ(dummy("work=sleep")->details(), R"({"work":"sleep"})");
+  EXPECT_EQ(dummy("")->details(), R"({"work":"busy"})");
+}
+
 TEST(DummyOutputTest, RejectsBadOptions) {
   expectMentions(errorOf([] { dummy("ready=maybe"); }), {"option 'ready'", "'maybe'"});
   expectMentions(errorOf([] { dummy("file=out.root"); }), {"unknown option 'file'"});
+  expectMentions(errorOf([] { dummy("time=-1"); }), {"option 'time'"});
+  expectMentions(errorOf([] { dummy("work=nap"); }), {"option 'work'", "'nap'"});
+  expectMentions(errorOf([] { dummy("limit=2"); }), {"limit", "needs concurrency=limited"});
+}
+
+TEST(DummyOutputTest, AJobRefusesItAsAStreamOutput) {
+  auto config = jobWith("synthetic:events=5,size.a=4", 1);
+  config.outputs.push_back({"out", PluginSpec::parse("dummy:concurrency=stream"), {}});
+  expectMentions(errorOf([&] { runJob(config); }), {"output 'out' is a stream module"});
 }
 
 class DummyOutputJobTest : public ::testing::TestWithParam<unsigned> {};
@@ -71,6 +90,15 @@ TEST_P(DummyOutputJobTest, KeepPatternsSelectTheReadyProducts) {
   EXPECT_EQ(calls.count("all", Transition::ProductReady), 25 * 4);
   EXPECT_EQ(calls.count("quiet", Transition::ProductReady), 0);
   for (char const* output : {"jets", "all", "quiet"}) EXPECT_EQ(calls.count(output, Transition::Event), 25) << output;
+}
+
+TEST_P(DummyOutputJobTest, AOneOutputWritesEveryEvent) {
+  auto config = jobWith("synthetic:events=40,size.a=4", GetParam());
+  config.outputs.push_back({"serial", PluginSpec::parse("dummy:concurrency=one,time=0.0005"), {}});
+  CallCounter calls;
+  auto summary = runJob(config, &calls);
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(calls.count("serial", Transition::Event), 40);
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, DummyOutputJobTest, ::testing::Values(1u, 2u, 4u));

@@ -12,6 +12,8 @@
 #include "lanes/core/EventId.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/Module.h"
+#include "lanes/core/Product.h"
+#include "lanes/core/ProductRegistry.h"
 
 namespace lanes {
 
@@ -56,17 +58,46 @@ enum class EventStatus { Done, Failed };
 // `step` (if any) rejected the event (Rejected) or the event failed (Failed).
 enum class PathStatus { Accepted, Rejected, Failed };
 
+// What a module waits for before it runs: a producer module, or a product of the source.
+struct PrerequisiteInfo {
+  unsigned producer;     // index into JobInfo::modules, or kSourceProducer
+  ProductIndex product;  // the source's product (for a module: the first of its products consumed)
+  unsigned products;     // the products of it an output announces (productReady()); else 0
+};
+
 struct ModuleInfo {
   std::string label;
   std::string plugin;
   ModuleKind kind;
   Concurrency concurrency;
+  // How the scheduler drives it (what `lanes model` replays): the calls a
+  // `limited` module's queue lets run at once (1 for `one`), whether it has
+  // external work, whether it is an output that asks for productReady(), and
+  // its prerequisites in the order the scheduler ensures them.
+  unsigned concurrencyLimit = 1;
+  bool externalWork = false;
+  bool productReady = false;
+  std::vector<PrerequisiteInfo> prerequisites{};
 };
 
 struct PathInfo {
   std::string name;
   std::vector<unsigned> modules;  // indices into JobInfo::modules, in order
 };
+
+// An output and the paths whose acceptance selects the events it writes.
+struct OutputInfo {
+  unsigned module;                   // index into JobInfo::modules
+  std::vector<unsigned> selectPaths;  // indices into JobInfo::paths; empty: every event
+};
+
+// How the lanes get their events' products from the source.
+enum class SourceReads {
+  Inline,        // each where a module needs it (products from memory)
+  WithTheEvent,  // all the consumed ones as the event is fetched, under the shared source's queue
+  Batched,       // a module's in one batch under its lane's serial queue (a lane's copy of a file source)
+};
+char const* toString(SourceReads reads);
 
 struct JobInfo {
   unsigned threads;
@@ -76,6 +107,9 @@ struct JobInfo {
   std::uint64_t expectedEvents = 0;  // the events the job will process when known before it starts (0: unknown)
   std::vector<PathInfo> paths{};
   unsigned timingSample = 1;  // JobConfig::timingSample: each lane times one event in this many
+  std::vector<OutputInfo> outputs{};
+  bool replicatedSource = false;  // each lane has its own copy of the source (else one, under a serial queue)
+  SourceReads sourceReads = SourceReads::Inline;
 };
 
 // Thread-safe: the per-event hooks are called concurrently from every worker

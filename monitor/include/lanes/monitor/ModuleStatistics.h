@@ -24,9 +24,11 @@
 #include <new>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <tbb/enumerable_thread_specific.h>
 
 #include "lanes/core/ProcessingObserver.h"
+#include "lanes/monitor/LogHistogram.h"
 
 namespace lanes {
 
@@ -55,6 +57,18 @@ struct WaitTotals {
   WaitTotals& operator+=(WaitTotals const& other);
 };
 
+// Externally synchronised by its owner (a plain value): the distributions of
+// one module's timed calls and external waits (the acquire() call included),
+// or of the source's next() and read calls.
+struct CallTimes {
+  LogHistogram event;         // Event calls; the source's: next()
+  LogHistogram acquire;       // Acquire calls; the source's: its reads (SourceRead)
+  LogHistogram productReady;  // ProductReady calls
+  LogHistogram external;      // External waits
+
+  CallTimes& operator+=(CallTimes const& other);
+};
+
 // Thread-safe: callFinished() and waitFinished() may be called concurrently
 // from any thread, once jobStarted() has returned. totals() merges the
 // per-thread accumulators and must not overlap with those calls: call it
@@ -79,6 +93,14 @@ class ModuleStatistics : public ProcessingObserver {
   void waitFinished(WaitRecord const& record) override;
 
   Totals totals() const;
+  // The timed calls' distributions, for `lanes model`: {buckets_per_octave,
+  // modules: [{event, acquire, product_ready, external}] indexed like
+  // JobInfo::modules, each only when it has any, source: {next, read}}, each
+  // a LogHistogram's compact JSON ([first, counts...]) in 8 buckets to an
+  // octave (9% wide: a report of a thousand modules stays small).
+  // Like totals(), after jobFinished().
+  nlohmann::json callTimesJson() const;
+  static constexpr int kCallTimeBucketsPerOctave = 8;
 
  private:
   // Arrays whose allocations start and end on cache-line boundaries, so that
@@ -106,6 +128,8 @@ class ModuleStatistics : public ProcessingObserver {
     Lines<CallTotals> modules;
     Lines<WaitTotals> waits;
     Lines<Clock::duration> laneIdle;
+    std::vector<CallTimes> callTimes;  // by module
+    CallTimes sourceTimes;
     CallTotals source;
     CallTotals outputs;
     std::uint64_t timedCalls = 0;

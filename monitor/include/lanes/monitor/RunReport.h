@@ -14,8 +14,9 @@
 // timing_sample} (MonitorCost: timing_sample above 1 makes every time above
 // an estimate), failed, error, stop_requested, provenance (Provenance.h),
 // source (Source::details(), when the source has any: skipped_files
-// [{file, error}], skipped_fields or skipped_branches [{name, why}]), and any
-// of `sections` (see there).
+// [{file, error}], skipped_fields or skipped_branches [{name, why}]), schedule
+// (how the scheduler drove the job: scheduleJson()), call_times
+// (ModuleStatistics::callTimesJson()), and any of `sections` (see there).
 
 #include <cstddef>
 #include <cstdint>
@@ -105,6 +106,9 @@ struct RunReport {
   // job's in its place (taken as it started, with the command and the menu).
   Provenance provenance;
   nlohmann::json source;  // Source::details(), parsed; null when it had none
+  // What `lanes model` replays: the job's schedule and its calls' distributions.
+  nlohmann::json schedule;
+  nlohmann::json callTimes;
   // What layers above the monitor add about the job, each a top-level key of
   // the JSON (node's `pinning`: {strategy, pus, threads_pinned}); toJson()'s
   // own keys win over a section of the same name.
@@ -130,6 +134,18 @@ struct RunReport {
   // module table and the path report (a multi-process job's merged figures).
   void printAnalysis(std::ostream& out, SummaryRows rows = {}) const;
 };
+
+// The schedule a job ran under, from its JobInfo: {source: {replicated,
+// reads}, modules: [{limit (a limited module's), external_work,
+// product_ready (each present when true), after (the
+// producer modules it waits for, in the order the scheduler ensures them),
+// source ([first, count] runs of the source products it consumes), and for
+// an output that asks for productReady() announced (each producer's
+// products it is told of; a source product's: 1)}] indexed like
+// JobInfo::modules, each key left out when it would be empty, paths: [{name,
+// modules}], outputs: [{module, select}]} (indices into modules and paths):
+// compact where a job has a thousand modules.
+nlohmann::json scheduleJson(JobInfo const& job);
 
 // One line per file that the source skipped, and one naming the branches or
 // fields it could not read and skipped (`source`: a report's "source").

@@ -120,8 +120,28 @@ def activity_chart(report):
                              "interval; events in flight: lanes holding an event, at each sample")
 
 
+def model_chart(report):
+    """A prediction's (lanes model) events/s against the axis its curve varies, with the measured runs as points: the
+    run it was predicted from and those given with --measured."""
+    model = report.get("model")
+    if not isinstance(model, dict):
+        return ""
+    curve = model.get("curve") if isinstance(model.get("curve"), dict) else {}
+    axis = curve.get("axis") or "threads"
+    predicted = [(p[axis], p["events_per_s"]) for p in curve.get("points", [])]
+    if not predicted:
+        predicted = [(model["layout"][axis], report["events_per_s"])]
+    measured = sorted((m[axis], m["events_per_s"]) for m in [model["input"]] + model.get("measured", []))
+    series = [(name, [(x, rate, rate, rate) for x, rate in points])
+              for name, points in (("predicted", predicted), ("measured", measured))]
+    return charts.point_chart("chart-model", f"Predicted events/s against {axis}, with the measured runs", series, axis,
+                              "events/s", note="predicted by lanes model from the measured run; the measured points "
+                              "are joined in the order of the axis")
+
+
 def run_charts(report):
-    return "".join([time_chart(report), event_time_chart(report), memory_chart(report), activity_chart(report)])
+    return "".join([model_chart(report), time_chart(report), event_time_chart(report), memory_chart(report),
+                    activity_chart(report)])
 
 
 def scan_charts(points):

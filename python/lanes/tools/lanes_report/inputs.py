@@ -83,7 +83,7 @@ def figures(report):
     return {"events": report.get("events"), "events_per_s": report.get("events_per_s"), "wall_s": wall,
             "cpu_s": cpu, "cpu_efficiency": efficiency, "threads": threads,
             "processes": report.get("processes"),
-            "peak_rss_bytes": report.get("peak_rss_bytes", memory.get("total_rss_bytes")),
+            "peak_rss_bytes": None if "model" in report else report.get("peak_rss_bytes", memory.get("total_rss_bytes")),
             "total_pss_bytes": memory.get("peak_total_pss_bytes") or memory.get("total_pss_bytes"),
             "stall_s": report.get("stall_s"),
             "monitor_ms": None if monitor.get("estimated_s") is None else 1e3 * monitor["estimated_s"]}

@@ -263,7 +263,8 @@ def provenance_section(record, title="What ran, where"):
 
 SHOWN_ELSEWHERE = {"modules", "workers", "versions", "memory", "activity", "thread_time", "events_per_s", "wall_s",
                    "events", "monitor", "event_times", "stall_s", "provenance", "path_report", "lane_idle_s",
-                   "threads", "processes", "cpu_efficiency", "peak_rss_bytes", "failed", "error", "source", "prefork"}
+                   "threads", "processes", "cpu_efficiency", "peak_rss_bytes", "failed", "error", "source", "prefork",
+                   "schedule", "call_times", "model"}
 
 
 def label(key):
@@ -325,10 +326,30 @@ def charts_section(body):
     return f'<div class="charts">{body}</div>' if body else ""
 
 
+def model_said(report):
+    """What a prediction (lanes model) was predicted from, and what it found busiest; "" for a run's report."""
+    model = report.get("model")
+    if not isinstance(model, dict):
+        return ""
+    measured = model["input"]
+    said = (f"A prediction by lanes model, not a measurement: from {measured['report']} ({measured['threads']} "
+            f"threads, {measured['lanes']} lanes, {measured['processes']} processes: "
+            f"{measured['events_per_s']:,.1f} events/s measured).")
+    if model.get("bottleneck"):
+        busiest = model["bottleneck"]
+        said += (f" Busiest: {busiest['name']} ({busiest['kind']}), {percent(busiest['utilization'])} busy"
+                 + (", saturated." if busiest.get("saturated") else "."))
+    if model.get("saturation"):
+        first = model["saturation"]
+        said += (f" First to saturate: {first['name']} ({first['kind']}) at {first['threads']} threads, "
+                 f"{first['lanes']} lanes, {first['processes']} processes.")
+    return f'<p class="warning" id="model">{esc(said)}</p>'
+
+
 def run_body(source, trace, title, page_directory):
     report = source["report"]
     failed = (f'<p class="failed" id="failure">The job failed: {esc(report.get("error", ""))}</p>'
-              if report.get("failed") else "")
+              if report.get("failed") else "") + model_said(report)
     parts = "ranks" if report.get("mode") == "mpi" else "processes"
     return (f"<h1>{esc(title)}</h1>{failed}{cards(inputs.figures(report), parts)}"
             + charts_section(drawings.run_charts(report)) + stalls_section(report) + monitor_section(report)

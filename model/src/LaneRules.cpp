@@ -47,7 +47,8 @@ void Simulation::step(unsigned thread) {
     case Frame::Kind::StartModule: startModule(thread, frame); return;
     case Frame::Kind::PrerequisiteReady: prerequisiteReady(thread, frame); return;
     case Frame::Kind::Launch: launch(thread, frame); return;
-    case Frame::Kind::RunModule: runModule(thread, frame); return;
+    case Frame::Kind::RunModule:
+    case Frame::Kind::CallModule: runModule(thread, frame); return;
     case Frame::Kind::Acquire: acquire(thread, frame); return;
     case Frame::Kind::ProduceAfterAcquire: produceAfterAcquire(thread, frame); return;
     case Frame::Kind::Finish: finish(thread, frame); return;
@@ -388,6 +389,7 @@ void Simulation::runModule(unsigned thread, Frame& frame) {
     return call(thread, m, Activity::Counts::Event, eventSeconds(frame.lane, m), module.sleeps);
   }
   lanes_[frame.lane].modules[m].accepted = module.acceptance >= 1 || random_.uniform() < module.acceptance;
+  if (frame.kind == Frame::Kind::CallModule) return threads_[thread].stack.pop_back();
   frame = frameOf(Frame::Kind::Finish, frame.lane, m);
 }
 
@@ -540,9 +542,9 @@ void Simulation::startWhileAllowed(unsigned thread, unsigned index) {
 Frame Simulation::workOf(QueueItem const& item) const {
   switch (item.kind) {
     case QueueItem::Kind::GateCall:
-      return frameOf(menu_.modules[item.module].externalWork ? Frame::Kind::Acquire : Frame::Kind::RunModule, item.lane,
+      return frameOf(menu_.modules[item.module].externalWork ? Frame::Kind::Acquire : Frame::Kind::CallModule, item.lane,
                      item.module);
-    case QueueItem::Kind::GateProduce: return frameOf(Frame::Kind::RunModule, item.lane, item.module);
+    case QueueItem::Kind::GateProduce: return frameOf(Frame::Kind::CallModule, item.lane, item.module);
     case QueueItem::Kind::SourceFetch: return frameOf(Frame::Kind::SourceFetch, item.lane);
     case QueueItem::Kind::ReadBatch: break;
   }
@@ -551,7 +553,8 @@ Frame Simulation::workOf(QueueItem const& item) const {
 
 Frame Simulation::continuationOf(QueueItem const& item) const {
   if (item.kind == QueueItem::Kind::SourceFetch) return frameOf(Frame::Kind::ContinueShared, item.lane);
-  return frameOf(Frame::Kind::BatchRead, item.lane, item.module);
+  if (item.kind == QueueItem::Kind::ReadBatch) return frameOf(Frame::Kind::BatchRead, item.lane, item.module);
+  return frameOf(Frame::Kind::Finish, item.lane, item.module);  // a module's call: what follows it, the slot let go
 }
 
 // LimitedTaskQueue::runFrom(): while items wait, the task keeps its slot and

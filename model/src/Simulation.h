@@ -55,6 +55,7 @@ struct Frame {
     PrerequisiteReady,
     Launch,
     RunModule,
+    CallModule,           // runModule() under the module's queue: the call only, its Finish the queue's continuation
     Acquire,
     ProduceAfterAcquire,  // the deferred task that external work's completion enqueues
     Finish,               // markDone(): then its waiters, last added first
@@ -239,7 +240,10 @@ class Simulation {
   void startWhileAllowed(unsigned thread, unsigned queue);
   void setRunning(unsigned queue, unsigned running);
   Frame workOf(QueueItem const& item) const;
-  bool hasContinuation(QueueItem const& item) const { return item.kind == QueueItem::Kind::SourceFetch || item.kind == QueueItem::Kind::ReadBatch; }
+  // Every item but an external module's acquire(), whose module goes on when its work completes.
+  bool hasContinuation(QueueItem const& item) const {
+    return item.kind != QueueItem::Kind::GateCall || !menu_.modules[item.module].externalWork;
+  }
   Frame continuationOf(QueueItem const& item) const;
   // ---- external work (LaneRules.cpp): its completion, from the device or a timer
   void resume(unsigned lane, unsigned module);

@@ -43,9 +43,8 @@ struct ModulePrediction {
 // Immutable value type: how busy one serialising resource was: a `one` or
 // `limited` module's queue, the shared source's, the device's kernel slots,
 // copy engines and waiting pool, the cores, the threads. A module's queue is
-// held longer than its calls take: the thread that holds a slot runs what
-// the call's end lets go on inline (its waiters, the event's end, even the
-// lane's next event) before it lets the slot go.
+// held a little longer than its calls take: while items wait, the thread
+// that holds a slot runs the next one before anything else.
 struct ResourceUse {
   std::string name;
   std::string kind;       // one, limited, source, kernel slots, copy engine, waiting pool, cores, threads

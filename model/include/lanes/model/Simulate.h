@@ -9,7 +9,8 @@
 // spawned), producers started on demand and run inline by the thread that
 // needs them, waiters notified by the thread that completes what they wait
 // for (last added first), `one`/`limited` queues that keep their slot while
-// items wait (and run the continuation inline), the shared source's serial
+// items wait and let it go before a call's continuation (what follows the
+// module in its lane) runs, the shared source's serial
 // queue, outputs after the paths, external work that holds no thread, and
 // the emulated device's in-order queues, kernel slots, copy engines and
 // completion strategies. Each worker thread runs its own last-spawned task

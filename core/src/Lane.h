@@ -61,6 +61,11 @@ class Lane {
     Lane* lane;
     void notify() override { lane->outputDone(); }
   };
+  // Resumes the lane once the lumi it goes into has begun.
+  struct BegunWaiter final : Waiter {
+    Lane* lane;
+    void notify() override;
+  };
 
   struct ModuleState {
     std::atomic<bool> claimed{false};
@@ -97,21 +102,41 @@ class Lane {
   };
   static SourceReads sourceReadsOf(Schedule const& schedule);
 
+  // What the lane goes on with: an event, nothing until a lumi slot is freed
+  // (parked: Boundaries::park), or nothing more.
+  enum class Next { Event, Parked, End };
   void fetchSharedAndProcess();
+  // The shared source's next ordinal and its lumi (eventLumi_); under the source's queue.
+  Next claimShared(std::uint64_t& ordinal);
+  void afterSharedFetch();
   // Reads every source product some module consumes into the event's slots;
   // under the shared source's serial queue, right after the event's next().
   void readWholeEvent();
   // The lane has no more events: its last Idle wait lasts until now.
   void idleToTheEnd() const;
-  // The next ordinal for a replica: from the lane's run, a new run it
-  // claims, or one it takes from another lane (ClaimedRuns::steal).
-  std::optional<std::uint64_t> nextOrdinal();
+  // The next ordinal for a replica, and its lumi (eventLumi_): from the
+  // lane's run, a new run it claims, or one it takes from another lane
+  // (ClaimedRuns::steal).
+  Next nextOrdinal(std::uint64_t& ordinal);
+  // A claim the source failed to answer fails the job.
+  Boundaries::Status claim(Source& source, std::uint64_t count, Boundaries::Claim& claim, std::uint64_t& generation);
+  // Parks the lane, out of its lumi, until a lumi slot is freed; false if one was freed meanwhile.
+  bool park(std::uint64_t generation);
+  // Goes into `lumi`, leaving the lumi it is in; false if the lumi's begin
+  // has not ended: lumiBegun() goes on then.
+  bool enter(BlockSlot* lumi);
+  void lumiBegun();
+  // Leaves the lumi it is in (if any) for `to` (nullptr: none).
+  void leaveLumi(BlockSlot* to);
+  // A Boundary wait, from now to its end (within the lane's Idle wait).
+  void boundaryWaitBegins();
+  void boundaryWaitEnds();
   // Positions the lane on the event of `ordinal` (a replica) or on the shared
   // source's next event; false at the end of the input or on a source error,
   // both of which halt the job.
   bool advanceSource(std::uint64_t ordinal);
-  // The shared source's event `ordinal`, skipping those before it that other
-  // processes take. Under the source's serial queue.
+  // The shared source's event `ordinal` (Schedule::readShared), unless the
+  // frontier read it already to learn its lumi. Under the source's serial queue.
   bool nextShared(std::uint64_t ordinal);
   // Starts the current event; true if it also finished before returning.
   bool processEvent() {
@@ -207,6 +232,20 @@ class Lane {
   Clock::time_point freeSince_;  // when the lane's last event (or the part) ended, if read: an Idle wait begins
   Clock::time_point eventRead_;  // when the source's next() of the current event ended (if timing)
   bool fetched_ = false;  // written in the source queue's task, read right after it in the same task
+  // Runs and lumis: the lumi the lane is in and the events it finished
+  // there, the lumi of the event it fetches, and where it may take others'
+  // ordinals from (never a lumi it has left).
+  BlockSlot* lumi_ = nullptr;
+  std::uint64_t lumiEvents_ = 0;
+  BlockSlot* eventLumi_ = nullptr;
+  std::uint64_t floor_ = 0;
+  BegunWaiter begunWaiter_;
+  bool enterNewRun_ = false;           // entering lumi_ begins a run for the lane's stream modules
+  std::uint64_t waitingOrdinal_ = 0;   // a replica's ordinal whose lumi is beginning
+  Clock::time_point boundarySince_;    // a Boundary wait's begin (if timing)
+  Next sharedNext_ = Next::End;        // a shared fetch's claim, written in the queue's task
+  bool sharedHeld_ = false;            // ... which took a hold on eventLumi_
+  std::uint64_t sharedGeneration_ = 0;  // ... and the generation it parks with
   std::unique_ptr<Source> replica_;
   SourceReads const sourceReads_;
   std::unique_ptr<LimitedTaskQueue> replicaReads_;  // reads from replica_, unless it allows concurrent ones

@@ -44,6 +44,8 @@ Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
     : config(std::move(config_)), lanes(config.lanes ? config.lanes : std::max(1u, config.threads)), runs(lanes) {
   if (config.threads == 0) invalid("the number of threads must be at least 1");
   if (config.timingSample == 0) invalid("the timing sample must be at least 1 (one event in N timed)");
+  if (config.concurrentLumis == 0) invalid("--concurrent-lumis must be at least 1 (lumis in flight at once)");
+  if (config.concurrentRuns == 0) invalid("--concurrent-runs must be at least 1 (runs in flight at once)");
   info.threads = config.threads;
   info.lanes = lanes;
   info.timingSample = config.timingSample;
@@ -54,6 +56,11 @@ Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
   countSourceConsumers();
   checkNoCycle();
   buildPaths();
+  boundaries->build();
+  info.concurrentLumis = boundaries->lumiSlots();
+  info.concurrentRuns = boundaries->runSlots();
+  info.lumisSerialisedBy = boundaries->lumisSerialisedBy();
+  info.runsSerialisedBy = boundaries->runsSerialisedBy();
   for (auto const& path : paths) info.paths.push_back({path.name, path.modules});
   for (unsigned lane = 0; lane < lanes; ++lane) lanes_.push_back(std::make_unique<Lane>(*this, lane));
 }
@@ -70,7 +77,15 @@ std::vector<LaneActivity> Schedule::laneActivity() const {
 void Schedule::buildSource(PluginRegistry const& plugins) {
   Options options = config.source.options;
   auto repeat = options.take("repeat");
+  auto numbering = LumiNumbering::take(options, config.source.name);
   source = plugins.makeSource(config.source.name, options);
+  if (numbering && !repeat && !source->numbersByOrdinal()) {
+    invalid("source '" + config.source.name +
+            "': events-per-lumi=, lumis-per-run=, first-run= and lumi-seed= apply to sources whose events are "
+            "numbered in order (empty, synthetic, test-products) and to repeat=: this source's runs and lumis "
+            "come from its input");
+  }
+  boundaries = std::make_unique<Boundaries>(*this, std::move(numbering));
   if (repeat) {
     Options parsed;
     parsed.add("repeat", *repeat);
@@ -98,6 +113,8 @@ void Schedule::buildSource(PluginRegistry const& plugins) {
   if (!replicatedSource) replicaChunk = 1;
   inlineSourceReads = source->concurrentReads();
   for (auto const& description : source->products()) registry.add(description, kSourceProducer, "the source");
+  for (auto const& description : source->runProducts()) runRegistry.add(description, kSourceProducer, "the source");
+  for (auto const& description : source->lumiProducts()) lumiRegistry.add(description, kSourceProducer, "the source");
   sourceProducts = registry.size();
 }
 
@@ -173,8 +190,14 @@ void Schedule::buildModules(PluginRegistry const& plugins) {
         instances.push_back(plugins.makeModule(spec.plugin.name, spec.label, spec.plugin.options));
       }
     }
-    registry.registerProducts(*instances.front(), static_cast<unsigned>(workers.size()));
-    for (std::size_t i = 1; i < instances.size(); ++i) registry.registerReplica(*instances[i], *instances.front());
+    auto const index = static_cast<unsigned>(workers.size());
+    // A stream module's instances each put their part of a run or lumi
+    // product, merged: all declare it under the first one's index.
+    for (auto [level, products] : {std::pair{Level::Event, &registry}, std::pair{Level::Run, &runRegistry},
+                                   std::pair{Level::Lumi, &lumiRegistry}}) {
+      products->registerProducts(*instances.front(), index, level);
+      for (std::size_t i = 1; i < instances.size(); ++i) products->registerReplica(*instances[i], *instances.front(), level);
+    }
     addWorker(spec.label, spec.plugin.name, std::move(instances));
   }
 }
@@ -183,7 +206,9 @@ void Schedule::buildOutputs(PluginRegistry const& plugins) {
   for (auto const& spec : config.outputs) {
     auto output = plugins.makeOutput(spec.plugin.name, spec.label, spec.plugin.options);
     output->selectProducts(registry);
-    if (!output->produced().empty()) invalid("output '" + spec.label + "' must not produce products");
+    for (auto level : {Level::Event, Level::Lumi, Level::Run}) {
+      if (!output->produced(level).empty()) invalid("output '" + spec.label + "' must not produce products");
+    }
     std::vector<std::unique_ptr<Module>> instances;
     instances.push_back(std::move(output));
     if (instances.front()->concurrency() == Concurrency::Stream) {
@@ -196,7 +221,11 @@ void Schedule::buildOutputs(PluginRegistry const& plugins) {
 void Schedule::resolveDependencies() {
   for (unsigned m = 0; m < workers.size(); ++m) {
     auto& worker = *workers[m];
-    for (auto& instance : worker.instances()) registry.resolveConsumed(*instance);
+    for (auto& instance : worker.instances()) {
+      registry.resolveConsumed(*instance);
+      runRegistry.resolveConsumed(*instance, Level::Run);
+      lumiRegistry.resolveConsumed(*instance, Level::Lumi);
+    }
     std::map<unsigned, std::size_t> byProducer;  // producer -> position in prerequisites
     for (auto const& declaration : worker.module().consumed()) {
       auto const product = declaration.index;
@@ -346,12 +375,19 @@ RunSummary Schedule::process(ProcessPart const& part) {
     // inherit one whose threads it does not have.
     arena = std::make_shared<tbb::task_arena>(static_cast<int>(threads));
     if (threadEntryHook) threadEntry.emplace(*arena, threadEntryHook);
+    boundaries->start();
     arena->execute([this] {
       // A lane is idle from here until its first event, however late its task runs.
       auto const since = timing() ? clock.now() : Clock::time_point{};
       for (auto& lane : lanes_) group.run([lane = lane.get(), since] { lane->start(since); });
       group.wait();
     });
+    auto const counts = boundaries->finish();
+    summary.runs = counts.runs;
+    summary.lumis = counts.lumis;
+    summary.repeatedRuns = counts.repeatedRuns;
+    summary.repeatedLumis = counts.repeatedLumis;
+    summary.emptyLumis = counts.emptyLumis;
   }
   if (firstError_) failJob(describe(firstError_));
   // Outputs end in the part's arena: one that finishes its buffers in
@@ -418,6 +454,8 @@ void Schedule::startPart(ProcessPart const& part) {
 
 void Schedule::runJobTransition(Transition transition, Modules which, std::string const& part, BatchSink* sink) {
   JobContext context{registry, lanes, config.threads, part};
+  context.runRegistry = &runRegistry;
+  context.lumiRegistry = &lumiRegistry;
   context.lastEventNumber = lastEventNumber();
   context.hasEventNumber = [this](std::uint64_t number) { return hasEventNumber(number); };
   context.ranWholeJob = [this] { return wholeJob_ && !jobFailed_ && !stopRequested.load(); };
@@ -473,6 +511,14 @@ std::optional<bool> Schedule::hasEventNumber(std::uint64_t number) const {
   return false;
 }
 
+bool Schedule::readShared(std::uint64_t ordinal, SourceEvent& event) {
+  auto& position = sharedSourcePosition;
+  if (ordinal < position) throw std::logic_error("event dispenser went backwards: a shared source only moves forward");
+  bool const more = source->skip(ordinal - position) && source->next(event);
+  position = ordinal + 1;
+  return more;
+}
+
 void Schedule::failJob(std::string error) {
   if (!jobFailed_) jobError_ = std::move(error);
   jobFailed_ = true;
@@ -482,19 +528,6 @@ void Schedule::fail(std::exception_ptr error) {
   std::call_once(failOnce_, [&] { firstError_ = error; });
   cancelled.store(true, std::memory_order_release);
   halted.store(true, std::memory_order_release);
-}
-
-std::optional<Schedule::OrdinalRun> Schedule::claimOrdinals(std::uint64_t count) {
-  if (halted.load(std::memory_order_acquire)) return std::nullopt;
-  if (dispenser_) count = 1;
-  auto const first = dispenser_ ? dispenser_->next() : nextOrdinal.fetch_add(count, std::memory_order_relaxed);
-  if (!first || (config.maxEvents && *first >= config.maxEvents)) {
-    halted.store(true, std::memory_order_release);
-    return std::nullopt;
-  }
-  auto end = *first + count;
-  if (config.maxEvents) end = std::min(end, config.maxEvents);
-  return OrdinalRun{*first, end};
 }
 
 }  // namespace lanes::detail

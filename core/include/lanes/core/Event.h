@@ -6,6 +6,7 @@
 
 #include "lanes/core/EventId.h"
 #include "lanes/core/Exception.h"
+#include "lanes/core/Lumi.h"
 #include "lanes/core/Product.h"
 #include "lanes/core/ProductRegistry.h"
 
@@ -20,6 +21,10 @@ class Event {
 
   EventId const& id() const { return id_; }
   unsigned lane() const { return lane_; }
+  // The lumi (and run) in flight that the event belongs to (in a job: an
+  // Event made by hand for a test has none).
+  Lumi const& lumi() const { return *lumi_; }
+  Run const& run() const { return lumi_->runBlock(); }
 
   template <typename T>
   T const& get(ProductToken<T> token) const {
@@ -49,8 +54,9 @@ class Event {
   // Framework use: the scheduler starts each event and sources fill slots.
   // The slots keep the objects sources lent them, for the sources to reuse
   // (ProductSlot::vacate).
-  void start(EventId const& id) {
+  void start(EventId const& id, Lumi const* lumi = nullptr) {
     id_ = id;
+    lumi_ = lumi;
     for (auto& slot : slots_) slot.vacate();
   }
   ProductSlot& slotForWriting(ProductIndex index) { return slots_[index]; }
@@ -66,6 +72,7 @@ class Event {
   ProductRegistry const* registry_;
   unsigned lane_;
   EventId id_;
+  Lumi const* lumi_ = nullptr;
   std::vector<ProductSlot> slots_;
 };
 

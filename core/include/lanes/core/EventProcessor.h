@@ -27,6 +27,14 @@ struct RunSummary {
   std::string error;                  // one line naming module and event, when failed
   bool configurationError = false;    // it failed on a ConfigurationError as the job began: bad input, no event ran
   std::uint64_t runsStolen = 0;       // halves of runs that lanes took from others (ClaimedRuns::steal)
+  // Runs and lumis: the entries the job went through (a lumi that comes back
+  // later, or a run number that goes back, is a new entry, also counted as
+  // repeated), the lumis without events, and how many were in flight at most.
+  std::uint64_t runs = 0;
+  std::uint64_t lumis = 0;
+  std::uint64_t repeatedRuns = 0;
+  std::uint64_t repeatedLumis = 0;
+  std::uint64_t emptyLumis = 0;
 };
 
 // One process's share of a multi-process job (the node layer runs them).

@@ -69,6 +69,11 @@ class OutputModule : public Module {
   void keep(std::vector<std::string> patterns) { keepPatterns_ = std::move(patterns); }
 
  private:
+  friend class detail::Boundaries;
+  // The typed bases forward these to writeLumi()/writeRun() (ModuleTypes.h).
+  virtual void doWriteLumi(Lumi const&) {}
+  virtual void doWriteRun(Run const&) {}
+
   std::vector<std::string> keepPatterns_;
 };
 

@@ -20,7 +20,11 @@ using Clock = std::chrono::steady_clock;
 // The time of what a job whose timing is sampled did not time (see ProcessingObserver).
 inline constexpr Clock::time_point kUntimed{};
 
-// One module call, source access or output call, as it happened.
+// The lane of a call that belongs to no lane: a run or lumi transition.
+inline constexpr unsigned kNoLane = ~0u;
+
+// One module call, source access or output call, as it happened. A run or
+// lumi transition's call has lane kNoLane and event EventId{run, lumi, 0}.
 struct CallRecord {
   unsigned module;  // index into JobInfo::modules, or kSourceProducer
   Transition transition;
@@ -38,6 +42,9 @@ enum class WaitKind {
   External,  // external work: from the start of acquire() (its call included) to the completion
   Idle,      // a lane without an event: from the end of its last event (or the part's start) to the
              // source's next(), or to the moment it finds no more events (its event is then EventId{})
+  Boundary,  // a lane whose next event's lumi (or run) cannot begin yet: no slot is free (--concurrent-lumis,
+             // --concurrent-runs), or its begin transition runs; `module` is kSourceProducer, `event` EventId{};
+             // within the lane's Idle wait, which it does not end
 };
 char const* toString(WaitKind kind);
 
@@ -76,6 +83,12 @@ struct JobInfo {
   std::uint64_t expectedEvents = 0;  // the events the job will process when known before it starts (0: unknown)
   std::vector<PathInfo> paths{};
   unsigned timingSample = 1;  // JobConfig::timingSample: each lane times one event in this many
+  // Lumis and runs in flight at once, as the job holds them (JobConfig's, or
+  // 1 where `one` modules watch them: these name them).
+  unsigned concurrentLumis = 1;
+  unsigned concurrentRuns = 1;
+  std::vector<std::string> lumisSerialisedBy{};
+  std::vector<std::string> runsSerialisedBy{};
 };
 
 // Thread-safe: the per-event hooks are called concurrently from every worker

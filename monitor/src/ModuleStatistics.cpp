@@ -66,6 +66,7 @@ ModuleStatistics::Accumulator& ModuleStatistics::firstUse() {
     accumulator.modules.resize(isOutput_.size());
     accumulator.waits.resize(isOutput_.size());
     accumulator.laneIdle.resize(lanes_);
+    accumulator.laneBoundary.resize(lanes_);
   }
   cache = {generation_, &accumulator};
   return accumulator;
@@ -89,7 +90,13 @@ void ModuleStatistics::callFinished(CallRecord const& record) {
       if (record.transition == Transition::Acquire) accumulator.waits[record.module].acquire += call.time;
       break;
     case Transition::ProductReady: module.time += call.time; break;
-    default: return;
+    default: {
+      auto const kind = std::find(std::begin(kBlockTransitions), std::end(kBlockTransitions), record.transition);
+      if (kind == std::end(kBlockTransitions)) return;
+      if (accumulator.transitions.empty()) accumulator.transitions.resize(isOutput_.size());
+      accumulator.transitions[record.module][kind - std::begin(kBlockTransitions)] += call;
+      return;
+    }
   }
   if (isOutput_[record.module]) accumulator.outputs += call;
 }
@@ -102,6 +109,7 @@ void ModuleStatistics::waitFinished(WaitRecord const& record) {
     case WaitKind::Queue: accumulator.waits.at(record.module).queue += duration; break;
     case WaitKind::External: accumulator.waits.at(record.module).external += duration; break;
     case WaitKind::Idle: accumulator.laneIdle.at(record.lane) += duration; break;
+    case WaitKind::Boundary: accumulator.laneBoundary.at(record.lane) += duration; break;
   }
 }
 
@@ -140,7 +148,13 @@ ModuleStatistics::Totals ModuleStatistics::totals() const {
   total.modules.resize(isOutput_.size());
   total.waits.resize(isOutput_.size());
   total.laneIdle.resize(lanes_);
+  total.laneBoundary.resize(lanes_);
+  total.transitions.resize(isOutput_.size());
   for (auto const& part : perThread_) {
+    for (std::size_t i = 0; i < part.laneBoundary.size(); ++i) total.laneBoundary[i] += part.laneBoundary[i];
+    for (std::size_t i = 0; i < part.transitions.size(); ++i) {
+      for (std::size_t k = 0; k < kBlockTransitionCount; ++k) total.transitions[i][k] += part.transitions[i][k];
+    }
     for (std::size_t i = 0; i < part.modules.size(); ++i) total.modules[i] += part.modules[i];
     for (std::size_t i = 0; i < part.waits.size(); ++i) total.waits[i] += part.waits[i];
     for (std::size_t i = 0; i < part.laneIdle.size(); ++i) total.laneIdle[i] += part.laneIdle[i];

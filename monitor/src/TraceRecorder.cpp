@@ -71,7 +71,11 @@ void appendSlice(std::string& line, Record const& record, std::string const& quo
   line += R"(,"tid":)";
   append(line, tid);
   line += R"(,"args":{"lane":)";
-  append(line, record.lane);
+  if (record.lane == kNoLane) {
+    line += "null";  // a run or lumi transition
+  } else {
+    append(line, record.lane);
+  }
   line += R"(,"event":")";
   append(line, record.event.run);
   line += ':';
@@ -103,6 +107,7 @@ void TraceRecorder::jobStarted(JobInfo const& info) {
   for (auto const& module : info.modules) names_.push_back(quoted(module.label));
   source_ = quoted("source");
   idle_ = quoted("idle");
+  boundary_ = quoted("boundary");
   lanes_ = info.lanes;
   perThread_.clear();
   threads_.store(0);
@@ -155,8 +160,10 @@ void TraceRecorder::flush(Buffer& buffer) {
   }
   for (auto const& wait : buffer.waits) {
     text += ",\n";
-    appendSlice(text, wait, wait.kind == WaitKind::Idle ? idle_ : names_.at(wait.module), "wait:", toString(wait.kind),
-                start_, pid, kWaitTrack + wait.lane);
+    auto const& name = wait.kind == WaitKind::Idle       ? idle_
+                       : wait.kind == WaitKind::Boundary ? boundary_
+                                                         : names_.at(wait.module);
+    appendSlice(text, wait, name, "wait:", toString(wait.kind), start_, pid, kWaitTrack + wait.lane);
   }
   buffer.written += buffer.calls.size() + buffer.waits.size();
   buffer.calls.clear();

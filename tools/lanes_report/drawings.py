@@ -18,7 +18,8 @@ def number(value):
 
 def time_rows(report):
     """The time chart's rows: the modules that are not outputs by total time (their stall stacked on), the rest of
-    them as one row, then source, outputs, overhead and idle from the thread-time breakdown."""
+    them as one row, then source, outputs, run and lumi transitions, overhead, boundary wait and idle from the
+    thread-time breakdown."""
     modules = [m for m in report.get("modules", []) if m.get("kind") != "output"]
     modules.sort(key=lambda m: -number(m.get("total_s")))
     outputs = [m for m in report.get("modules", []) if m.get("kind") == "output"]
@@ -38,8 +39,15 @@ def time_rows(report):
     rows.append(row("outputs", number(breakdown.get("outputs_s", report.get("outputs_s"))),
                     sum(number(m.get("stall_s")) for m in outputs), COLOURS[1]))
     if breakdown:
+        if number(breakdown.get("transitions_s")):
+            rows.append(row("transitions", number(breakdown.get("transitions_s")), 0.0, COLOURS[5],
+                            "transitions: the modules' begin and end of runs and lumis"))
         rows.append(row("overhead", number(breakdown.get("overhead_s")), 0.0, COLOURS[4],
                         "overhead: CPU time outside the calls (scheduling, oneTBB's spinning)"))
+        if number(breakdown.get("boundary_s")):
+            rows.append(row("boundary wait", number(breakdown.get("boundary_s")), 0.0, COLOURS[3],
+                            "boundary wait: lanes idle at run and lumi boundaries (no lumi slot free, or a begin "
+                            "transition running)"))
         rows.append(row("idle", number(breakdown.get("idle_s")), 0.0, GREY, "idle: threads without work"))
     return rows
 

@@ -95,6 +95,7 @@ class TraceRecorder : public ProcessingObserver {
   std::vector<std::string> names_;  // JSON strings by module index
   std::string source_;              // the source's, as a JSON string
   std::string idle_;                // an Idle wait's name, as a JSON string
+  std::string boundary_;            // a Boundary wait's
   tbb::enumerable_thread_specific<Buffer> perThread_;
   std::atomic<unsigned> threads_{0};
   std::mutex deviceMutex_;           // guards device_ and queues_

@@ -126,12 +126,20 @@ class MenuReader {
     if (auto const* job = menu["job"].as_table()) {
       for (auto const& [key, value] : *job) {
         auto const name = std::string(key.str());
-        if (name != "threads" && name != "lanes" && name != "events" && name != "plugin-libraries") {
-          fail("unknown key job." + name + " (known: threads, lanes, events, plugin-libraries)");
+        if (name != "threads" && name != "lanes" && name != "events" && name != "plugin-libraries" &&
+            name != "concurrent-lumis" && name != "concurrent-runs") {
+          fail("unknown key job." + name +
+               " (known: threads, lanes, events, concurrent-lumis, concurrent-runs, plugin-libraries)");
         }
       }
       settings.threads = static_cast<unsigned>(whole(*job, "threads", std::numeric_limits<unsigned>::max()));
       settings.lanes = static_cast<unsigned>(whole(*job, "lanes", std::numeric_limits<unsigned>::max()));
+      for (auto [key, value] : {std::pair{"concurrent-lumis", &settings.concurrentLumis},
+                                std::pair{"concurrent-runs", &settings.concurrentRuns}}) {
+        if (!job->contains(key)) continue;
+        *value = static_cast<unsigned>(whole(*job, key, std::numeric_limits<unsigned>::max()));
+        if (*value == 0) fail(std::string("job.") + key + " must be at least 1");
+      }
       settings.hasEvents = job->contains("events");
       settings.events = whole(*job, "events", std::numeric_limits<std::int64_t>::max());
       for (auto const& library : strings(*job, "plugin-libraries", "job")) {

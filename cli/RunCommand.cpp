@@ -152,6 +152,12 @@ JobConfig makeJob(RunArguments const& arguments) {
                     " (give -n 0 or leave -n out)");
   }
   config.timingSample = arguments.monitorSample;
+  config.concurrentLumis = arguments.concurrentLumis   ? arguments.concurrentLumis
+                           : menu.concurrentLumis       ? menu.concurrentLumis
+                                                        : JobConfig::kDefaultConcurrentLumis;
+  config.concurrentRuns = arguments.concurrentRuns ? arguments.concurrentRuns
+                          : menu.concurrentRuns     ? menu.concurrentRuns
+                                                    : JobConfig::kDefaultConcurrentRuns;
   if (arguments.onError == "skip") {
     config.onError = ErrorPolicy::Skip;
   } else if (arguments.onError != "stop") {
@@ -562,6 +568,13 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   run->add_option("-t,--threads", arguments->threads, "Worker threads (default: the machine's cores; at most 64 x its PUs)")
       ->check(positiveCount);
   run->add_option("-l,--lanes", arguments->lanes, "Events in flight (default: as many as threads; at most 64 x threads)")
+      ->check(positiveCount);
+  run->add_option("--concurrent-lumis", arguments->concurrentLumis,
+                  "Luminosity blocks in flight at once: with 1, a lumi's events all finish before the next lumi "
+                  "begins (default: " + std::to_string(JobConfig::kDefaultConcurrentLumis) + ")")
+      ->check(positiveCount);
+  run->add_option("--concurrent-runs", arguments->concurrentRuns,
+                  "Runs in flight at once (default: " + std::to_string(JobConfig::kDefaultConcurrentRuns) + ")")
       ->check(positiveCount);
   run->add_option_function<std::uint64_t>(
          "-n,--events",

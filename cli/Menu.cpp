@@ -6,6 +6,7 @@
 
 #include <toml++/toml.h>
 
+#include "ConditionsOptions.h"
 #include "lanes/core/Exception.h"
 
 namespace lanes::cli {
@@ -118,8 +119,9 @@ class MenuReader {
     }
     for (auto const& [key, value] : menu) {
       auto const name = std::string(key.str());
-      if (name != "job" && name != "source" && name != "module" && name != "waiter" && name != "path" && name != "output") {
-        fail("unknown section '" + name + "' (known: job, source, module, waiter, path, output)");
+      if (name != "job" && name != "source" && name != "module" && name != "waiter" && name != "path" && name != "output" &&
+          name != "conditions") {
+        fail("unknown section '" + name + "' (known: job, source, module, waiter, path, output, conditions)");
       }
     }
     MenuJobSettings settings;
@@ -158,6 +160,17 @@ class MenuReader {
     });
     eachTable(menu, "output", [&](auto const& table, auto const& where) {
       config.outputs.push_back({required(table, "label", where), plugin(table, where, {"label", "select"}), strings(table, "select", where)});
+    });
+    eachTable(menu, "conditions", [&](auto const& table, auto const& where) {
+      PluginSpec spec{required(table, "record", where), {}};
+      for (auto const& [key, value] : table) {
+        if (key != "record") addOption(spec.options, std::string(key.str()), value, where);
+      }
+      try {
+        config.conditions.push_back(conditionsRecord(spec, directory_));
+      } catch (Exception const& error) {
+        fail(where + ": " + error.message());
+      }
     });
     return settings;
   }

@@ -25,6 +25,7 @@
 #include "PluginLibraries.h"
 #include "SignalStop.h"
 #include "WholeNumber.h"
+#include "ConditionsOptions.h"
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/JobFiles.h"
@@ -158,6 +159,7 @@ JobConfig makeJob(RunArguments const& arguments) {
   config.concurrentRuns = arguments.concurrentRuns ? arguments.concurrentRuns
                           : menu.concurrentRuns     ? menu.concurrentRuns
                                                     : JobConfig::kDefaultConcurrentRuns;
+  for (auto const& text : arguments.conditions) config.conditions.push_back(conditionsRecord(PluginSpec::parse(text)));
   if (arguments.onError == "skip") {
     config.onError = ErrorPolicy::Skip;
   } else if (arguments.onError != "stop") {
@@ -573,6 +575,10 @@ void addRunCommand(CLI::App& app, int& exitCode) {
                   "Luminosity blocks in flight at once: with 1, a lumi's events all finish before the next lumi "
                   "begins (default: " + std::to_string(JobConfig::kDefaultConcurrentLumis) + ")")
       ->check(positiveCount);
+  run->add_option("--conditions", arguments->conditions,
+                  "A conditions record, e.g. calib:every=10,bytes=1000000,load=0.005,concurrent-iovs=2 or "
+                  "calib:table=iovs.toml (repeatable; docs/running.md)")
+      ->allow_extra_args(false);
   run->add_option("--concurrent-runs", arguments->concurrentRuns,
                   "Runs in flight at once (default: " + std::to_string(JobConfig::kDefaultConcurrentRuns) + ")")
       ->check(positiveCount);

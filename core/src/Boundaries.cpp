@@ -79,7 +79,10 @@ struct Boundaries::Frontier {
 // ---------------------------------------------------------------- building
 
 Boundaries::Boundaries(Schedule& schedule, std::optional<LumiNumbering> numbering)
-    : schedule_(schedule), numbering_(std::move(numbering)), frontier_(std::make_unique<Frontier>()) {}
+    : schedule_(schedule),
+      numbering_(std::move(numbering)),
+      lumiOptions_(numbering_.has_value()),
+      frontier_(std::make_unique<Frontier>()) {}
 
 Boundaries::~Boundaries() = default;
 
@@ -144,6 +147,7 @@ void Boundaries::build() {
     inputEvents_ = schedule_.source->eventCount();
   }
   auto const& source = *schedule_.source;
+  tracking_ = watched();
   if (!source.runProducts().empty() || !source.lumiProducts().empty()) {
     blockReader_ = source.lookAhead();
     if (!blockReader_) {
@@ -151,6 +155,14 @@ void Boundaries::build() {
                       "' offers run or lumi products but no copy to read them with (lookAhead())");
     }
   }
+}
+
+bool Boundaries::watched() const {
+  bool const modules = !beginRun_.empty() || !endRun_.empty() || !beginLumi_.empty() || !endLumi_.empty() ||
+                       !writeLumi_.empty() || !writeRun_.empty() || !streamBeginRun_.empty() ||
+                       !streamEndRun_.empty() || !streamBeginLumi_.empty() || !streamEndLumi_.empty();
+  bool const products = schedule_.lumiRegistry.size() > 0 || schedule_.runRegistry.size() > 0;
+  return modules || products || !caches_.empty() || !schedule_.conditions->empty() || lumiOptions_;
 }
 
 // ---------------------------------------------------------------- the frontier
@@ -187,8 +199,31 @@ std::uint64_t Boundaries::capped(std::uint64_t end) const {
   return limit ? std::min(end, limit) : end;
 }
 
+std::uint64_t Boundaries::share(std::uint64_t next, std::uint64_t end, std::uint64_t count) const {
+  // A lumi's last ordinals are shared out among the lanes, so that a lumi of
+  // fewer events than lanes x runs keeps every lane busy until its end.
+  auto const fair = (end - next + schedule_.lanes - 1) / schedule_.lanes;
+  return std::min(end, next + std::max<std::uint64_t>(1, std::min(count, fair)));
+}
+
+Boundaries::Status Boundaries::claimUntracked(std::uint64_t count, Claim& claim) {
+  auto& f = *frontier_;
+  auto* const dispenser = schedule_.dispenser();
+  auto const limit = schedule_.config.maxEvents;
+  if (schedule_.halted.load(std::memory_order_acquire)) return Status::End;
+  if (dispenser) count = 1;
+  auto const first = dispenser ? dispenser->next() : f.next.fetch_add(count, std::memory_order_relaxed);
+  if (!first || (limit && *first >= limit)) {
+    schedule_.halted.store(true, std::memory_order_release);
+    return Status::End;
+  }
+  claim = {*first, limit ? std::min(*first + count, limit) : *first + count, nullptr};
+  return Status::Claimed;
+}
+
 Boundaries::Status Boundaries::claim(BlockSlot* in, Source& source, std::uint64_t count, Claim& claim,
                                      std::uint64_t& generation) {
+  if (!tracking_) return claimUntracked(count, claim);
   auto& f = *frontier_;
   bool const dispensed = schedule_.dispenser() != nullptr;
   // More of the lumi the lane is in, without the lock.
@@ -197,7 +232,7 @@ Boundaries::Status Boundaries::claim(BlockSlot* in, Source& source, std::uint64_
     if (f.lumi.load(std::memory_order_acquire) == in) {
       auto next = f.next.load(std::memory_order_relaxed);
       while (next < end) {
-        auto const take = std::min(next + count, end);
+        auto const take = share(next, end, count);
         if (f.next.compare_exchange_weak(next, take, std::memory_order_relaxed)) {
           claim = {next, take, nullptr};
           return Status::Claimed;
@@ -248,7 +283,7 @@ Boundaries::Step Boundaries::advance(BlockSlot* in, std::uint64_t count, Claim& 
     }
     auto* const lumi = f.lumi.load(std::memory_order_relaxed);
     if (inFrontierLumi(ordinal)) {
-      auto const take = dispenser ? ordinal + 1 : std::min(ordinal + count, f.end.load(std::memory_order_relaxed));
+      auto const take = dispenser ? ordinal + 1 : share(ordinal, f.end.load(std::memory_order_relaxed), count);
       if (dispenser) {
         f.pending.reset();
       } else {
@@ -319,6 +354,7 @@ void Boundaries::openRun(BlockSlot& run, std::uint32_t number) {
   run.runView->run_ = number;
   run.runView->index_ = run.entry;
   run.begun.reset();
+  run.openedAt = timeNow();
   run.holds.store(2, std::memory_order_relaxed);  // the frontier's and the begin's
   f.run = &run;
   beginRun(run);
@@ -339,6 +375,7 @@ void Boundaries::openLumi(BlockSlot& lumi, LumiNumber number, std::uint64_t firs
   view.luminosityBlock_ = number.luminosityBlock;
   view.runBlock_ = f.run->runView.get();
   lumi.begun.reset();
+  lumi.openedAt = timeNow();
   lumi.holds.store(2, std::memory_order_relaxed);  // the frontier's and the begin's
   hold(*f.run);                                    // a lumi in flight in it
   beginLumi(lumi);
@@ -449,10 +486,7 @@ void Boundaries::beginRun(BlockSlot& run) {
   schedule_.group.run([this, &run] {
     resetCaches(run);
     readSourceProducts(run);
-    callEach(beginRun_, run, Transition::BeginRun, [this, &run] {
-      run.begun.markDone();
-      release(run);
-    });
+    callEach(beginRun_, run, Transition::BeginRun, [this, &run] { begun(run); });
   });
 }
 
@@ -462,12 +496,18 @@ void Boundaries::beginLumi(BlockSlot& lumi) {
 }
 
 void Boundaries::beginCalls(BlockSlot& lumi) {
+  auto& conditions = *schedule_.conditions;
+  if (conditions.empty()) return beginLumiCalls(lumi);
+  conditions.acquire(lumi.number, lumi.state.iovs, [this, &lumi](std::exception_ptr error) {
+    if (error) schedule_.fail(withContext(error, {"conditions", Transition::BeginLumi, {}, lumi.id(), {}}));
+    beginLumiCalls(lumi);
+  });
+}
+
+void Boundaries::beginLumiCalls(BlockSlot& lumi) {
   resetCaches(lumi);
   readSourceProducts(lumi);
-  callEach(beginLumi_, lumi, Transition::BeginLumi, [this, &lumi] {
-    lumi.begun.markDone();
-    release(lumi);
-  });
+  callEach(beginLumi_, lumi, Transition::BeginLumi, [this, &lumi] { begun(lumi); });
 }
 
 // Through a copy of the source of its own: the lanes' copies (or the shared
@@ -498,8 +538,22 @@ void Boundaries::end(BlockSlot& slot) {
   });
 }
 
+Clock::time_point Boundaries::timeNow() const { return schedule_.timing() ? schedule_.clock.now() : kUntimed; }
+
+void Boundaries::begun(BlockSlot& slot) {
+  slot.begunAt = timeNow();
+  slot.begun.markDone();
+  release(slot);
+}
+
 void Boundaries::freed(BlockSlot& slot) {
   auto* const run = slot.level == Level::Lumi ? slot.run : nullptr;
+  if (!schedule_.blockObservers.empty()) {
+    BlockRecord const record{slot.level, slot.id(), slot.entry, slot.index, slot.state.events.load(std::memory_order_relaxed),
+                             slot.openedAt, slot.begunAt, timeNow()};
+    for (auto* observer : schedule_.blockObservers) observer->blockFinished(record);
+  }
+  schedule_.conditions->release(slot.state.iovs);
   if (run) run->state.events.fetch_add(slot.state.events.load(std::memory_order_relaxed), std::memory_order_relaxed);
   slot.state.clear();
   std::vector<std::function<void()>> parked;
@@ -569,22 +623,18 @@ bool Boundaries::call(unsigned w, BlockSlot& slot, Transition transition, unsign
   return true;
 }
 
-bool Boundaries::enterStream(BlockSlot& lumi, bool newRun, unsigned lane) {
-  bool ok = true;
+void Boundaries::enterStream(BlockSlot& lumi, bool newRun, unsigned lane) {
   if (newRun) {
-    for (auto w : streamBeginRun_) ok = ok && call(w, *lumi.run, Transition::BeginRun, lane);
+    for (auto w : streamBeginRun_) call(w, *lumi.run, Transition::BeginRun, lane);
   }
-  for (auto w : streamBeginLumi_) ok = ok && call(w, lumi, Transition::BeginLumi, lane);
-  return ok;
+  for (auto w : streamBeginLumi_) call(w, lumi, Transition::BeginLumi, lane);
 }
 
-bool Boundaries::leaveStream(BlockSlot& lumi, bool endRun, unsigned lane) {
-  bool ok = true;
-  for (auto w : streamEndLumi_) ok = ok && call(w, lumi, Transition::EndLumi, lane);
+void Boundaries::leaveStream(BlockSlot& lumi, bool endRun, unsigned lane) {
+  for (auto w : streamEndLumi_) call(w, lumi, Transition::EndLumi, lane);
   if (endRun) {
-    for (auto w : streamEndRun_) ok = ok && call(w, *lumi.run, Transition::EndRun, lane);
+    for (auto w : streamEndRun_) call(w, *lumi.run, Transition::EndRun, lane);
   }
-  return ok;
 }
 
 }  // namespace lanes::detail

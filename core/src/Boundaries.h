@@ -21,6 +21,7 @@
 
 #include <oneapi/tbb/spin_mutex.h>
 
+#include "ConditionsService.h"
 #include "LumiNumbering.h"
 #include "lanes/core/FastClock.h"
 #include "lanes/core/Lumi.h"
@@ -47,6 +48,7 @@ struct BlockState {
   std::vector<std::unique_ptr<ProductSlot>> put;
   tbb::spin_mutex putLock;
   std::atomic<std::uint64_t> events{0};
+  std::vector<IovSlot*> iovs;  // a lumi's: its interval's slot of each conditions record
 };
 
 // A slot for one run or lumi in flight.
@@ -64,6 +66,7 @@ struct BlockSlot {
   std::uint64_t entry = 0;   // Block::index()
   std::uint64_t first = 0;   // a lumi's ordinals [first, end): final once the frontier has left it
   std::uint64_t end = 0;
+  Clock::time_point openedAt, begunAt;  // (if timing) BlockRecord's opened and begun
   std::unique_ptr<Run> runView;    // what modules see of a run slot
   std::unique_ptr<Lumi> lumiView;  // ... of a lumi slot
   // As an error context and a call record name it: EventId{run, lumi, 0} (lumi 0 for a run).
@@ -97,9 +100,15 @@ class Boundaries {
   unsigned runSlots() const { return runSlots_; }
   std::vector<std::string> const& lumisSerialisedBy() const { return lumisSerialisedBy_; }
   std::vector<std::string> const& runsSerialisedBy() const { return runsSerialisedBy_; }
+  // Whether the job tracks runs and lumis: a module or output has run or
+  // lumi callbacks, products or caches, or reads conditions, or the source's
+  // SPEC numbers its lumis (events-per-lumi=, ...). A job that does not
+  // claims its ordinals as if the input were one lumi (no lumi's boundary
+  // cuts a lane's run, none is counted), and its events have no lumi.
+  bool tracking() const { return tracking_; }
   // Whether the job numbers the source's runs and lumis (LumiNumbering): an
   // event then takes its run and lumi from the lumi it was claimed in.
-  bool numbersLumis() const { return numbering_.has_value(); }
+  bool numbersLumis() const { return tracking_ && numbering_.has_value(); }
 
   // A part begins (the frontier at the input's start) and, once every lane
   // and transition is done, ends; throws std::logic_error if a block is
@@ -140,17 +149,22 @@ class Boundaries {
 
   // A lane's stream modules' beginRun() (if `newRun`: the lane's last lumi
   // was of another run, or none) and beginLumi() as it enters `lumi`, and
-  // endLumi() and endRun() (if `endRun`) as it leaves; false if one threw
-  // (the job has failed). A lane enters a lumi once, so its stream modules
+  // endLumi() and endRun() (if `endRun`) as it leaves; one that throws fails
+  // the job, and no other is called. A lane enters a lumi once, so its stream modules
   // see it once; a lane that waits at a boundary (parks) ends its run there,
   // and begins it again if the next lumi it takes is of the same run.
-  bool enterStream(BlockSlot& lumi, bool newRun, unsigned lane);
-  bool leaveStream(BlockSlot& lumi, bool endRun, unsigned lane);
+  void enterStream(BlockSlot& lumi, bool newRun, unsigned lane);
+  void leaveStream(BlockSlot& lumi, bool endRun, unsigned lane);
 
  private:
   struct Frontier;
   struct RunBegun;
   enum class Step { Claimed, Park, End, Lookup };
+  bool watched() const;
+  // Untracked: up to `count` ordinals (one from a dispenser), as if the input were one lumi.
+  Status claimUntracked(std::uint64_t count, Claim& claim);
+  // Where a claim of up to `count` ordinals from `next` in a lumi that ends at `end` stops.
+  std::uint64_t share(std::uint64_t next, std::uint64_t end, std::uint64_t count) const;
   // Under the frontier's lock: claims, or opens the next lumi, or says why not.
   Step advance(BlockSlot* in, std::uint64_t count, Claim& claim, std::uint64_t& lookupAt);
   LumiStretch lookup(Source& source, std::uint64_t ordinal);
@@ -172,12 +186,16 @@ class Boundaries {
   void release(BlockSlot& slot);
   void beginRun(BlockSlot& run);
   void beginLumi(BlockSlot& lumi);
-  void beginCalls(BlockSlot& lumi);  // once its run has begun
+  void beginCalls(BlockSlot& lumi);  // once its run has begun: takes its conditions, then beginLumi()
+  void beginLumiCalls(BlockSlot& lumi);
   void resetCaches(BlockSlot& slot);
   void readSourceProducts(BlockSlot& slot);
   void end(BlockSlot& slot);
   // The slot is free again: parked lanes wake.
   void freed(BlockSlot& slot);
+  // The block's begin transition ended: its waiting lanes go on.
+  void begun(BlockSlot& slot);
+  Clock::time_point timeNow() const;
   // Calls each of `workers` (under its gate, if it has one), then `then`.
   void callEach(std::vector<unsigned> const& workers, BlockSlot& slot, Transition transition,
                 std::function<void()> then);
@@ -189,6 +207,8 @@ class Boundaries {
 
   Schedule& schedule_;
   std::optional<LumiNumbering> numbering_;
+  bool const lumiOptions_;  // the source's SPEC numbered the lumis (events-per-lumi=, ...)
+  bool tracking_ = true;
   std::optional<std::uint64_t> inputEvents_;  // numbered sources: the source's event count
   std::optional<std::pair<std::uint64_t, SourceEvent>> peeked_;  // under the shared source's queue
   std::unique_ptr<Source> blockReader_;       // a copy that reads run and lumi products, under blockReadLock_

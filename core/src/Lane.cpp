@@ -23,6 +23,11 @@ Lane::Lane(Schedule& schedule, unsigned index)
       state.prefetch[k].module = m;
       state.prefetch[k].prerequisite = k;
     }
+    state.conditions.resize(schedule.workers[m]->conditions.size());
+    for (auto& waiter : state.conditions) {
+      waiter.lane = this;
+      waiter.module = m;
+    }
     state.toRead.reserve(prerequisites.size());
     state.toReadProducts.reserve(prerequisites.size());
   }
@@ -62,6 +67,7 @@ void Lane::run() {
     if (next == Next::End) break;
     waitingOrdinal_ = ordinal;  // before enter(): lumiBegun() may run on another thread before it returns
     if (!enter(eventLumi_)) return;
+    if (boundaryFailed()) continue;  // its begin failed: no event of the lumi starts
     if (advanceSource(ordinal) && !processEvent()) return;
   }
   leaveLumi(nullptr);
@@ -138,8 +144,9 @@ bool Lane::enter(BlockSlot* lumi) {
   lumi_ = lumi;
   floor_ = lumi->first;
   boundaryWaitBegins();  // before add(): lumiBegun() may end the wait on another thread before it returns
-  if (!lumi->begun.add(&begunWaiter_)) return schedule_.boundaries->enterStream(*lumi, enterNewRun_, index_);
-  return false;
+  if (lumi->begun.add(&begunWaiter_)) return false;
+  schedule_.boundaries->enterStream(*lumi, enterNewRun_, index_);
+  return true;
 }
 
 void Lane::BegunWaiter::notify() {
@@ -148,8 +155,8 @@ void Lane::BegunWaiter::notify() {
 
 void Lane::lumiBegun() {
   boundaryWaitEnds();
-  bool const entered = schedule_.boundaries->enterStream(*lumi_, enterNewRun_, index_);
-  if (!entered) return run();  // the job failed: the event is dropped, and no more begin
+  schedule_.boundaries->enterStream(*lumi_, enterNewRun_, index_);
+  if (boundaryFailed()) return run();  // the event is dropped, and no other begins
   if (!schedule_.replicatedSource) {
     if (sourceReads_ != SourceReads::WithTheEvent) resetEventState();
     if (startEvent()) run();
@@ -233,6 +240,7 @@ void Lane::afterSharedFetch() {
   }
   sharedHeld_ = false;
   if (!enter(eventLumi_)) return;  // lumiBegun() goes on
+  if (boundaryFailed()) return run();
   if (sourceReads_ != SourceReads::WithTheEvent) resetEventState();
   if (startEvent()) run();
 }
@@ -296,7 +304,7 @@ bool Lane::startEvent() {
 }
 
 void Lane::resetEventState() {
-  event_.start(sourceEvent_.id, eventLumi_->lumiView.get());
+  event_.start(sourceEvent_.id, eventLumi_ ? eventLumi_->lumiView.get() : nullptr);
   failed_.store(false, std::memory_order_relaxed);
   error_ = nullptr;
   for (std::size_t m = 0; m < schedule_.workers.size(); ++m) {
@@ -352,11 +360,12 @@ void Lane::start(unsigned module) {
   state.toRead.clear();
   state.toReadProducts.clear();
   state.readyAtStart.clear();
-  // One count per prerequisite, one held by this call and one for a batch
-  // read; prerequisites ready at once are subtracted in a single step at the
-  // end, so the count cannot reach zero before then. The batch's completion
-  // subtracts its own count and those of the prerequisites it read.
-  state.pending.store(n + 2, std::memory_order_release);
+  // One count per prerequisite and conditions record, one held by this call
+  // and one for a batch read; those ready at once are subtracted in a single
+  // step at the end, so the count cannot reach zero before then. The batch's
+  // completion subtracts its own count and those of the prerequisites it read.
+  auto const records = static_cast<unsigned>(worker.conditions.size());
+  state.pending.store(n + records + 2, std::memory_order_release);
   bool const announce = worker.readyListener() != nullptr;
   // A range announced together gives idle threads part of the event's
   // products. Otherwise every thread has a lane's work, and announcing as
@@ -393,8 +402,26 @@ void Lane::start(unsigned module) {
   } else {
     replicaReads_->push([this, module] { readBatch(module); }, [this, module] { batchRead(module); });
   }
+  if (records) readyNow += conditionsReady(module);
   ++readyNow;  // this call's own count
   if (state.pending.fetch_sub(readyNow, std::memory_order_acq_rel) == readyNow) launch(module);
+}
+
+unsigned Lane::conditionsReady(unsigned module) {
+  auto& state = modules_[module];
+  auto const& records = schedule_.workers[module]->conditions;
+  state.conditionsSince = now();
+  unsigned ready = 0;
+  for (unsigned k = 0; k < records.size(); ++k) {
+    if (!eventLumi_->state.iovs[records[k]]->loaded.add(&state.conditions[k])) ++ready;
+  }
+  return ready;
+}
+
+void Lane::conditionsLoaded(unsigned module) {
+  auto& state = modules_[module];
+  recordWait(module, WaitKind::Conditions, state.conditionsSince);
+  if (state.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
 }
 
 bool Lane::ensureSourceProduct(unsigned module, unsigned prerequisite) {

@@ -52,6 +52,12 @@ class Lane {
     unsigned prerequisite;
     void notify() override { lane->prerequisiteReady(module, prerequisite); }
   };
+  // Resumes module `module` once a conditions payload it reads is loaded.
+  struct ConditionsWaiter final : Waiter {
+    Lane* lane;
+    unsigned module;
+    void notify() override { lane->conditionsLoaded(module); }
+  };
   struct PathWaiter final : Waiter {
     Lane* lane;
     unsigned path;
@@ -74,6 +80,8 @@ class Lane {
     bool accepted = true;
     std::exception_ptr externalError;
     std::vector<PrefetchWaiter> prefetch;  // one per prerequisite
+    std::vector<ConditionsWaiter> conditions;  // one per conditions record it reads
+    Clock::time_point conditionsSince;        // when it began to wait for one (if timing)
     // Prerequisites (source products that other modules consume too) this
     // module claimed, and their products: read in one serialised batch, with
     // the module's solo reads, and announced by the batch's completion, with
@@ -125,6 +133,9 @@ class Lane {
   // Goes into `lumi`, leaving the lumi it is in; false if the lumi's begin
   // has not ended: lumiBegun() goes on then.
   bool enter(BlockSlot* lumi);
+  // The job failed, at a lumi's begin perhaps (a module's, its stream
+  // modules', its conditions): the lane starts no event of it.
+  bool boundaryFailed() const { return schedule_.cancelled.load(std::memory_order_acquire) && !schedule_.stopRequested.load(std::memory_order_acquire); }
   void lumiBegun();
   // Leaves the lumi it is in (if any) for `to` (nullptr: none).
   void leaveLumi(BlockSlot* to);
@@ -156,6 +167,10 @@ class Lane {
   bool ensureSourceProduct(unsigned module, unsigned prerequisite);
   void start(unsigned module);
   void prerequisiteReady(unsigned module, unsigned prerequisite);
+  // How many of the module's conditions payloads for the event are loaded
+  // now; it waits for the others (a Conditions wait).
+  unsigned conditionsReady(unsigned module);
+  void conditionsLoaded(unsigned module);
   // Fewer lanes than threads leave threads idle: prerequisites ready at once
   // are then announced as one range (announceTogether).
   bool announcesTogether() const { return schedule_.lanes < schedule_.config.threads; }

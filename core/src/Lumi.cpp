@@ -48,6 +48,8 @@ void Block::putSlot(ProductIndex index, std::unique_ptr<ProductSlot> value) {
   description.merge(*slot, *value);
 }
 
+ConditionsPayload const& Lumi::conditions(ConditionsToken token) const { return state().iovs.at(token.record())->payload; }
+
 namespace detail {
 
 BlockCacheBase::BlockCacheBase(Module& module) { module.caches_.push_back(this); }

@@ -8,6 +8,7 @@ char const* toString(WaitKind kind) {
     case WaitKind::External: return "external";
     case WaitKind::Idle: return "idle";
     case WaitKind::Boundary: return "boundary";
+    case WaitKind::Conditions: return "conditions";
   }
   return "?";
 }

@@ -46,6 +46,7 @@ Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
   if (config.timingSample == 0) invalid("the timing sample must be at least 1 (one event in N timed)");
   if (config.concurrentLumis == 0) invalid("--concurrent-lumis must be at least 1 (lumis in flight at once)");
   if (config.concurrentRuns == 0) invalid("--concurrent-runs must be at least 1 (runs in flight at once)");
+  conditions = std::make_unique<ConditionsService>(config.conditions, group);
   info.threads = config.threads;
   info.lanes = lanes;
   info.timingSample = config.timingSample;
@@ -57,6 +58,7 @@ Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
   checkNoCycle();
   buildPaths();
   boundaries->build();
+  info.lumisTracked = boundaries->tracking();
   info.concurrentLumis = boundaries->lumiSlots();
   info.concurrentRuns = boundaries->runSlots();
   info.lumisSerialisedBy = boundaries->lumisSerialisedBy();
@@ -225,7 +227,9 @@ void Schedule::resolveDependencies() {
       registry.resolveConsumed(*instance);
       runRegistry.resolveConsumed(*instance, Level::Run);
       lumiRegistry.resolveConsumed(*instance, Level::Lumi);
+      resolveConditions(*instance);
     }
+    for (auto const& declaration : worker.module().conditionsConsumed()) worker.conditions.push_back(declaration.index);
     std::map<unsigned, std::size_t> byProducer;  // producer -> position in prerequisites
     for (auto const& declaration : worker.module().consumed()) {
       auto const product = declaration.index;
@@ -248,6 +252,10 @@ void Schedule::resolveDependencies() {
       worker.gate = std::make_unique<LimitedTaskQueue>(group, module.concurrencyLimit());
     }
   }
+}
+
+void Schedule::resolveConditions(Module& module) const {
+  for (auto& declaration : module.conditionsConsumed_) declaration.index = conditions->index(declaration.record, module.label());
 }
 
 void Schedule::countSourceConsumers() {
@@ -388,6 +396,7 @@ RunSummary Schedule::process(ProcessPart const& part) {
     summary.repeatedRuns = counts.repeatedRuns;
     summary.repeatedLumis = counts.repeatedLumis;
     summary.emptyLumis = counts.emptyLumis;
+    summary.conditions = conditions->summaries();
   }
   if (firstError_) failJob(describe(firstError_));
   // Outputs end in the part's arena: one that finishes its buffers in
@@ -415,11 +424,13 @@ void Schedule::listen() {
   callObservers.clear();
   waitObservers.clear();
   eventObservers.clear();
+  blockObservers.clear();
   for (auto* observer : observers) {
     auto const hooks = observer->hooks();
     if (hooks & ProcessingObserver::kCalls) callObservers.push_back(observer);
     if (hooks & ProcessingObserver::kWaits) waitObservers.push_back(observer);
     if (hooks & ProcessingObserver::kEvents) eventObservers.push_back(observer);
+    if (hooks & ProcessingObserver::kBlocks) blockObservers.push_back(observer);
   }
   clock = timing() ? FastClock::calibrated() : FastClock::steady();
 }
@@ -443,6 +454,7 @@ void Schedule::beforeFork() {
 void Schedule::startPart(ProcessPart const& part) {
   dispenser_ = part.events;
   wholeJob_ = part.name.empty();
+  conditions->startPart();
   eventsSkipped.store(0);
   runs.clear();
   if (!stopRequested.load()) {

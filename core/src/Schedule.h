@@ -93,6 +93,7 @@ class Schedule {
   std::uint64_t replicaChunk = 1;          // ordinals a lane claims at a time (a replicated source's)
   ClaimedRuns runs;                        // the runs the lanes claimed from a replicated source
   std::unique_ptr<Boundaries> boundaries;  // runs and lumis: where the lanes claim their ordinals
+  std::unique_ptr<ConditionsService> conditions;
   // The part's dispenser (which events this process takes), or nullptr: all.
   EventDispenser* dispenser() const { return dispenser_; }
   // What a lane claims at a time from a replicated source that asks for no
@@ -111,7 +112,7 @@ class Schedule {
   // What the lanes time with while someone observes (calibrated as each part starts).
   FastClock clock;
   // The observers of each kind of hook (ProcessingObserver::hooks()), as each part starts.
-  std::vector<ProcessingObserver*> callObservers, waitObservers, eventObservers;
+  std::vector<ProcessingObserver*> callObservers, waitObservers, eventObservers, blockObservers;
   void record(CallRecord const& call) const {
     for (auto* observer : callObservers) observer->callFinished(call);
   }
@@ -131,6 +132,7 @@ class Schedule {
   void buildOutputs(PluginRegistry const& plugins);
   void addWorker(std::string const& label, std::string const& plugin, std::vector<std::unique_ptr<Module>> instances);
   void resolveDependencies();
+  void resolveConditions(Module& module) const;
   void countSourceConsumers();
   void buildPaths();
   void checkNoCycle() const;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <random>
@@ -233,6 +234,22 @@ class OneWatcher : public one::Analyzer {
   int open_ = 0;
 };
 
+// Watches nothing of lumis: counts the events whose lumi() it could read.
+class LumiBlind : public global::Analyzer {
+ public:
+  LumiBlind(std::string const& label, Options const&, std::atomic<int>& seen) : Analyzer(label), seen_(seen) {}
+  void analyze(Event const& event) const override {
+    try {
+      (void)event.lumi();
+      ++seen_;
+    } catch (Exception const&) {
+    }
+  }
+
+ private:
+  std::atomic<int>& seen_;
+};
+
 // Writes each lumi's and run's record: its events and the products put.
 class RecordWriter : public global::Output {
  public:
@@ -262,8 +279,11 @@ class RecordWriter : public global::Output {
   LumiToken<std::uint64_t> streamCount_;
 };
 
-PluginRegistry transitionsRegistry(Journal& journal) {
+PluginRegistry transitionsRegistry(Journal& journal, std::atomic<int>* lumisSeen = nullptr) {
   PluginRegistry registry;
+  registry.addModule({"lumi-blind", ""}, [lumisSeen](std::string const& label, Options const& options) {
+    return std::unique_ptr<Module>(constructModule<LumiBlind>(label, options, *lumisSeen));
+  });
   registry.addSource({"ids", ""}, [](Options const& options) { return std::make_unique<IdsSource>(options); });
   registry.addSource({"numbered", ""}, [](Options const& options) { return std::make_unique<NumberedSource>(options); });
   registry.addModule({"recorder", ""}, [&journal](std::string const& label, Options const& options) {
@@ -550,6 +570,47 @@ TEST(NumberedLumisTest, OneEventPerLumiAtManyLanes) {
   ASSERT_FALSE(summary.failed) << summary.error;
   EXPECT_EQ(summary.lumis, 300u);
   expectWellOrdered(journal, 3);
+}
+
+// A job whose modules and outputs take no interest in lumis, and whose source
+// is not numbered into them, tracks none: the input's lumi boundaries cut no
+// lane's run, none is counted, and an event has no lumi to give.
+TEST(UntrackedLumisTest, AJobThatWatchesNoLumiTracksNone) {
+  std::atomic<int> seen{0};
+  Journal journal;
+  for (auto const& source : {"ids:lumis=1:1:30/1:2:30/2:1:40", "numbered:events=100"}) {
+    JobConfig config;
+    config.source = PluginSpec::parse(source);
+    config.threads = 2;
+    config.lanes = 4;
+    config.modules.push_back({"blind", PluginSpec::parse("lumi-blind")});
+    auto registry = transitionsRegistry(journal, &seen);
+    EventProcessor processor(std::move(config), registry);
+    EXPECT_FALSE(processor.info().lumisTracked) << source;
+    auto const summary = processor.run();
+    ASSERT_FALSE(summary.failed) << summary.error;
+    EXPECT_EQ(summary.eventsProcessed, 100u) << source;
+    EXPECT_EQ(summary.lumis, 0u) << source;
+  }
+  EXPECT_EQ(seen.load(), 0);
+}
+
+// The same blind module beside one that watches lumis: then every event has its lumi.
+TEST(UntrackedLumisTest, OneModuleThatWatchesLumisMakesTheJobTrackThem) {
+  std::atomic<int> seen{0};
+  Journal journal;
+  JobConfig config;
+  config.source = PluginSpec::parse("ids:lumis=1:1:30/1:2:30/2:1:40");
+  config.lanes = 4;
+  config.modules.push_back({"blind", PluginSpec::parse("lumi-blind")});
+  config.modules.push_back({"recorder", PluginSpec::parse("recorder")});
+  auto registry = transitionsRegistry(journal, &seen);
+  EventProcessor processor(std::move(config), registry);
+  EXPECT_TRUE(processor.info().lumisTracked);
+  auto const summary = processor.run();
+  ASSERT_FALSE(summary.failed) << summary.error;
+  EXPECT_EQ(summary.lumis, 3u);
+  EXPECT_EQ(seen.load(), 100);
 }
 
 // ---------------------------------------------------------------- bad input

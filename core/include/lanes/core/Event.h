@@ -21,10 +21,15 @@ class Event {
 
   EventId const& id() const { return id_; }
   unsigned lane() const { return lane_; }
-  // The lumi (and run) in flight that the event belongs to (in a job: an
-  // Event made by hand for a test has none).
-  Lumi const& lumi() const { return *lumi_; }
-  Run const& run() const { return lumi_->runBlock(); }
+  // The lumi (and run) in flight that the event belongs to, in a job that
+  // tracks lumis: one where a module or output has lumi or run callbacks,
+  // products or caches, or reads conditions (EventProcessor's info() says);
+  // else throws lanes::Exception.
+  Lumi const& lumi() const { return lumi_ ? *lumi_ : untracked(); }
+  Run const& run() const { return lumi().runBlock(); }
+  // The payload of a conditions record (Module::consumesConditions) for the
+  // event's interval of validity.
+  ConditionsPayload const& conditions(ConditionsToken token) const { return lumi_->conditions(token); }
 
   template <typename T>
   T const& get(ProductToken<T> token) const {
@@ -68,6 +73,7 @@ class Event {
   // (AnyProduct matches every type).
   ProductSlot const& checked(ProductIndex index, std::type_info const& wanted) const;
   ProductIndex indexOf(std::string const& label) const;
+  [[noreturn]] static Lumi const& untracked();
 
   ProductRegistry const* registry_;
   unsigned lane_;

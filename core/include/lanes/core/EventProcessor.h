@@ -19,6 +19,16 @@
 
 namespace lanes {
 
+// What one conditions record did in a job (Conditions.h).
+struct ConditionsSummary {
+  std::string record;
+  unsigned concurrentIovs = 1;
+  std::uint64_t loads = 0;        // payloads loaded (an interval that comes back after its slot was reused loads again)
+  double loadSeconds = 0;         // their loads, summed
+  std::uint64_t deferredBegins = 0;  // lumi begins that waited for a slot of the record
+  double deferredSeconds = 0;        // how long, summed
+};
+
 struct RunSummary {
   std::uint64_t eventsProcessed = 0;  // finished without error (written by accepting outputs)
   std::uint64_t eventsSkipped = 0;    // failed under ErrorPolicy::Skip
@@ -35,6 +45,7 @@ struct RunSummary {
   std::uint64_t repeatedRuns = 0;
   std::uint64_t repeatedLumis = 0;
   std::uint64_t emptyLumis = 0;
+  std::vector<ConditionsSummary> conditions;  // by record
 };
 
 // One process's share of a multi-process job (the node layer runs them).

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lanes/core/Conditions.h"
 #include "lanes/core/Options.h"
 
 namespace lanes {
@@ -52,6 +53,8 @@ struct JobConfig {
   // watches lumis (runs) holds the job to 1.
   unsigned concurrentLumis = kDefaultConcurrentLumis;
   unsigned concurrentRuns = kDefaultConcurrentRuns;
+  // The conditions service's records (Conditions.h).
+  std::vector<ConditionsRecordSpec> conditions;
 
   static constexpr unsigned kDefaultConcurrentLumis = 2;
   static constexpr unsigned kDefaultConcurrentRuns = 1;

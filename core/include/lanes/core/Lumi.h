@@ -26,6 +26,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include "lanes/core/Conditions.h"
 #include "lanes/core/Product.h"
 
 namespace lanes {
@@ -136,6 +137,7 @@ class Block {
     slot->emplace(std::move(value), bytes);
     putSlot(index, std::move(slot));
   }
+  detail::BlockState& state() const { return state_; }
 
  private:
   ProductSlot const& checked(ProductIndex index, std::type_info const& wanted) const;
@@ -183,6 +185,10 @@ class Lumi : public Block {
   void put(LumiToken<T> token, T value, std::size_t bytes = sizeof(T)) {
     putAs(token.index(), std::move(value), bytes);
   }
+  // The payload of a conditions record for this lumi's interval, once it is
+  // loaded: in the calls of a module that declared the record, and in the
+  // lumi's end transition.
+  ConditionsPayload const& conditions(ConditionsToken token) const;
 
  private:
   friend class detail::Boundaries;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lanes/core/Completion.h"
+#include "lanes/core/Conditions.h"
 #include "lanes/core/Lumi.h"
 #include "lanes/core/Product.h"
 
@@ -100,6 +101,7 @@ enum TransitionBits : unsigned {
 namespace detail {
 class Worker;
 class Boundaries;
+class Schedule;
 // Sets Module::transitions() (PluginRegistry.h: noteTransitions).
 void setTransitions(Module& module, unsigned bits);
 }  // namespace detail
@@ -130,6 +132,14 @@ class Module {
   // and lumi products it reads from the source or puts in its end transitions.
   std::deque<ProductDeclaration> const& consumed(Level level = Level::Event) const { return consumed_[index(level)]; }
   std::deque<ProductDeclaration> const& produced(Level level = Level::Event) const { return produced_[index(level)]; }
+
+  // The conditions records the module reads (consumesConditions), by name,
+  // with their index in the job's conditions service once it is built.
+  struct ConditionsDeclaration {
+    std::string record;
+    unsigned index = ~0u;
+  };
+  std::deque<ConditionsDeclaration> const& conditionsConsumed() const { return conditionsConsumed_; }
 
   // The run and lumi transitions (TransitionBits) the module's type has
   // callbacks for: a module registered by RegisterModule/RegisterOutput is
@@ -176,12 +186,19 @@ class Module {
   RunToken<T> producesRun(std::string label) {
     return RunToken<T>(declare<T>(produced_[2], std::move(label)));
   }
+  // A conditions record of the job's (Conditions.h), read through
+  // Event::conditions(): the module's calls of an event wait for its payload.
+  ConditionsToken consumesConditions(std::string record) {
+    conditionsConsumed_.push_back({std::move(record)});
+    return ConditionsToken(&conditionsConsumed_.back().index);
+  }
 
  private:
   friend class detail::Worker;
   friend class detail::Boundaries;
   friend class detail::BlockCacheBase;
   friend class ProductRegistry;
+  friend class detail::Schedule;
   friend void detail::setTransitions(Module& module, unsigned bits);
   static std::size_t index(Level level) { return static_cast<std::size_t>(level); }
   template <typename T>
@@ -202,6 +219,7 @@ class Module {
   // By Level: event, lumi, run. Deques: tokens point into them.
   std::deque<ProductDeclaration> consumed_[3];
   std::deque<ProductDeclaration> produced_[3];
+  std::deque<ConditionsDeclaration> conditionsConsumed_;
   unsigned transitions_ = kAllTransitions;
   std::vector<detail::BlockCacheBase*> caches_;
 };

@@ -24,6 +24,7 @@ WaitTotals& WaitTotals::operator+=(WaitTotals const& other) {
   queue += other.queue;
   external += other.external;
   acquire += other.acquire;
+  conditions += other.conditions;
   return *this;
 }
 
@@ -110,6 +111,7 @@ void ModuleStatistics::waitFinished(WaitRecord const& record) {
     case WaitKind::External: accumulator.waits.at(record.module).external += duration; break;
     case WaitKind::Idle: accumulator.laneIdle.at(record.lane) += duration; break;
     case WaitKind::Boundary: accumulator.laneBoundary.at(record.lane) += duration; break;
+    case WaitKind::Conditions: accumulator.waits.at(record.module).conditions += duration; break;
   }
 }
 
@@ -133,6 +135,7 @@ void scaleToAll(ModuleStatistics::Totals& total) {
     waits.queue = scaledToAll(waits.queue, calls);
     waits.external = scaledToAll(waits.external, calls);
     waits.acquire = scaledToAll(waits.acquire, calls);
+    waits.conditions = scaledToAll(waits.conditions, calls);
     scaleToAll(total.modules[i]);
   }
   for (auto& idle : total.laneIdle) idle = scaledToAll(idle, total.source);

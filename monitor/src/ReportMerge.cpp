@@ -50,6 +50,7 @@ void mergeModules(RunReport& merged, nlohmann::json const& modules) {
     it->totalSeconds += module.value("total_s", 0.0);
     it->stallSeconds += module.value("stall_s", 0.0);
     it->externalSeconds += module.value("external_s", 0.0);
+    it->conditionsSeconds += module.value("conditions_s", 0.0);
     auto const transitions = module.value("transitions", nlohmann::json());
     if (!transitions.is_object()) continue;
     if (it->transitions.is_null()) it->transitions = nlohmann::json::object();
@@ -64,8 +65,23 @@ void mergeModules(RunReport& merged, nlohmann::json const& modules) {
 
 // Entries summed over the parts (a lumi that two processes shared counts in
 // both); the slots in flight are every part's.
+// Each record's loads and waits, summed over the parts.
+void mergeConditions(std::vector<ConditionsSummary>& merged, nlohmann::json const& records) {
+  if (!records.is_array()) return;
+  for (auto const& record : records) {
+    auto const name = record.value("record", std::string());
+    auto it = std::find_if(merged.begin(), merged.end(), [&](auto const& r) { return r.record == name; });
+    if (it == merged.end()) it = merged.insert(merged.end(), {name, record.value("concurrent_iovs", 1u)});
+    it->loads += record.value("loads", std::uint64_t{0});
+    it->loadSeconds += record.value("load_s", 0.0);
+    it->deferredBegins += record.value("deferred_begins", std::uint64_t{0});
+    it->deferredSeconds += record.value("deferred_s", 0.0);
+  }
+}
+
 void mergeBlocks(BlockReport& merged, nlohmann::json const& blocks, bool first) {
   if (!blocks.is_object()) return;
+  merged.tracked = merged.tracked || blocks.value("tracked", false);
   merged.runs += blocks.value("runs", std::uint64_t{0});
   merged.lumis += blocks.value("lumis", std::uint64_t{0});
   merged.repeatedRuns += blocks.value("repeated_runs", std::uint64_t{0});
@@ -171,6 +187,7 @@ RunReport mergePartReports(std::vector<nlohmann::json const*> const& parts) {
     if (!part || !part->is_object()) continue;
     auto const& report = *part;
     mergeBlocks(merged.blocks, report.value("runs_and_lumis", nlohmann::json()), std::exchange(first, false));
+    mergeConditions(merged.conditions, report.value("conditions", nlohmann::json()));
     for (auto const& wait : report.value("lane_boundary_s", nlohmann::json::array())) {
       merged.laneBoundarySeconds.push_back(wait.get<double>());
     }

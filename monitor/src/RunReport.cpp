@@ -14,6 +14,8 @@ namespace {
 
 double ratio(double numerator, double denominator) { return denominator > 0 ? numerator / denominator : 0.0; }
 
+double seconds(Clock::duration time) { return std::chrono::duration<double>(time).count(); }
+
 // A module's run and lumi transitions, those it had.
 void addTransitions(ModuleReport& report, BlockTransitionTotals const& totals) {
   for (std::size_t k = 0; k < kBlockTransitionCount; ++k) {
@@ -31,14 +33,14 @@ std::vector<ModuleReport> moduleReports(JobInfo const& job, ModuleStatistics::To
     auto const& module = job.modules[i];
     reports.push_back({module.label, module.plugin, toString(module.kind), toString(module.concurrency),
                        totals.modules[i].calls, totals.modules[i].events, totals.modules[i].seconds(),
-                       totals.waits[i].stallSeconds(), totals.waits[i].externalSeconds(), nullptr});
+                       totals.waits[i].stallSeconds(), totals.waits[i].externalSeconds(),
+                       seconds(totals.waits[i].conditions), nullptr});
     if (i < details.size() && !details[i].empty()) reports.back().details = nlohmann::json::parse(details[i]);
     if (i < totals.transitions.size()) addTransitions(reports.back(), totals.transitions[i]);
   }
   return reports;
 }
 
-double seconds(Clock::duration time) { return std::chrono::duration<double>(time).count(); }
 
 // One line per output that reports a file in its details (Module::details()).
 void printFilesWritten(RunReport const& report, std::ostream& out) {
@@ -111,9 +113,10 @@ RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistic
   report.outputsSeconds = totals.outputs.seconds();
   for (auto const wait : totals.laneBoundary) report.laneBoundarySeconds.push_back(seconds(wait));
   report.threadTime = splitThreadTime(report);
-  report.blocks = {summary.runs,          summary.lumis,          summary.repeatedRuns,  summary.repeatedLumis,
-                   summary.emptyLumis,    job.concurrentRuns,     job.concurrentLumis,   job.runsSerialisedBy,
-                   job.lumisSerialisedBy};
+  report.blocks = {job.lumisTracked,   summary.runs,       summary.lumis,          summary.repeatedRuns,
+                   summary.repeatedLumis, summary.emptyLumis, job.concurrentRuns,     job.concurrentLumis,
+                   job.runsSerialisedBy,  job.lumisSerialisedBy};
+  report.conditions = summary.conditions;
   for (auto const& module : report.modules) report.stallSeconds += module.stallSeconds;
   for (auto const idle : totals.laneIdle) report.laneIdleSeconds.push_back(std::chrono::duration<double>(idle).count());
   report.monitor = MonitorCost::estimate(totals.timedCalls, totals.timedWaits, timedEvents(report, totals));
@@ -137,7 +140,8 @@ nlohmann::json RunReport::toJson() const {
                            {"events", module.events},
                            {"total_s", module.totalSeconds},
                            {"stall_s", module.stallSeconds},
-                           {"external_s", module.externalSeconds}});
+                           {"external_s", module.externalSeconds},
+                           {"conditions_s", module.conditionsSeconds}});
     if (!module.details.is_null()) modulesJson.back()["details"] = module.details;
     if (!module.transitions.is_null()) modulesJson.back()["transitions"] = module.transitions;
   }
@@ -173,6 +177,7 @@ nlohmann::json RunReport::toJson() const {
                              {"lane_idle_s", laneIdleSeconds},
                              {"lane_boundary_s", laneBoundarySeconds},
                              {"runs_and_lumis", blocks.toJson()},
+                             {"conditions", conditionsJson(conditions)},
                              {"path_report", {{"paths", paths.is_null() ? nlohmann::json::array() : paths}, {"outputs", outputs}}},
                              {"event_times", eventTimes},
                              {"memory", memory},
@@ -186,8 +191,22 @@ nlohmann::json RunReport::toJson() const {
   return json;
 }
 
+nlohmann::json conditionsJson(std::vector<ConditionsSummary> const& records) {
+  auto json = nlohmann::json::array();
+  for (auto const& record : records) {
+    json.push_back({{"record", record.record},
+                    {"concurrent_iovs", record.concurrentIovs},
+                    {"loads", record.loads},
+                    {"load_s", record.loadSeconds},
+                    {"deferred_begins", record.deferredBegins},
+                    {"deferred_s", record.deferredSeconds}});
+  }
+  return json;
+}
+
 nlohmann::json BlockReport::toJson() const {
-  return {{"runs", runs},
+  nlohmann::json json{{"tracked", tracked},
+                      {"runs", runs},
           {"lumis", lumis},
           {"repeated_runs", repeatedRuns},
           {"repeated_lumis", repeatedLumis},
@@ -196,6 +215,8 @@ nlohmann::json BlockReport::toJson() const {
           {"concurrent_lumis", concurrentLumis},
           {"runs_serialised_by", runsSerialisedBy},
           {"lumis_serialised_by", lumisSerialisedBy}};
+  if (!timeline.is_null()) json["timeline"] = timeline;
+  return json;
 }
 
 void RunReport::writeJson(std::string const& path) const {

@@ -31,7 +31,7 @@ nlohmann::json part(double scale, std::vector<double> const& eventSeconds, std::
                        {"outputs_s", 0.1 * scale}, {"transitions_s", 0.01 * scale}, {"overhead_s", 0.1 * scale},
                        {"boundary_s", 0.2 * scale}, {"idle_s", 2.79 * scale}}},
       {"stall_s", 0.2 * scale}, {"lane_idle_s", {0.25 * scale, 0.5 * scale}}, {"lane_boundary_s", {0.1 * scale, 0.1 * scale}},
-      {"runs_and_lumis", {{"runs", 1}, {"lumis", static_cast<std::uint64_t>(3 * scale)}, {"repeated_runs", 0},
+      {"runs_and_lumis", {{"tracked", true}, {"runs", 1}, {"lumis", static_cast<std::uint64_t>(3 * scale)}, {"repeated_runs", 0},
                           {"repeated_lumis", 1}, {"empty_lumis", 0}, {"concurrent_runs", 1}, {"concurrent_lumis", 2},
                           {"runs_serialised_by", nlohmann::json::array()}, {"lumis_serialised_by", {"dqm"}}}},
       {"path_report", {{"paths", {{{"name", "p"}, {"visited", events}, {"accepted", events - 1}, {"rejected", 1},

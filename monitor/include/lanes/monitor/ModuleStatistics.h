@@ -7,7 +7,7 @@
 // What counts where:
 //   - a module's calls: its Acquire and Event calls; its time: those and its
 //     ProductReady calls (an output's per-product work is its own);
-//   - a module's waits: its Queue waits (its stall) and External waits;
+//   - a module's waits: its Queue waits (its stall), External and Conditions waits;
 //   - a lane's idle time: its Idle waits; its boundary wait: its Boundary waits;
 //   - a module's run and lumi transitions, each kind apart (transitions);
 //   - time in source: every call whose module is kSourceProducer;
@@ -51,6 +51,7 @@ struct WaitTotals {
   Clock::duration queue{};     // runnable, waiting for the module's queue: its stall
   Clock::duration external{};  // External waits, the acquire() calls in them included
   Clock::duration acquire{};   // those acquire() calls
+  Clock::duration conditions{};  // waiting for a conditions payload of the event's interval to load
 
   double stallSeconds() const { return std::chrono::duration<double>(queue).count(); }
   // The external work's own time: the External waits less the acquire() calls.

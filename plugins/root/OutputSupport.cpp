@@ -118,6 +118,7 @@ void OutputFile::mergeInto(std::vector<std::string> const& parts, EntryCounter c
     std::error_code error;
     std::filesystem::rename(partPath(requested_, parts.front()), temporary_, error);
     if (error) fail(writeFailure(temporary_, error.message()));
+    all.front() = temporary_;  // its records are read from where it went
   } else {
     merge(files);
   }

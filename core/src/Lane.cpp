@@ -87,6 +87,15 @@ Lane::Next Lane::nextOrdinal(std::uint64_t& ordinal) {
     // The rest of a claimed run goes on when another lane found the input's
     // end (its ordinals lie beyond this run); a stop or a failure ends it.
     if (schedule_.cancelled.load(std::memory_order_acquire)) {
+      // A run claimed or stolen in a lumi the lane has not gone into yet
+      // holds that lumi for it: the hold goes back, or the lumi never ends.
+      // (A finished run's tag is stale, its hold long given back: take()
+      // says it has no ordinal left.)
+      auto* const pending = static_cast<BlockSlot*>(runs.tag(index_));
+      if (pending && pending != lumi_ && runs.take(index_, ordinal)) {
+        boundaries.leave(*pending, 0);
+        runs.assign(index_, 0, 0);
+      }
       boundaries.close();
       return Next::End;
     }

@@ -207,7 +207,7 @@ void Schedule::buildModules(PluginRegistry const& plugins) {
 void Schedule::buildOutputs(PluginRegistry const& plugins) {
   for (auto const& spec : config.outputs) {
     auto output = plugins.makeOutput(spec.plugin.name, spec.label, spec.plugin.options);
-    output->selectProducts(registry);
+    output->selectProducts(registry, &runRegistry, &lumiRegistry);
     for (auto level : {Level::Event, Level::Lumi, Level::Run}) {
       if (!output->produced(level).empty()) invalid("output '" + spec.label + "' must not produce products");
     }

@@ -11,6 +11,8 @@
 #include <TKey.h>
 #include <TROOT.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -22,6 +24,7 @@
 #include "lanes/core/ReadingNote.h"
 #include "root/Dictionaries.h"
 #include "root/EmulatedRecord.h"
+#include "root/NTupleLumis.h"
 #include "root/RootSupport.h"
 
 namespace lanes::rootio {
@@ -40,14 +43,6 @@ struct FieldLayout {
   TClass* cls = nullptr;
   bool emulated = false;
 };
-
-// "ROOT::VecOps::RVec<float>" -> "float"; "" if `type` is no RVec or vector.
-std::string elementOfSequence(std::string const& type) {
-  for (std::string prefix : {"ROOT::VecOps::RVec<", "ROOT::RVec<", "std::vector<"}) {
-    if (type.rfind(prefix, 0) == 0 && type.back() == '>') return type.substr(prefix.size(), type.size() - prefix.size() - 1);
-  }
-  return {};
-}
 
 FieldLayout layoutOf(std::string const& name, std::string const& type) {
   if (auto const* fundamental = fundamentalByNtupleName(type)) return {name, type, fundamental};
@@ -87,10 +82,13 @@ ProductDescription descriptionOf(FieldLayout const& field) {
 
 struct NTupleSource::Layout {
   explicit Layout(std::vector<std::string> files)
-      : sequence(std::move(files)), counts(std::make_shared<EntryCounts>(sequence.files().size())) {}
+      : sequence(std::move(files)),
+        counts(std::make_shared<EntryCounts>(sequence.files().size())),
+        lumis(sequence.files().size()) {}
 
   FileSequence sequence;  // the first file counted: copies count the others as they reach them
-  std::shared_ptr<EntryCounts> counts;  // the one part copies change: thread-safe
+  std::shared_ptr<EntryCounts> counts;  // with lumis.index, the parts copies change: thread-safe
+  SourceLumis lumis;
   SkippedFiles skipped;
   std::string ntuple;
   std::vector<FieldLayout> fields;  // in product order
@@ -263,13 +261,63 @@ NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked)
     countOrSkip(files, first + 1, *layout->counts, layout->skipped,
                 [this](std::size_t index) { return open(index)->reader->GetNEntries(); });
   }
+  layout->lumis.setUp(files, layout->skipped, layout->ntuple,
+                      [&](char const* name) { return ntupleRecordColumns(*file, name); });
+  declareRecords();
+  if (!layout->lumis.records.empty()) readAllLumis(*layout, first);
 }
 
 NTupleSource::NTupleSource(std::shared_ptr<Layout const> layout)
     : layout_(std::move(layout)), sequence_(layout_->sequence), perLane_(true) {
   for (auto const& field : layout_->fields) declare(descriptionOf(field));
+  declareRecords();
   makePools();
 }
+
+void NTupleSource::declareRecords() {
+  for (auto& description : layout_->lumis.records.descriptions(Level::Lumi)) declareLumiProduct(std::move(description));
+  for (auto& description : layout_->lumis.records.descriptions(Level::Run)) declareRunProduct(std::move(description));
+}
+
+void NTupleSource::readAllLumis(Layout& layout, std::size_t first) {
+  auto const& files = layout.sequence.files();
+  for (auto index = first; index < files.size(); ++index) {
+    if (layout.skipped.contains(files[index])) continue;
+    auto const file = open(index);
+    originFile_ = index;
+    auto& records = layout.lumis.records;
+    records.count(layout.lumis.index->of(index, [&] { return lumisIn(*file, layout.lumis.rows()); }));
+    addNTupleRecords(*file->file, records);
+  }
+}
+
+FileLumis NTupleSource::lumisIn(OpenFile& file, LumiRows rows) const {
+  auto const lumiOf = [&](std::uint64_t entry) {
+    if (layout_->ids.empty()) return LumiNumber{1, 1};
+    return LumiNumber{static_cast<std::uint32_t>(idOf(file, 0, entry)), static_cast<std::uint32_t>(idOf(file, 1, entry))};
+  };
+  return ntupleLumis(*file.file, layout_->ntuple, file.reader->GetNEntries(), lumiOf, rows);
+}
+
+FileLumis const& NTupleSource::lumisOf(std::size_t index) {
+  return layout_->lumis.index->of(index, [&] {
+    auto& file = open_.get(index, [this](std::size_t i) { return open(i); });
+    originFile_ = index;
+    return lumisIn(file, layout_->lumis.rows());
+  });
+}
+
+std::optional<LumiStretch> NTupleSource::stretchAt(std::uint64_t ordinal) {
+  return stretchOf(
+      sequence_, ordinal, [this](std::size_t file) -> FileLumis const& { return lumisOf(file); },
+      [this](std::uint64_t entry) { return reach(entry); });
+}
+
+void NTupleSource::readRun(std::uint32_t run, ProductSlot* slots) {
+  layout_->lumis.records.read(Level::Run, {run, 0}, slots);
+}
+
+void NTupleSource::readLumi(LumiNumber lumi, ProductSlot* slots) { layout_->lumis.records.read(Level::Lumi, lumi, slots); }
 
 void NTupleSource::makePools() {
   for (auto const& field : layout_->fields) {
@@ -283,7 +331,14 @@ void NTupleSource::beforeFork() { open_.clear(); }
 
 std::string NTupleSource::origin() const { return layout_->sequence.files()[originFile_]; }
 
-std::string NTupleSource::details() const { return layout_->skipped.details(); }
+std::string NTupleSource::details() const {
+  auto const skipped = layout_->skipped.details();
+  auto const records = layout_->lumis.records.details();
+  if (skipped.empty() || records.empty()) return skipped + records;
+  auto details = nlohmann::json::parse(skipped);
+  details.update(nlohmann::json::parse(records));
+  return details.dump();
+}
 
 std::vector<std::string> NTupleSource::fileList() const { return layout_->sequence.files(); }
 
@@ -336,23 +391,26 @@ bool NTupleSource::position(std::uint64_t entry, SourceEvent& event) {
     return true;
   }
   auto [file, local] = fileOf(entry);
-  auto const first = layout_->fields.size();
-  std::uint64_t values[3] = {};
-  for (std::size_t i = 0; i < 3; ++i) {
-    try {
-      ReadingScope const reading(noteOf(kIdFields[i], local));
-      ThrowOnRootFatal const guard;
-      (*file.views[first + i])(local);
-    } catch (ROOT::RException const& error) {
-      throw readError(kIdFields[i], local, rootExceptionMessage(error));
-    } catch (Exception const& fatal) {
-      throw readError(kIdFields[i], local, fatal.message());
-    }
-    // Ids are non-negative integers of 32 or 64 bits: the low bytes of a uint64 (little-endian).
-    std::memcpy(&values[i], file.scalars[first + i].data(), layout_->ids[i].fundamental->size);
-  }
-  event.id = {static_cast<std::uint32_t>(values[0]), static_cast<std::uint32_t>(values[1]), values[2]};
+  event.id = {static_cast<std::uint32_t>(idOf(file, 0, local)), static_cast<std::uint32_t>(idOf(file, 1, local)),
+              idOf(file, 2, local)};
   return true;
+}
+
+std::uint64_t NTupleSource::idOf(OpenFile& file, std::size_t id, std::uint64_t local) const {
+  auto const at = layout_->fields.size() + id;
+  try {
+    ReadingScope const reading(noteOf(kIdFields[id], local));
+    ThrowOnRootFatal const guard;
+    (*file.views[at])(local);
+  } catch (ROOT::RException const& error) {
+    throw readError(kIdFields[id], local, rootExceptionMessage(error));
+  } catch (Exception const& fatal) {
+    throw readError(kIdFields[id], local, fatal.message());
+  }
+  // Ids are non-negative integers of 32 or 64 bits: the low bytes of a uint64 (little-endian).
+  std::uint64_t value = 0;
+  std::memcpy(&value, file.scalars[at].data(), layout_->ids[id].fundamental->size);
+  return value;
 }
 
 void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSlot& slot) {
@@ -466,7 +524,8 @@ std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) co
 namespace {
 RegisterSource<NTupleSource> const registration(
     "rntuple",
-    "reads an RNTuple, every top-level field a product read on demand: file=PATH (repeatable) or files=LIST, "
+    "reads an RNTuple, every top-level field a product read on demand, and the run and lumi products of the "
+    "RNTuples Runs and LuminosityBlocks: file=PATH (repeatable) or files=LIST, "
     "ntuple=NAME (Events), fields=GLOB, exclude=GLOB, handles=lane|shared (lane, the default: each lane reads "
     "with file handles of its own, so threads read concurrently; shared: one set, each event read whole as it is "
     "fetched, by one thread at a time), chunk=N, "

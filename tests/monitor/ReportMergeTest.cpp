@@ -25,7 +25,8 @@ nlohmann::json part(double scale, std::vector<double> const& eventSeconds, std::
                     {"external_s", 0.0}},
                    {{"label", "out"}, {"plugin", "dummy"}, {"kind", "output"}, {"concurrency", "global"},
                     {"calls", events - 1}, {"events", events - 1}, {"total_s", 0.1 * scale}, {"stall_s", 0.0},
-                    {"external_s", 0.0}, {"details", {{"events_written", events - 1}}}}}},
+                    {"external_s", 0.0}, {"details", {{"events_written", events - 1}}},
+                    {"transitions", {{"writeLumi", {{"calls", 3}, {"total_s", 0.01 * scale}}}}}}}},
       {"source_s", 0.3 * scale}, {"outputs_s", 0.1 * scale},
       {"thread_time", {{"total_s", 4.0 * scale}, {"modules_s", 0.5 * scale}, {"source_s", 0.3 * scale},
                        {"outputs_s", 0.1 * scale}, {"transitions_s", 0.01 * scale}, {"overhead_s", 0.1 * scale},
@@ -73,6 +74,8 @@ TEST(ReportMerge, SumsWhatAddsAndKeepsTheKeysOfOneReport) {
   EXPECT_DOUBLE_EQ(select["total_s"].get<double>(), 1.5);
   EXPECT_DOUBLE_EQ(select["stall_s"].get<double>(), 0.6);
   EXPECT_FALSE(merged["modules"][1].contains("details"));  // a part's file is not the job's
+  EXPECT_EQ(merged["modules"][1]["transitions"]["writeLumi"]["calls"], 6);
+  EXPECT_DOUBLE_EQ(merged["modules"][1]["transitions"]["writeLumi"]["total_s"].get<double>(), 0.03);
   auto const& path = merged["path_report"]["paths"][0];
   EXPECT_EQ(path["visited"], 7);
   EXPECT_EQ(path["accepted"], 5);

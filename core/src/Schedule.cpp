@@ -206,6 +206,7 @@ void Schedule::buildOutputs(PluginRegistry const& plugins) {
   for (auto const& spec : config.outputs) {
     auto output = plugins.makeOutput(spec.plugin.name, spec.label, spec.plugin.options);
     output->selectProducts(registry);
+    output->setBlockRegistries(runRegistry, lumiRegistry);
     for (auto level : {Level::Event, Level::Lumi, Level::Run}) {
       if (!output->produced(level).empty()) invalid("output '" + spec.label + "' must not produce products");
     }

@@ -121,6 +121,10 @@ class Block {
   // Events of this block that finished without error in this process: final
   // in the end transition.
   std::uint64_t events() const;
+  // Product `index` of the level's registry (JobContext::lumiRegistry,
+  // runRegistry), or nullptr where it was neither read nor put: what an
+  // output that writes every product reads, in writeLumi()/writeRun().
+  ProductSlot const* slot(ProductIndex index) const;
 
  protected:
   Block(Level level, unsigned slot, detail::BlockState& state) : level_(level), slot_(slot), state_(state) {}

@@ -22,6 +22,17 @@ class OutputModule : public Module {
   // Resolves the keep patterns into consumed products. Called by the framework
   // once every producer is known, before the dependency graph is built.
   void selectProducts(ProductRegistry const& registry);
+  // The job's run and lumi products (as JobContext has them), known from the
+  // job's construction on: what mergeParts() merges the parts' run and lumi
+  // records by in the parent of a multi-process job, which calls no
+  // beginJob() of its outputs. Null for an output made outside a job.
+  ProductRegistry const* runRegistry() const { return runRegistry_; }
+  ProductRegistry const* lumiRegistry() const { return lumiRegistry_; }
+  // Framework use, as the job is built.
+  void setBlockRegistries(ProductRegistry const& runs, ProductRegistry const& lumis) {
+    runRegistry_ = &runs;
+    lumiRegistry_ = &lumis;
+  }
 
   // Ask for productReady() as each kept product becomes available, before write().
   virtual bool wantsProductReady() const { return false; }
@@ -75,6 +86,8 @@ class OutputModule : public Module {
   virtual void doWriteRun(Run const&) {}
 
   std::vector<std::string> keepPatterns_;
+  ProductRegistry const* runRegistry_ = nullptr;
+  ProductRegistry const* lumiRegistry_ = nullptr;
 };
 
 // Glob match with '*' (any run) and '?' (any one character).

@@ -55,6 +55,7 @@ void mergeModules(RunReport& merged, nlohmann::json const& modules) {
     if (it->transitions.is_null()) it->transitions = nlohmann::json::object();
     for (auto const& [name, totals] : transitions.items()) {
       auto& into = it->transitions[name];
+      if (into.is_null()) into = nlohmann::json::object();  // value() throws on null
       into["calls"] = into.value("calls", std::uint64_t{0}) + totals.value("calls", std::uint64_t{0});
       into["total_s"] = into.value("total_s", 0.0) + totals.value("total_s", 0.0);
       it->transitionsSeconds += totals.value("total_s", 0.0);

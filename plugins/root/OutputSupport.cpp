@@ -66,7 +66,8 @@ void OutputFile::begin(std::string const& part) {
   done_ = committed_ = replaced_ = false;
 }
 
-void OutputFile::mergeParts(std::vector<std::string> const& parts, int compression, EntryCounter const& entries) {
+void OutputFile::mergeParts(std::vector<std::string> const& parts, int compression, EntryCounter const& entries,
+                            Merge const& finish) {
   mergeParts(parts, entries, [&](std::vector<std::string> const& files) {
     TFileMerger merger(false, false);
     merger.SetPrintLevel(0);
@@ -78,13 +79,14 @@ void OutputFile::mergeParts(std::vector<std::string> const& parts, int compressi
       if (!merger.AddFile(file.c_str(), false)) fail("cannot merge its part '" + file + "': " + takeRootMessage());
     }
     if (!merger.Merge()) fail(writeFailure(temporary_, takeRootMessage()));
-  });
+  }, finish);
 }
 
-void OutputFile::mergeParts(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge) {
+void OutputFile::mergeParts(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge,
+                            Merge const& finish) {
   begin("");
   try {
-    mergeInto(parts, entries, merge);
+    mergeInto(parts, entries, merge, finish);
   } catch (...) {
     discardParts(parts);  // a failed merge leaves no part behind either
     throw;
@@ -92,15 +94,17 @@ void OutputFile::mergeParts(std::vector<std::string> const& parts, EntryCounter 
   for (auto const& part : parts) std::filesystem::remove(partPath(requested_, part));
 }
 
-void OutputFile::mergeInto(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge) {
-  std::vector<std::string> files;
+void OutputFile::mergeInto(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge,
+                           Merge const& finish) {
+  std::vector<std::string> all, files;
   std::uint64_t total = 0;
   for (auto const& part : parts) {
     auto file = partPath(requested_, part);
     auto const count = entries(file);
     if (!count) fail("its part '" + file + "' cannot be read");
     total += *count;
-    if (*count > 0) files.push_back(std::move(file));
+    if (*count > 0) files.push_back(file);
+    all.push_back(std::move(file));
   }
   if (files.empty() && !parts.empty()) {
     // All empty: the first, as it is (ROOT's RNTuple merger aborts on an
@@ -108,9 +112,11 @@ void OutputFile::mergeInto(std::vector<std::string> const& parts, EntryCounter c
     std::error_code error;
     std::filesystem::rename(partPath(requested_, parts.front()), temporary_, error);
     if (error) fail(writeFailure(temporary_, error.message()));
+    all.front() = temporary_;
   } else {
     merge(files);
   }
+  if (finish) finish(all);
   commit(total, entries);
 }
 

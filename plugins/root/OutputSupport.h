@@ -57,13 +57,18 @@ class OutputFile {
   // cannot take an RNTuple without clusters); the merged file must hold all
   // the parts' entries. A failed merge removes the parts too.
   // `compression` is the parts' (ROOT's integer setting).
-  void mergeParts(std::vector<std::string> const& parts, int compression, EntryCounter const& entries);
+  using Merge = std::function<void(std::vector<std::string> const& files)>;
+  void mergeParts(std::vector<std::string> const& parts, int compression, EntryCounter const& entries,
+                  Merge const& finish = {});
   void discardParts(std::vector<std::string> const& parts);
   // The same for any format: `merge(files)` writes the parts' `files` (the
   // ones with entries) into temporaryPath(); if none has, the first part
-  // becomes it.
-  using Merge = std::function<void(std::vector<std::string> const& files)>;
-  void mergeParts(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge);
+  // becomes it. Either way `finish(files)`, if given, then completes
+  // temporaryPath() from the files of every part, those without entries
+  // too (their run and lumi records, merged: root/BlockRecords.h); a first
+  // part that became temporaryPath() is named so there.
+  void mergeParts(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge,
+                  Merge const& finish = {});
 
   std::string const& path() const { return path_; }
   std::string const& temporaryPath() const { return temporary_; }
@@ -83,7 +88,8 @@ class OutputFile {
   std::string const& error() const { return error_; }
 
  private:
-  void mergeInto(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge);
+  void mergeInto(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge,
+                 Merge const& finish);
 
   std::string requested_;  // the job's file; path_ is the current part's
   std::string path_;

@@ -14,20 +14,16 @@ void throwMergeSizes(std::size_t into, std::size_t from) {
 
 std::uint64_t Block::events() const { return state_.events.load(std::memory_order_relaxed); }
 
-bool Block::has(ProductIndex index) const { return slot(index).filled(); }
-
-ProductSlot const& Block::slot(ProductIndex index) const {
-  static ProductSlot const none{};
-  if (index < state_.fromSourceCount) return state_.fromSource[index];
-  auto const& put = state_.put[index - state_.fromSourceCount];
-  return put ? *put : none;
+ProductSlot const* Block::slot(ProductIndex index) const {
+  ProductSlot const* slot = index < state_.fromSourceCount ? &state_.fromSource[index] : state_.put[index - state_.fromSourceCount].get();
+  return slot && slot->filled() ? slot : nullptr;
 }
 
 ProductSlot const& Block::checked(ProductIndex index, std::type_info const& wanted) const {
   auto const& description = state_.registry[index].description;
   char const* const level = level_ == Level::Run ? "run" : "lumi";
-  ProductSlot const* slot = &this->slot(index);
-  if (!slot->filled()) {
+  auto const* slot = this->slot(index);
+  if (!slot) {
     throw Exception(std::string(level) + " product '" + description.label + "' is missing from " + level + " " +
                     std::to_string(run_) + (level_ == Level::Lumi ? ":" + std::to_string(static_cast<Lumi const*>(this)->luminosityBlock()) : ""));
   }

@@ -84,14 +84,14 @@ NTupleOutput::NTupleOutput(std::string label, Options const& options)
   keep(options.getAll("keep"));
 }
 
-void NTupleLayout::mergeParts(std::vector<std::string> const& parts, BlockRecords& records) {
+void NTupleLayout::mergeParts(std::vector<std::string> const& parts, TreeRecords& records) {
   file_.mergeParts(parts, compression_, entries(), [&](std::vector<std::string> const& files) {
     readRecordsOf(files, records, true);
     writeRecordsInto(file_.temporaryPath(), records, true, compression_);
   });
 }
 
-void NTupleLayout::commit(BlockRecords const& records, std::uint64_t events) {
+void NTupleLayout::commit(TreeRecords const& records, std::uint64_t events) {
   try {
     writeRecordsInto(file_.temporaryPath(), records, true, compression_);
   } catch (Exception const& error) {

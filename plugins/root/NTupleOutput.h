@@ -18,7 +18,7 @@
 
 #include "lanes/core/ModuleTypes.h"
 #include "lanes/core/Options.h"
-#include "root/BlockRecords.h"
+#include "root/TreeRecords.h"
 #include "root/OutputSupport.h"
 
 namespace ROOT {
@@ -50,10 +50,10 @@ class NTupleLayout {
   void setColumns(std::vector<Column> columns) { columns_ = std::move(columns); }
   // OutputFile::mergeParts(), leaving out the parts that hold no entry, and
   // merging every part's run and lumi records into `records` (empty).
-  void mergeParts(std::vector<std::string> const& parts, BlockRecords& records);
+  void mergeParts(std::vector<std::string> const& parts, TreeRecords& records);
   // Writes `records` beside the events of the file, closed; then commits it
   // with the `events` written.
-  void commit(BlockRecords const& records, std::uint64_t events);
+  void commit(TreeRecords const& records, std::uint64_t events);
   // Counts the entries of the RNTuple in a file.
   EntryCounter entries() const;
   // Runs `write`, which writes the file: a ROOT exception fails the file

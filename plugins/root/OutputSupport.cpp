@@ -126,6 +126,7 @@ void OutputFile::mergeInto(std::vector<std::string> const& parts, EntryCounter c
     try {
       records(all);
     } catch (Exception const& error) {
+      if (!error_.empty()) throw;  // records() failed the file itself
       fail(error.message());
     }
   }

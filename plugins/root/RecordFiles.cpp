@@ -127,7 +127,7 @@ TTree* fillTree(RecordTable const& table, TDirectory& directory, TreeSettings co
   return tree;
 }
 
-void readTree(TTree& tree, RecordTable const& table, std::string const& where, BlockRecords& records) {
+void readTree(TTree& tree, RecordTable const& table, std::string const& where, TreeRecords& records) {
   auto const branch = [&](std::string const& name) {
     auto* found = tree.GetBranch(name.c_str());
     if (!found) throw Exception(where + " has no branch '" + name + "'");
@@ -201,7 +201,7 @@ void writeNTuple(RecordTable const& table, TFile& file, int compression) {
   writer->CommitDataset();
 }
 
-void readNTuple(TFile& file, RecordTable const& table, BlockRecords& records) {
+void readNTuple(TFile& file, RecordTable const& table, TreeRecords& records) {
   auto const where = "'" + std::string(file.GetName()) + "': RNTuple '" + table.name + "'";
   auto* ntuple = readObject<ROOT::RNTuple>(file, table.name, "RNTuple");
   if (!ntuple) throw Exception(where + " is missing");
@@ -226,11 +226,11 @@ void readNTuple(TFile& file, RecordTable const& table, BlockRecords& records) {
 
 }  // namespace
 
-std::vector<TTree*> fillRecordTrees(BlockRecords const& records, TDirectory& directory, TreeSettings const& settings) {
+std::vector<TTree*> fillRecordTrees(TreeRecords const& records, TDirectory& directory, TreeSettings const& settings) {
   return {fillTree(records.lumis(), directory, settings), fillTree(records.runs(), directory, settings)};
 }
 
-void writeRecordTrees(BlockRecords const& records, TDirectory& directory, TreeSettings const& settings) {
+void writeRecordTrees(TreeRecords const& records, TDirectory& directory, TreeSettings const& settings) {
   TDirectory::TContext const context(&directory);
   for (auto* tree : fillRecordTrees(records, directory, settings)) {
     takeRootMessage();
@@ -240,7 +240,7 @@ void writeRecordTrees(BlockRecords const& records, TDirectory& directory, TreeSe
   }
 }
 
-void readRecordTrees(TDirectory& directory, std::string const& path, BlockRecords& records) {
+void readRecordTrees(TDirectory& directory, std::string const& path, TreeRecords& records) {
   for (auto const* table : {&records.lumis(), &records.runs()}) {
     auto* tree = directory.Get<TTree>(table->name);
     if (!tree) throw Exception("'" + path + "' has no TTree '" + table->name + "'");
@@ -248,21 +248,21 @@ void readRecordTrees(TDirectory& directory, std::string const& path, BlockRecord
   }
 }
 
-void writeRecordNTuples(BlockRecords const& records, TFile& file, int compression) {
+void writeRecordNTuples(TreeRecords const& records, TFile& file, int compression) {
   for (auto const* table : {&records.lumis(), &records.runs()}) {
     rethrowingRoot("cannot write the RNTuple '" + std::string(table->name) + "'",
                    [&] { writeNTuple(*table, file, compression); });
   }
 }
 
-void readRecordNTuples(TFile& file, BlockRecords& records) {
+void readRecordNTuples(TFile& file, TreeRecords& records) {
   for (auto const* table : {&records.lumis(), &records.runs()}) {
     rethrowingRoot("cannot read the RNTuple '" + std::string(table->name) + "' of '" + file.GetName() + "'",
                    [&] { readNTuple(file, *table, records); });
   }
 }
 
-void writeRecordsInto(std::string const& path, BlockRecords const& records, bool ntuples, int compression) {
+void writeRecordsInto(std::string const& path, TreeRecords const& records, bool ntuples, int compression) {
   takeRootMessage();
   std::unique_ptr<TFile> file(TFile::Open(path.c_str(), "UPDATE"));
   if (!file || file->IsZombie()) throw Exception("cannot open '" + path + "' to add its records: " + takeRootMessage());
@@ -276,7 +276,7 @@ void writeRecordsInto(std::string const& path, BlockRecords const& records, bool
   if (file->TestBit(TFile::kWriteError)) throw Exception("cannot write the records into '" + path + "'");
 }
 
-void readRecordsOf(std::vector<std::string> const& paths, BlockRecords& records, bool ntuples) {
+void readRecordsOf(std::vector<std::string> const& paths, TreeRecords& records, bool ntuples) {
   for (auto const& path : paths) {
     takeRootMessage();
     std::unique_ptr<TFile> file(TFile::Open(path.c_str(), "READ"));

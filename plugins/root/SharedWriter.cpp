@@ -51,7 +51,7 @@ std::size_t BatchFile::ship() {
   return size;
 }
 
-SharedFile::SharedFile(OutputFile& file, int compression, std::string tree, std::unique_ptr<BlockRecords> records)
+SharedFile::SharedFile(OutputFile& file, int compression, std::string tree, std::unique_ptr<TreeRecords> records)
     : file_(file), tree_(std::move(tree)), records_(std::move(records)) {
   file_.begin("");
   merger_.SetPrintLevel(0);

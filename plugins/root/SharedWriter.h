@@ -16,7 +16,7 @@
 #include <TFileMerger.h>
 
 #include "lanes/core/Module.h"
-#include "root/BlockRecords.h"
+#include "root/TreeRecords.h"
 #include "root/OutputSupport.h"
 
 class TMemFile;
@@ -73,7 +73,7 @@ class SharedFile {
  public:
   // Creates the file's temporary (file.begin("")) for the TTree `tree`;
   // throws lanes::Exception.
-  SharedFile(OutputFile& file, int compression, std::string tree, std::unique_ptr<BlockRecords> records);
+  SharedFile(OutputFile& file, int compression, std::string tree, std::unique_ptr<TreeRecords> records);
   ~SharedFile();
   SharedFile(SharedFile const&) = delete;
   SharedFile& operator=(SharedFile const&) = delete;
@@ -91,7 +91,7 @@ class SharedFile {
  private:
   OutputFile& file_;
   std::string tree_;
-  std::unique_ptr<BlockRecords> records_;
+  std::unique_ptr<TreeRecords> records_;
   TFileMerger merger_{false, false};
   std::uint64_t batches_ = 0, bytes_ = 0, entries_ = 0;
   bool committed_ = false;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "lanes/core/PluginOptions.h"
-#include "root/BlockRecords.h"
+#include "root/TreeRecords.h"
 #include "root/OutputSupport.h"
 #include "root/RecordFiles.h"
 #include "root/SharedWriter.h"

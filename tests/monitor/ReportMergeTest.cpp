@@ -84,6 +84,18 @@ TEST(ReportMerge, SumsWhatAddsAndKeepsTheKeysOfOneReport) {
   EXPECT_EQ(merged["path_report"]["outputs"][0]["events"], 5);
 }
 
+TEST(ReportMerge, AModulesRunAndLumiTransitionsAddUpOverTheParts) {
+  auto a = part(1.0, {0.01}, "1:1:1");
+  auto b = part(2.0, {0.02}, "1:1:2");
+  a["modules"][1]["transitions"] = {{"writeLumi", {{"calls", 2}, {"total_s", 0.25}}}};
+  b["modules"][1]["transitions"] = {{"writeLumi", {{"calls", 3}, {"total_s", 0.5}}},
+                                    {"writeRun", {{"calls", 1}, {"total_s", 0.125}}}};
+  auto const transitions = mergePartReports({&a, &b}).toJson()["modules"][1]["transitions"];
+  EXPECT_EQ(transitions["writeLumi"]["calls"], 5);
+  EXPECT_DOUBLE_EQ(transitions["writeLumi"]["total_s"].get<double>(), 0.75);
+  EXPECT_EQ(transitions["writeRun"]["calls"], 1);
+}
+
 TEST(ReportMerge, EventTimesAreTheDistributionOfAllTheParts) {
   auto const a = part(1.0, {0.01, 0.02, 0.03, 0.04}, "1:1:4");
   auto const b = part(1.0, {0.05, 0.06, 0.07}, "1:1:7");

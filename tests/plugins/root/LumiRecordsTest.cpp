@@ -28,7 +28,7 @@
 #include "lanes/core/PluginRegistry.h"
 #include "plugins/PluginTesting.h"
 #include "plugins/root/RootTesting.h"
-#include "root/BlockRecords.h"
+#include "root/TreeRecords.h"
 #include "root/NTupleSource.h"
 #include "root/TreeSource.h"
 
@@ -441,11 +441,11 @@ INSTANTIATE_TEST_SUITE_P(Formats, LumiOutputTest,
 
 // The parent of a multi-process job merges the parts' rows as a job merges
 // its entries: a product that cannot be merged is named.
-TEST(BlockRecordsTest, RowsOfPartsMergeByRunAndLumiAndAProductThatCannotIsNamed) {
+TEST(TreeRecordsTest, RowsOfPartsMergeByRunAndLumiAndAProductThatCannotIsNamed) {
   ProductRegistry lumis, runs;
   lumis.add({"count", typeid(std::uint64_t), {}, mergerOf<std::uint64_t>()}, 0, "counter");
   lumis.add({"text", typeid(std::string), {}, nullptr}, 0, "counter");
-  BlockRecords records(runs, lumis);
+  TreeRecords records(runs, lumis);
   std::vector<ProductSlot> part(2);
   part[0].emplace(std::uint64_t{3}, 8);
   records.absorb(Level::Lumi, {1, 2}, 3, part);
@@ -465,11 +465,11 @@ TEST(BlockRecordsTest, RowsOfPartsMergeByRunAndLumiAndAProductThatCannotIsNamed)
   }
 }
 
-TEST(BlockRecordsTest, AProductNamedAsAColumnOfTheRecordsIsRefused) {
+TEST(TreeRecordsTest, AProductNamedAsAColumnOfTheRecordsIsRefused) {
   ProductRegistry lumis, runs;
   runs.add({"events", typeid(std::uint64_t), {}, mergerOf<std::uint64_t>()}, 0, "counter");
   try {
-    BlockRecords records(runs, lumis);
+    TreeRecords records(runs, lumis);
     FAIL() << "no error";
   } catch (ConfigurationError const& error) {
     expectMentions(error.what(), {"run product 'events'", "Runs"});

@@ -122,12 +122,11 @@ class Block {
   // Events of this block that finished without error in this process: final
   // in the end transition.
   std::uint64_t events() const;
-  // A product of any type, by its index in the job's run (lumi) registry, as
-  // Event::has() and slot() give an event's: what an output that writes
-  // every run and lumi product reads. A product the block lacks (one the
-  // input does not list, one no module put) is not filled.
-  bool has(ProductIndex index) const;
-  ProductSlot const& slot(ProductIndex index) const;
+  // Product `index` of the level's registry (JobContext::lumiRegistry,
+  // runRegistry), or nullptr where it was neither read nor put: what an
+  // output that writes every product reads, in writeLumi()/writeRun().
+  ProductSlot const* slot(ProductIndex index) const;
+  bool has(ProductIndex index) const { return slot(index) != nullptr; }
 
  protected:
   Block(Level level, unsigned slot, detail::BlockState& state) : level_(level), slot_(slot), state_(state) {}

@@ -252,9 +252,11 @@ Boundaries::Status Boundaries::claim(BlockSlot* in, Source& source, std::uint64_
     }
     auto stretch = lookup(source, lookupAt);  // outside the lock: it may open a file
     std::lock_guard const hold(f.lock);
-    // Another lane may have learnt it and moved on meanwhile.
+    // Another lane may have learnt it and moved on meanwhile, or be part way
+    // through its empty lumis (parked for a slot): what it knows stays.
     auto const at = f.pending ? *f.pending : f.next.load(std::memory_order_relaxed);
-    if (!inFrontierLumi(at) && covers(stretch, at)) f.known = std::move(stretch);
+    bool const known = f.known && covers(*f.known, at);
+    if (!inFrontierLumi(at) && !known && covers(stretch, at)) f.known = std::move(stretch);
   }
 }
 
@@ -286,8 +288,8 @@ Boundaries::Step Boundaries::advance(BlockSlot* in, std::uint64_t count, Claim& 
       auto const take = dispenser ? ordinal + 1 : share(ordinal, f.end.load(std::memory_order_relaxed), count);
       if (dispenser) {
         f.pending.reset();
-      } else {
-        f.next.store(take, std::memory_order_relaxed);
+      } else if (!f.next.compare_exchange_strong(ordinal, take, std::memory_order_relaxed)) {
+        continue;  // a lane in this lumi claimed without the lock meanwhile (claim())
       }
       claim = {ordinal, take, lumi != in ? lumi : nullptr};
       if (lumi != in) hold(*lumi);

@@ -503,10 +503,10 @@ INSTANTIATE_TEST_SUITE_P(ThreadsLanesAndSlots, TransitionsTest, ::testing::Value
 // ---------------------------------------------------------------- numbered sources
 
 RunSummary runNumbered(Journal& journal, std::string const& source, unsigned lanes = 4, unsigned slots = 2,
-                       std::vector<std::string> const& modules = {}) {
+                       std::vector<std::string> const& modules = {}, unsigned threads = 2) {
   JobConfig config;
   config.source = PluginSpec::parse(source);
-  config.threads = 2;
+  config.threads = threads;
   config.lanes = lanes;
   config.concurrentLumis = slots;
   config.modules.push_back({"recorder", PluginSpec::parse("recorder")});
@@ -570,6 +570,34 @@ TEST(NumberedLumisTest, OneEventPerLumiAtManyLanes) {
   ASSERT_FALSE(summary.failed) << summary.error;
   EXPECT_EQ(summary.lumis, 300u);
   expectWellOrdered(journal, 3);
+}
+
+// Many lanes racing for the frontier, lumis of 0 to 3 events and one lumi
+// slot (lanes park at nearly every boundary): every event is claimed once, and
+// every lumi, the empty ones too, begins and is written once. Two races this
+// caught: a lane claiming under the lock over a claim made without it (an
+// event processed twice), and a lane's late lookup undoing the empty lumis
+// another had already opened (an empty lumi and its run transitioned twice).
+TEST(NumberedLumisTest, EachEventAndEachEmptyLumiOnceUnderContention) {
+  for (int round = 0; round < 40; ++round) {
+    Journal journal;
+    auto const summary = runNumbered(journal, "numbered:events=300,events-per-lumi=uniform:0:12,lumis-per-run=5", 16,
+                                     1 + round % 3, {}, 4);
+    ASSERT_FALSE(summary.failed) << summary.error;
+    EXPECT_EQ(summary.repeatedLumis, 0u);
+    EXPECT_EQ(summary.repeatedRuns, 0u);
+    std::set<std::uint64_t> events;
+    for (auto const& event : journal.of(Journal::Event)) EXPECT_TRUE(events.insert(event.event).second) << event.event;
+    EXPECT_EQ(events.size(), 300u);
+    std::set<std::pair<std::uint32_t, std::uint32_t>> lumis;
+    std::uint64_t written = 0;
+    for (auto const& write : journal.of(Journal::WriteLumi)) {
+      EXPECT_TRUE(lumis.insert({write.run, write.lumi}).second) << write.run << ":" << write.lumi;
+      written += write.count;
+    }
+    EXPECT_EQ(lumis.size(), summary.lumis);
+    EXPECT_EQ(written, 300u);
+  }
 }
 
 // A job whose modules and outputs take no interest in lumis, and whose source

@@ -6,6 +6,7 @@
 
 #include <toml++/toml.h>
 
+#include "ConditionsOptions.h"
 #include "lanes/core/Exception.h"
 
 namespace lanes::cli {
@@ -118,20 +119,29 @@ class MenuReader {
     }
     for (auto const& [key, value] : menu) {
       auto const name = std::string(key.str());
-      if (name != "job" && name != "source" && name != "module" && name != "waiter" && name != "path" && name != "output") {
-        fail("unknown section '" + name + "' (known: job, source, module, waiter, path, output)");
+      if (name != "job" && name != "source" && name != "module" && name != "waiter" && name != "path" && name != "output" &&
+          name != "conditions") {
+        fail("unknown section '" + name + "' (known: job, source, module, waiter, path, output, conditions)");
       }
     }
     MenuJobSettings settings;
     if (auto const* job = menu["job"].as_table()) {
       for (auto const& [key, value] : *job) {
         auto const name = std::string(key.str());
-        if (name != "threads" && name != "lanes" && name != "events" && name != "plugin-libraries") {
-          fail("unknown key job." + name + " (known: threads, lanes, events, plugin-libraries)");
+        if (name != "threads" && name != "lanes" && name != "events" && name != "plugin-libraries" &&
+            name != "concurrent-lumis" && name != "concurrent-runs") {
+          fail("unknown key job." + name +
+               " (known: threads, lanes, events, concurrent-lumis, concurrent-runs, plugin-libraries)");
         }
       }
       settings.threads = static_cast<unsigned>(whole(*job, "threads", std::numeric_limits<unsigned>::max()));
       settings.lanes = static_cast<unsigned>(whole(*job, "lanes", std::numeric_limits<unsigned>::max()));
+      for (auto [key, value] : {std::pair{"concurrent-lumis", &settings.concurrentLumis},
+                                std::pair{"concurrent-runs", &settings.concurrentRuns}}) {
+        if (!job->contains(key)) continue;
+        *value = static_cast<unsigned>(whole(*job, key, std::numeric_limits<unsigned>::max()));
+        if (*value == 0) fail(std::string("job.") + key + " must be at least 1");
+      }
       settings.hasEvents = job->contains("events");
       settings.events = whole(*job, "events", std::numeric_limits<std::int64_t>::max());
       for (auto const& library : strings(*job, "plugin-libraries", "job")) {
@@ -150,6 +160,17 @@ class MenuReader {
     });
     eachTable(menu, "output", [&](auto const& table, auto const& where) {
       config.outputs.push_back({required(table, "label", where), plugin(table, where, {"label", "select"}), strings(table, "select", where)});
+    });
+    eachTable(menu, "conditions", [&](auto const& table, auto const& where) {
+      PluginSpec spec{required(table, "record", where), {}};
+      for (auto const& [key, value] : table) {
+        if (key != "record") addOption(spec.options, std::string(key.str()), value, where);
+      }
+      try {
+        config.conditions.push_back(conditionsRecord(spec, directory_));
+      } catch (Exception const& error) {
+        fail(where + ": " + error.message());
+      }
     });
     return settings;
   }

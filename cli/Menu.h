@@ -16,6 +16,8 @@ namespace lanes::cli {
 struct MenuJobSettings {
   unsigned threads = 0;  // 0: not set by the menu
   unsigned lanes = 0;
+  unsigned concurrentLumis = 0;  // job.concurrent-lumis; 0: not set
+  unsigned concurrentRuns = 0;   // job.concurrent-runs; 0: not set
   std::uint64_t events = 0;
   bool hasEvents = false;
   std::vector<std::string> pluginLibraries;  // job.plugin-libraries, relative paths made relative to the menu's directory

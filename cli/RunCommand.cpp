@@ -27,6 +27,7 @@
 #include "SignalStop.h"
 #include "StrayOutput.h"
 #include "WholeNumber.h"
+#include "ConditionsOptions.h"
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/JobFiles.h"
@@ -153,6 +154,13 @@ JobConfig makeJob(RunArguments const& arguments) {
                     " (give -n 0 or leave -n out)");
   }
   config.timingSample = arguments.monitorSample;
+  config.concurrentLumis = arguments.concurrentLumis   ? arguments.concurrentLumis
+                           : menu.concurrentLumis       ? menu.concurrentLumis
+                                                        : JobConfig::kDefaultConcurrentLumis;
+  config.concurrentRuns = arguments.concurrentRuns ? arguments.concurrentRuns
+                          : menu.concurrentRuns     ? menu.concurrentRuns
+                                                    : JobConfig::kDefaultConcurrentRuns;
+  for (auto const& text : arguments.conditions) config.conditions.push_back(conditionsRecord(PluginSpec::parse(text)));
   if (arguments.onError == "skip") {
     config.onError = ErrorPolicy::Skip;
   } else if (arguments.onError != "stop") {
@@ -601,6 +609,17 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   run->add_option("-t,--threads", arguments->threads, "Worker threads (default: the machine's cores; at most 64 x its PUs)")
       ->check(positiveCount);
   run->add_option("-l,--lanes", arguments->lanes, "Events in flight (default: as many as threads; at most 64 x threads)")
+      ->check(positiveCount);
+  run->add_option("--concurrent-lumis", arguments->concurrentLumis,
+                  "Luminosity blocks in flight at once: with 1, a lumi's events all finish before the next lumi "
+                  "begins (default: " + std::to_string(JobConfig::kDefaultConcurrentLumis) + ")")
+      ->check(positiveCount);
+  run->add_option("--conditions", arguments->conditions,
+                  "A conditions record, e.g. calib:every=10,bytes=1000000,load=0.005,concurrent-iovs=2 or "
+                  "calib:table=iovs.toml (repeatable; docs/running.md)")
+      ->allow_extra_args(false);
+  run->add_option("--concurrent-runs", arguments->concurrentRuns,
+                  "Runs in flight at once (default: " + std::to_string(JobConfig::kDefaultConcurrentRuns) + ")")
       ->check(positiveCount);
   run->add_option_function<std::uint64_t>(
          "-n,--events",

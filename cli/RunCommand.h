@@ -29,6 +29,9 @@ struct RunArguments {
   std::string summary = "short";  // --summary short|full: how much of the report is printed
   std::string onError = "stop";
   unsigned monitorSample = 1;  // --monitor-sample N: time one event in N per lane (JobConfig::timingSample)
+  unsigned concurrentLumis = 0;  // --concurrent-lumis N; 0: the menu's, else JobConfig's default
+  unsigned concurrentRuns = 0;   // --concurrent-runs N; likewise
+  std::vector<std::string> conditions;  // --conditions SPEC (ConditionsOptions.h)
   // Multi-process mode (node/MultiProcessJob.h); processes == 0: one process.
   unsigned processes = 0;
   std::string distribution;  // empty: queue (mpi-queue in an MPI job)

@@ -47,6 +47,17 @@ set_property(TARGET lanes PROPERTY LINK_LIBRARY_OVERRIDE_lanes_monitor WHOLE_ARC
 target_link_options(lanes PRIVATE "LINKER:--dynamic-list=${PROJECT_SOURCE_DIR}/cmake/lanes.dynamic-list")
 set_property(TARGET lanes APPEND PROPERTY LINK_DEPENDS "${PROJECT_SOURCE_DIR}/cmake/lanes.dynamic-list")
 
+# The tutorial's example modules (examples/modules) as a plugin library too,
+# build/lib/liblanes_examples.so, made as lanes_add_plugin makes one outside
+# lanes (lanesConfig.cmake.in): the tests run them with the `lanes` command
+# (--plugin-library: several processes, ROOT outputs; tests/examples).
+add_library(lanes_examples_plugin MODULE ${LANES_EXAMPLE_SOURCES} cmake/PluginStamp.cpp)
+target_include_directories(lanes_examples_plugin PRIVATE ${PROJECT_SOURCE_DIR} core/include "${LANES_GENERATED_INCLUDE}")
+target_link_libraries(lanes_examples_plugin PRIVATE lanes_tbb)
+set_target_properties(lanes_examples_plugin PROPERTIES OUTPUT_NAME lanes_examples LIBRARY_OUTPUT_DIRECTORY
+                      ${CMAKE_BINARY_DIR}/lib CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+add_dependencies(lanes_examples_plugin lanes_cli)  # which makes lanes/core/Version.h
+
 # The installed lanes runs with the ROOT and oneTBB of the ROOT wheel beside
 # it in the Python environment that pip installed it into (found from
 # $ORIGIN, so that a wheel of lanes installs elsewhere), else with those it

@@ -38,6 +38,7 @@ struct alignas(128) ClaimedRuns::Run {
   std::uint64_t lastGrabbed = 0;
   std::chrono::nanoseconds pace{0};
   bool stolen = false;  // a stolen run whose first event is not done yet
+  void* tag = nullptr;  // its lane's alone, as the cursor; a thief copies it under the lock
 
   std::uint64_t left(std::uint64_t inputEnd) const {
     auto const last = std::min(end, inputEnd);
@@ -70,12 +71,15 @@ void ClaimedRuns::clear() {
   steals_.store(0, std::memory_order_relaxed);
 }
 
-void ClaimedRuns::assign(unsigned lane, std::uint64_t first, std::uint64_t end) {
+void ClaimedRuns::assign(unsigned lane, std::uint64_t first, std::uint64_t end, void* tag) {
   auto& run = runs_[lane];
   Lock const hold(run.lock);
   run.start(first, end);
   run.stolen = false;
+  run.tag = tag;
 }
+
+void* ClaimedRuns::tag(unsigned lane) const { return runs_[lane].tag; }
 
 bool ClaimedRuns::take(unsigned lane, std::uint64_t& ordinal) {
   auto& run = runs_[lane];
@@ -118,14 +122,14 @@ void ClaimedRuns::endInputAt(std::uint64_t ordinal) {
   }
 }
 
-std::optional<unsigned> ClaimedRuns::fullest(unsigned lane) const {
+std::optional<unsigned> ClaimedRuns::fullest(unsigned lane, std::uint64_t floor) const {
   std::optional<unsigned> fullest;
   std::uint64_t most = 1;
   for (unsigned other = 0; other < lanes_; ++other) {
     if (other == lane) continue;
     auto& run = runs_[other];
     Lock const hold(run.lock);
-    if (auto const left = run.left(inputEnd()); left > most) {
+    if (auto const left = run.left(inputEnd()); left > most && run.next >= floor) {
       most = left;
       fullest = other;
     }
@@ -133,8 +137,8 @@ std::optional<unsigned> ClaimedRuns::fullest(unsigned lane) const {
   return fullest;
 }
 
-bool ClaimedRuns::steal(unsigned lane) {
-  auto const victimLane = fullest(lane);
+bool ClaimedRuns::steal(unsigned lane, std::uint64_t floor) {
+  auto const victimLane = fullest(lane, floor);
   if (!victimLane) return false;
   auto& thief = runs_[lane];
   auto& victim = runs_[*victimLane];
@@ -145,6 +149,7 @@ bool ClaimedRuns::steal(unsigned lane) {
   }
   auto const startCost = std::chrono::nanoseconds(startCostNs_.load(std::memory_order_relaxed));
   std::uint64_t first = 0, end = 0;
+  void* tag = nullptr;
   {
     Lock const hold(victim.lock);
     // The run went on since fullest() looked, and the input's end may come
@@ -154,12 +159,14 @@ bool ClaimedRuns::steal(unsigned lane) {
     if (!worthStealing(half, victim.pace.count() > 0 ? victim.pace : ownPace, startCost)) return false;
     first = end - half;
     victim.end = first;
+    tag = victim.tag;
   }
   auto const now = Clock::now();
   {
     Lock const hold(thief.lock);
     thief.start(first, end);
     thief.stolen = true;  // its first event is grabbed alone, to measure the start
+    thief.tag = tag;
     thief.lastGrab = now;
     thief.lastGrabbed = 0;
   }

@@ -14,6 +14,12 @@ ProductSlot const& Event::checked(ProductIndex index, std::type_info const& want
   return slot;
 }
 
+Lumi const& Event::untracked() {
+  throw Exception(
+      "the job tracks no lumis: a module that reads an event's lumi or run needs a lumi or run callback, product or "
+      "cache, or a source numbered into lumis (events-per-lumi=)");
+}
+
 ProductIndex Event::indexOf(std::string const& label) const {
   auto const* index = registry_->find(label);
   if (!index) throw Exception("no product is labelled '" + label + "'");

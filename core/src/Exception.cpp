@@ -14,6 +14,12 @@ char const* toString(Transition t) {
     case Transition::Event: return "event";
     case Transition::ProductReady: return "productReady";
     case Transition::EndJob: return "endJob";
+    case Transition::BeginRun: return "beginRun";
+    case Transition::BeginLumi: return "beginLumi";
+    case Transition::EndLumi: return "endLumi";
+    case Transition::EndRun: return "endRun";
+    case Transition::WriteLumi: return "writeLumi";
+    case Transition::WriteRun: return "writeRun";
   }
   return "?";
 }
@@ -89,6 +95,22 @@ Exception& Exception::addContext(ErrorContext context) {
 }
 
 namespace {
+// A run or lumi transition names its block ("lumi 1:3", "run 1"), any other its event.
+std::string blockOrEvent(std::optional<Transition> transition, EventId const& id) {
+  if (transition) {
+    switch (*transition) {
+      case Transition::BeginRun:
+      case Transition::EndRun:
+      case Transition::WriteRun: return "run " + std::to_string(id.run);
+      case Transition::BeginLumi:
+      case Transition::EndLumi:
+      case Transition::WriteLumi: return "lumi " + std::to_string(id.run) + ":" + std::to_string(id.luminosityBlock);
+      default: break;
+    }
+  }
+  return "event " + id.str();
+}
+
 std::string describeFrame(ErrorContext const& frame) {
   std::ostringstream os;
   char const* sep = "";
@@ -110,7 +132,7 @@ std::string describeFrame(ErrorContext const& frame) {
     dsep = ", ";
   }
   if (frame.event) {
-    details << dsep << "event " << frame.event->str();
+    details << dsep << blockOrEvent(frame.transition, *frame.event);
     dsep = ", ";
   }
   if (!frame.file.empty()) details << dsep << "file '" << frame.file << "'";

@@ -25,6 +25,11 @@ Lane::Lane(Schedule& schedule, unsigned index)
       state.prefetch[k].module = m;
       state.prefetch[k].prerequisite = k;
     }
+    state.conditions.resize(schedule.workers[m]->conditions.size());
+    for (auto& waiter : state.conditions) {
+      waiter.lane = this;
+      waiter.module = m;
+    }
     state.toRead.reserve(prerequisites.size());
     state.toReadProducts.reserve(prerequisites.size());
   }
@@ -36,6 +41,7 @@ Lane::Lane(Schedule& schedule, unsigned index)
   }
   outputWaiters_.resize(schedule.outputs.size());
   for (auto& waiter : outputWaiters_) waiter.lane = this;
+  begunWaiter_.lane = this;
 }
 
 // ---------------------------------------------------------------- events
@@ -44,6 +50,9 @@ void Lane::start(Clock::time_point since) {
   freeSince_ = since;
   untilTimed_ = 0;  // a part's first event is timed
   eventsDone_ = 0;
+  lumi_ = eventLumi_ = nullptr;
+  lumiEvents_ = 0;
+  floor_ = 0;
   run();
 }
 
@@ -53,9 +62,17 @@ void Lane::run() {
   if (!schedule_.replicatedSource) return fetchSharedAndProcess();
   // Past the input's end the rest of the run is too; other lanes' runs may
   // still hold events to take. A source's error cancels the job.
-  while (auto ordinal = nextOrdinal()) {
-    if (advanceSource(*ordinal) && !processEvent()) return;
+  std::uint64_t ordinal = 0;
+  for (;;) {
+    auto const next = nextOrdinal(ordinal);
+    if (next == Next::Parked) return;
+    if (next == Next::End) break;
+    waitingOrdinal_ = ordinal;  // before enter(): lumiBegun() may run on another thread before it returns
+    if (!enter(eventLumi_)) return;
+    if (boundaryFailed()) continue;  // its begin failed: no event of the lumi starts
+    if (advanceSource(ordinal) && !processEvent()) return;
   }
+  leaveLumi(nullptr);
   idleToTheEnd();
 }
 
@@ -65,20 +82,118 @@ void Lane::idleToTheEnd() const {
   schedule_.record(WaitRecord{kSourceProducer, WaitKind::Idle, index_, {}, freeSince_, end});
 }
 
-std::optional<std::uint64_t> Lane::nextOrdinal() {
-  // The rest of a claimed run goes on when another lane found the input's
-  // end (its ordinals lie beyond this run); a stop or a failure ends it.
-  if (schedule_.cancelled.load(std::memory_order_acquire)) return std::nullopt;
+Lane::Next Lane::nextOrdinal(std::uint64_t& ordinal) {
   auto& runs = schedule_.runs;
-  std::uint64_t ordinal = 0;
-  if (runs.take(index_, ordinal)) return ordinal;
-  if (auto run = schedule_.claimOrdinals(schedule_.replicaChunk)) {
-    runs.assign(index_, run->next, run->end);
-  } else if (!runs.steal(index_)) {
-    return std::nullopt;
+  auto& boundaries = *schedule_.boundaries;
+  for (;;) {
+    // The rest of a claimed run goes on when another lane found the input's
+    // end (its ordinals lie beyond this run); a stop or a failure ends it.
+    if (schedule_.cancelled.load(std::memory_order_acquire)) {
+      // A run claimed or stolen in a lumi the lane has not gone into yet
+      // holds that lumi for it: the hold goes back, or the lumi never ends.
+      // (A finished run's tag is stale, its hold long given back: take()
+      // says it has no ordinal left.)
+      auto* const pending = static_cast<BlockSlot*>(runs.tag(index_));
+      if (pending && pending != lumi_ && runs.take(index_, ordinal)) {
+        boundaries.leave(*pending, 0);
+        runs.assign(index_, 0, 0);
+      }
+      boundaries.close();
+      return Next::End;
+    }
+    if (runs.take(index_, ordinal)) {
+      eventLumi_ = static_cast<BlockSlot*>(runs.tag(index_));
+      return Next::Event;
+    }
+    Boundaries::Claim claimed;
+    std::uint64_t generation = 0;
+    auto const status = claim(*replica_, schedule_.replicaChunk, claimed, generation);
+    if (status == Boundaries::Status::Claimed) {
+      runs.assign(index_, claimed.first, claimed.end, claimed.lumi ? claimed.lumi : lumi_);
+      continue;
+    }
+    if (runs.steal(index_, floor_)) {
+      auto* const lumi = static_cast<BlockSlot*>(runs.tag(index_));
+      if (lumi != lumi_) boundaries.hold(*lumi);  // its lane holds it meanwhile
+      continue;
+    }
+    if (status == Boundaries::Status::End || park(generation)) {
+      return status == Boundaries::Status::End ? Next::End : Next::Parked;
+    }
   }
-  if (runs.take(index_, ordinal)) return ordinal;
-  return std::nullopt;
+}
+
+Boundaries::Status Lane::claim(Source& source, std::uint64_t count, Boundaries::Claim& claimed, std::uint64_t& generation) {
+  auto& boundaries = *schedule_.boundaries;
+  try {
+    return boundaries.claim(lumi_, source, count, claimed, generation);
+  } catch (...) {
+    schedule_.fail(withContext(std::current_exception(), {"source", Transition::SourceNext, index_, {}, source.origin()}));
+    boundaries.close();
+    return Boundaries::Status::End;
+  }
+}
+
+bool Lane::park(std::uint64_t generation) {
+  leaveLumi(nullptr);
+  boundaryWaitBegins();
+  return schedule_.boundaries->park(
+      [this] {
+        boundaryWaitEnds();
+        run();
+      },
+      generation);
+}
+
+// ---------------------------------------------------------------- runs and lumis
+
+bool Lane::enter(BlockSlot* lumi) {
+  if (lumi == lumi_) return true;
+  // The run's entry, not its slot: a slot freed meanwhile may hold the next run.
+  enterNewRun_ = !lumi_ || lumi_->run->entry != lumi->run->entry;
+  leaveLumi(lumi);
+  lumi_ = lumi;
+  floor_ = lumi->first;
+  boundaryWaitBegins();  // before add(): lumiBegun() may end the wait on another thread before it returns
+  if (lumi->begun.add(&begunWaiter_)) return false;
+  schedule_.boundaries->enterStream(*lumi, enterNewRun_, index_);
+  return true;
+}
+
+void Lane::BegunWaiter::notify() {
+  lane->schedule_.group.run([lane = lane] { lane->lumiBegun(); });
+}
+
+void Lane::lumiBegun() {
+  boundaryWaitEnds();
+  schedule_.boundaries->enterStream(*lumi_, enterNewRun_, index_);
+  if (boundaryFailed()) return run();  // the event is dropped, and no other begins
+  if (!schedule_.replicatedSource) {
+    if (sourceReads_ != SourceReads::WithTheEvent) resetEventState();
+    if (startEvent()) run();
+    return;
+  }
+  if (advanceSource(waitingOrdinal_) && !processEvent()) return;
+  run();
+}
+
+void Lane::leaveLumi(BlockSlot* to) {
+  if (!lumi_) return;
+  auto& boundaries = *schedule_.boundaries;
+  boundaries.leaveStream(*lumi_, !to || to->run->entry != lumi_->run->entry, index_);
+  floor_ = lumi_->end;
+  boundaries.leave(*std::exchange(lumi_, nullptr), std::exchange(lumiEvents_, 0));
+}
+
+// Within the lane's Idle wait, which goes on until its next event's read.
+void Lane::boundaryWaitBegins() {
+  if (observed_) boundarySince_ = schedule_.clock.now();
+}
+
+void Lane::boundaryWaitEnds() {
+  if (!observed_) return;
+  auto const end = std::max(boundarySince_, schedule_.clock.now());
+  schedule_.record(WaitRecord{kSourceProducer, WaitKind::Boundary, index_, {}, boundarySince_, end});
 }
 
 void Lane::fetchSharedAndProcess() {
@@ -92,15 +207,48 @@ void Lane::fetchSharedAndProcess() {
   // processed after the queue's slot is released.
   schedule_.sourceQueue->push(
       [this] {
-        auto run = schedule_.claimOrdinals(1);
-        fetched_ = run && advanceSource(run->next);
+        std::uint64_t ordinal = 0;
+        sharedNext_ = claimShared(ordinal);
+        fetched_ = sharedNext_ == Next::Event && advanceSource(ordinal);
         if (fetched_ && sourceReads_ == SourceReads::WithTheEvent) readWholeEvent();
       },
-      [this] {
-        if (!fetched_) return idleToTheEnd();
-        if (sourceReads_ != SourceReads::WithTheEvent) resetEventState();
-        if (startEvent()) run();
-      });
+      [this] { afterSharedFetch(); });
+}
+
+Lane::Next Lane::claimShared(std::uint64_t& ordinal) {
+  sharedHeld_ = false;
+  if (schedule_.cancelled.load(std::memory_order_acquire)) {
+    schedule_.boundaries->close();
+    return Next::End;
+  }
+  Boundaries::Claim claimed;
+  auto const status = claim(*schedule_.source, 1, claimed, sharedGeneration_);
+  if (status != Boundaries::Status::Claimed) return status == Boundaries::Status::Park ? Next::Parked : Next::End;
+  ordinal = claimed.first;
+  sharedHeld_ = claimed.lumi != nullptr;
+  eventLumi_ = claimed.lumi ? claimed.lumi : lumi_;
+  return Next::Event;
+}
+
+void Lane::afterSharedFetch() {
+  if (sharedNext_ == Next::Parked) {
+    if (!park(sharedGeneration_)) run();
+    return;
+  }
+  if (!fetched_) {
+    // The claim's hold on a lumi the lane never went into goes back; a
+    // source that ended or failed halted the job, and the frontier closes.
+    if (sharedHeld_ && eventLumi_ != lumi_) schedule_.boundaries->leave(*eventLumi_, 0);
+    sharedHeld_ = false;
+    leaveLumi(nullptr);
+    schedule_.boundaries->close();
+    return idleToTheEnd();
+  }
+  sharedHeld_ = false;
+  if (!enter(eventLumi_)) return;  // lumiBegun() goes on
+  if (boundaryFailed()) return run();
+  if (sourceReads_ != SourceReads::WithTheEvent) resetEventState();
+  if (startEvent()) run();
 }
 
 // Timed as one batch, as readBatch(). A product no module ends up asking for
@@ -134,6 +282,10 @@ bool Lane::advanceSource(std::uint64_t ordinal) {
     schedule_.fail(withContext(std::current_exception(), {"source", Transition::SourceNext, index_, {}, source.origin()}));
     return false;
   }
+  if (schedule_.boundaries->numbersLumis()) {
+    sourceEvent_.id.run = eventLumi_->number.run;
+    sourceEvent_.id.luminosityBlock = eventLumi_->number.luminosityBlock;
+  }
   eventRead_ = record(kSourceProducer, Transition::SourceNext, begin);
   // The Idle wait ends as the read begins (freeSince_ may have been read on another thread).
   if (timing_ && freeSince_ != kUntimed) {
@@ -143,11 +295,7 @@ bool Lane::advanceSource(std::uint64_t ordinal) {
 }
 
 bool Lane::nextShared(std::uint64_t ordinal) {
-  auto& position = schedule_.sharedSourcePosition;
-  if (ordinal < position) throw std::logic_error("event dispenser went backwards: a shared source only moves forward");
-  bool const more = schedule_.source->skip(ordinal - position) && schedule_.source->next(sourceEvent_);
-  position = ordinal + 1;
-  return more;
+  return schedule_.boundaries->takePeeked(ordinal, sourceEvent_) || schedule_.readShared(ordinal, sourceEvent_);
 }
 
 bool Lane::startEvent() {
@@ -165,7 +313,7 @@ bool Lane::startEvent() {
 }
 
 void Lane::resetEventState() {
-  event_.start(sourceEvent_.id);
+  event_.start(sourceEvent_.id, eventLumi_ ? eventLumi_->lumiView.get() : nullptr);
   failed_.store(false, std::memory_order_relaxed);
   error_ = nullptr;
   for (std::size_t m = 0; m < schedule_.workers.size(); ++m) {
@@ -191,6 +339,7 @@ void Lane::eventDone() {
   auto const status = eventFailed() ? EventStatus::Failed : EventStatus::Done;
   if (status == EventStatus::Done) {
     ++eventsDone_;
+    ++lumiEvents_;
   } else if (schedule_.config.onError == ErrorPolicy::Skip) {
     schedule_.eventsSkipped.fetch_add(1, std::memory_order_relaxed);
   } else {
@@ -220,11 +369,12 @@ void Lane::start(unsigned module) {
   state.toRead.clear();
   state.toReadProducts.clear();
   state.readyAtStart.clear();
-  // One count per prerequisite, one held by this call and one for a batch
-  // read; prerequisites ready at once are subtracted in a single step at the
-  // end, so the count cannot reach zero before then. The batch's completion
-  // subtracts its own count and those of the prerequisites it read.
-  state.pending.store(n + 2, std::memory_order_release);
+  // One count per prerequisite and conditions record, one held by this call
+  // and one for a batch read; those ready at once are subtracted in a single
+  // step at the end, so the count cannot reach zero before then. The batch's
+  // completion subtracts its own count and those of the prerequisites it read.
+  auto const records = static_cast<unsigned>(worker.conditions.size());
+  state.pending.store(n + records + 2, std::memory_order_release);
   bool const announce = worker.readyListener() != nullptr;
   // A range announced together gives idle threads part of the event's
   // products. Otherwise every thread has a lane's work, and announcing as
@@ -267,8 +417,26 @@ void Lane::start(unsigned module) {
   } else {
     replicaReads_->push([this, module] { readBatch(module); }, [this, module] { batchRead(module); });
   }
+  if (records) readyNow += conditionsReady(module);
   ++readyNow;  // this call's own count
   if (state.pending.fetch_sub(readyNow, std::memory_order_acq_rel) == readyNow) launch(module);
+}
+
+unsigned Lane::conditionsReady(unsigned module) {
+  auto& state = modules_[module];
+  auto const& records = schedule_.workers[module]->conditions;
+  state.conditionsSince = now();
+  unsigned ready = 0;
+  for (unsigned k = 0; k < records.size(); ++k) {
+    if (!eventLumi_->state.iovs[records[k]]->loaded.add(&state.conditions[k])) ++ready;
+  }
+  return ready;
+}
+
+void Lane::conditionsLoaded(unsigned module) {
+  auto& state = modules_[module];
+  recordWait(module, WaitKind::Conditions, state.conditionsSince);
+  if (state.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
 }
 
 bool Lane::ensureSourceProduct(unsigned module, unsigned prerequisite) {

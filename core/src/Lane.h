@@ -52,6 +52,12 @@ class Lane {
     unsigned prerequisite;
     void notify() override { lane->prerequisiteReady(module, prerequisite); }
   };
+  // Resumes module `module` once a conditions payload it reads is loaded.
+  struct ConditionsWaiter final : Waiter {
+    Lane* lane;
+    unsigned module;
+    void notify() override { lane->conditionsLoaded(module); }
+  };
   struct PathWaiter final : Waiter {
     Lane* lane;
     unsigned path;
@@ -61,6 +67,11 @@ class Lane {
     Lane* lane;
     void notify() override { lane->outputDone(); }
   };
+  // Resumes the lane once the lumi it goes into has begun.
+  struct BegunWaiter final : Waiter {
+    Lane* lane;
+    void notify() override;
+  };
 
   struct ModuleState {
     std::atomic<bool> claimed{false};
@@ -69,6 +80,8 @@ class Lane {
     bool accepted = true;
     std::exception_ptr externalError;
     std::vector<PrefetchWaiter> prefetch;  // one per prerequisite
+    std::vector<ConditionsWaiter> conditions;  // one per conditions record it reads
+    Clock::time_point conditionsSince;        // when it began to wait for one (if timing)
     // Prerequisites (source products that other modules consume too) this
     // module claimed, and their products: read in one serialised batch, with
     // the module's solo reads, and announced by the batch's completion, with
@@ -89,21 +102,44 @@ class Lane {
     bool accepted = true;
   };
 
+  // What the lane goes on with: an event, nothing until a lumi slot is freed
+  // (parked: Boundaries::park), or nothing more.
+  enum class Next { Event, Parked, End };
   void fetchSharedAndProcess();
+  // The shared source's next ordinal and its lumi (eventLumi_); under the source's queue.
+  Next claimShared(std::uint64_t& ordinal);
+  void afterSharedFetch();
   // Reads every source product some module consumes into the event's slots;
   // under the shared source's serial queue, right after the event's next().
   void readWholeEvent();
   // The lane has no more events: its last Idle wait lasts until now.
   void idleToTheEnd() const;
-  // The next ordinal for a replica: from the lane's run, a new run it
-  // claims, or one it takes from another lane (ClaimedRuns::steal).
-  std::optional<std::uint64_t> nextOrdinal();
+  // The next ordinal for a replica, and its lumi (eventLumi_): from the
+  // lane's run, a new run it claims, or one it takes from another lane
+  // (ClaimedRuns::steal).
+  Next nextOrdinal(std::uint64_t& ordinal);
+  // A claim the source failed to answer fails the job.
+  Boundaries::Status claim(Source& source, std::uint64_t count, Boundaries::Claim& claim, std::uint64_t& generation);
+  // Parks the lane, out of its lumi, until a lumi slot is freed; false if one was freed meanwhile.
+  bool park(std::uint64_t generation);
+  // Goes into `lumi`, leaving the lumi it is in; false if the lumi's begin
+  // has not ended: lumiBegun() goes on then.
+  bool enter(BlockSlot* lumi);
+  // The job failed, at a lumi's begin perhaps (a module's, its stream
+  // modules', its conditions): the lane starts no event of it.
+  bool boundaryFailed() const { return schedule_.cancelled.load(std::memory_order_acquire) && !schedule_.stopRequested.load(std::memory_order_acquire); }
+  void lumiBegun();
+  // Leaves the lumi it is in (if any) for `to` (nullptr: none).
+  void leaveLumi(BlockSlot* to);
+  // A Boundary wait, from now to its end (within the lane's Idle wait).
+  void boundaryWaitBegins();
+  void boundaryWaitEnds();
   // Positions the lane on the event of `ordinal` (a replica) or on the shared
   // source's next event; false at the end of the input or on a source error,
   // both of which halt the job.
   bool advanceSource(std::uint64_t ordinal);
-  // The shared source's event `ordinal`, skipping those before it that other
-  // processes take. Under the source's serial queue.
+  // The shared source's event `ordinal` (Schedule::readShared), unless the
+  // frontier read it already to learn its lumi. Under the source's serial queue.
   bool nextShared(std::uint64_t ordinal);
   // Starts the current event; true if it also finished before returning.
   bool processEvent() {
@@ -123,6 +159,10 @@ class Lane {
   bool ensureSourceProduct(unsigned module, unsigned prerequisite);
   void start(unsigned module);
   void prerequisiteReady(unsigned module, unsigned prerequisite);
+  // How many of the module's conditions payloads for the event are loaded
+  // now; it waits for the others (a Conditions wait).
+  unsigned conditionsReady(unsigned module);
+  void conditionsLoaded(unsigned module);
   // Fewer lanes than threads leave threads idle: prerequisites ready at once
   // are then announced as one range (announceTogether).
   bool announcesTogether() const { return schedule_.lanes < schedule_.config.threads; }
@@ -233,6 +273,20 @@ class Lane {
   Clock::time_point freeSince_;  // when the lane's last event (or the part) ended, if read: an Idle wait begins
   Clock::time_point eventRead_;  // when the source's next() of the current event ended (if timing)
   bool fetched_ = false;  // written in the source queue's task, read right after it in the same task
+  // Runs and lumis: the lumi the lane is in and the events it finished
+  // there, the lumi of the event it fetches, and where it may take others'
+  // ordinals from (never a lumi it has left).
+  BlockSlot* lumi_ = nullptr;
+  std::uint64_t lumiEvents_ = 0;
+  BlockSlot* eventLumi_ = nullptr;
+  std::uint64_t floor_ = 0;
+  BegunWaiter begunWaiter_;
+  bool enterNewRun_ = false;           // entering lumi_ begins a run for the lane's stream modules
+  std::uint64_t waitingOrdinal_ = 0;   // a replica's ordinal whose lumi is beginning
+  Clock::time_point boundarySince_;    // a Boundary wait's begin (if timing)
+  Next sharedNext_ = Next::End;        // a shared fetch's claim, written in the queue's task
+  bool sharedHeld_ = false;            // ... which took a hold on eventLumi_
+  std::uint64_t sharedGeneration_ = 0;  // ... and the generation it parks with
   std::unique_ptr<Source> replica_;
   SourceReads const sourceReads_;
   std::unique_ptr<LimitedTaskQueue> replicaReads_;  // reads from replica_, unless it allows concurrent ones

@@ -22,6 +22,10 @@ char const* toString(Concurrency concurrency) {
   return "?";
 }
 
+namespace detail {
+void setTransitions(Module& module, unsigned bits) { module.transitions_ = bits; }
+}  // namespace detail
+
 std::string partPath(std::string const& path, std::string const& part) {
   if (part.empty()) return path;
   // The part goes before the extension, if the file name has one.

@@ -22,7 +22,10 @@ bool globMatch(std::string const& pattern, std::string const& text) {
   return p == pattern.size();
 }
 
-void OutputModule::selectProducts(ProductRegistry const& registry) {
+void OutputModule::selectProducts(ProductRegistry const& registry, ProductRegistry const* runs,
+                                  ProductRegistry const* lumis) {
+  runRegistry_ = runs;
+  lumiRegistry_ = lumis;
   std::vector<bool> matched(keepPatterns_.size(), false);
   for (auto const& entry : registry.entries()) {
     auto const& label = entry.description.label;

@@ -7,7 +7,7 @@ namespace lanes {
 
 std::string PluginOptions::where() const {
   auto const& owner = options_->owner();
-  return (owner.empty() ? "" : owner + ": ") + "plugin '" + plugin_ + "'";
+  return (owner.empty() ? "" : owner + ": ") + what_ + " '" + plugin_ + "'";
 }
 
 void PluginOptions::fail(std::string const& key, std::string const& problem) const {

@@ -7,6 +7,8 @@ char const* toString(WaitKind kind) {
     case WaitKind::Queue: return "queue";
     case WaitKind::External: return "external";
     case WaitKind::Idle: return "idle";
+    case WaitKind::Boundary: return "boundary";
+    case WaitKind::Conditions: return "conditions";
   }
   return "?";
 }

@@ -52,6 +52,9 @@ Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
     : config(std::move(config_)), lanes(config.lanes ? config.lanes : std::max(1u, config.threads)), runs(lanes) {
   if (config.threads == 0) invalid("the number of threads must be at least 1");
   if (config.timingSample == 0) invalid("the timing sample must be at least 1 (one event in N timed)");
+  if (config.concurrentLumis == 0) invalid("--concurrent-lumis must be at least 1 (lumis in flight at once)");
+  if (config.concurrentRuns == 0) invalid("--concurrent-runs must be at least 1 (runs in flight at once)");
+  conditions = std::make_unique<ConditionsService>(config.conditions, group);
   info.threads = config.threads;
   info.lanes = lanes;
   info.timingSample = config.timingSample;
@@ -62,6 +65,12 @@ Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
   countSourceConsumers();
   checkNoCycle();
   buildPaths();
+  boundaries->build();
+  info.lumisTracked = boundaries->tracking();
+  info.concurrentLumis = boundaries->lumiSlots();
+  info.concurrentRuns = boundaries->runSlots();
+  info.lumisSerialisedBy = boundaries->lumisSerialisedBy();
+  info.runsSerialisedBy = boundaries->runsSerialisedBy();
   describeSchedule();
   for (unsigned lane = 0; lane < lanes; ++lane) lanes_.push_back(std::make_unique<Lane>(*this, lane));
 }
@@ -97,7 +106,15 @@ void Schedule::describeSchedule() {
 void Schedule::buildSource(PluginRegistry const& plugins) {
   Options options = config.source.options;
   auto repeat = options.take("repeat");
+  auto numbering = LumiNumbering::take(options, config.source.name);
   source = constructing(sourceRunner, [&] { return plugins.makeSource(config.source.name, options); });
+  if (numbering && !repeat && !source->numbersByOrdinal()) {
+    invalid("source '" + config.source.name +
+            "': events-per-lumi=, lumis-per-run=, first-run= and lumi-seed= apply to sources whose events are "
+            "numbered in order (empty, synthetic, test-products) and to repeat=: this source's runs and lumis "
+            "come from its input");
+  }
+  boundaries = std::make_unique<Boundaries>(*this, std::move(numbering));
   if (repeat) {
     Options parsed;
     parsed.add("repeat", *repeat);
@@ -127,6 +144,8 @@ void Schedule::buildSource(PluginRegistry const& plugins) {
   if (!replicatedSource) replicaChunk = 1;
   inlineSourceReads = source->concurrentReads();
   for (auto const& description : source->products()) registry.add(description, kSourceProducer, "the source");
+  for (auto const& description : source->runProducts()) runRegistry.add(description, kSourceProducer, "the source");
+  for (auto const& description : source->lumiProducts()) lumiRegistry.add(description, kSourceProducer, "the source");
   sourceProducts = registry.size();
 }
 
@@ -205,8 +224,14 @@ void Schedule::buildModules(PluginRegistry const& plugins) {
         instances.push_back(constructing(runner, make));
       }
     }
-    registry.registerProducts(*instances.front(), static_cast<unsigned>(workers.size()));
-    for (std::size_t i = 1; i < instances.size(); ++i) registry.registerReplica(*instances[i], *instances.front());
+    auto const index = static_cast<unsigned>(workers.size());
+    // A stream module's instances each put their part of a run or lumi
+    // product, merged: all declare it under the first one's index.
+    for (auto [level, products] : {std::pair{Level::Event, &registry}, std::pair{Level::Run, &runRegistry},
+                                   std::pair{Level::Lumi, &lumiRegistry}}) {
+      products->registerProducts(*instances.front(), index, level);
+      for (std::size_t i = 1; i < instances.size(); ++i) products->registerReplica(*instances[i], *instances.front(), level);
+    }
     addWorker(spec.label, spec.plugin.name, std::move(instances));
   }
 }
@@ -215,8 +240,10 @@ void Schedule::buildOutputs(PluginRegistry const& plugins) {
   for (auto const& spec : config.outputs) {
     RunnerName const runner{spec.label.c_str(), spec.plugin.name.c_str(), static_cast<int>(workers.size())};
     auto output = constructing(runner, [&] { return plugins.makeOutput(spec.plugin.name, spec.label, spec.plugin.options); });
-    output->selectProducts(registry);
-    if (!output->produced().empty()) invalid("output '" + spec.label + "' must not produce products");
+    output->selectProducts(registry, &runRegistry, &lumiRegistry);
+    for (auto level : {Level::Event, Level::Lumi, Level::Run}) {
+      if (!output->produced(level).empty()) invalid("output '" + spec.label + "' must not produce products");
+    }
     std::vector<std::unique_ptr<Module>> instances;
     instances.push_back(std::move(output));
     if (instances.front()->concurrency() == Concurrency::Stream) {
@@ -229,7 +256,13 @@ void Schedule::buildOutputs(PluginRegistry const& plugins) {
 void Schedule::resolveDependencies() {
   for (unsigned m = 0; m < workers.size(); ++m) {
     auto& worker = *workers[m];
-    for (auto& instance : worker.instances()) registry.resolveConsumed(*instance);
+    for (auto& instance : worker.instances()) {
+      registry.resolveConsumed(*instance);
+      runRegistry.resolveConsumed(*instance, Level::Run);
+      lumiRegistry.resolveConsumed(*instance, Level::Lumi);
+      resolveConditions(*instance);
+    }
+    for (auto const& declaration : worker.module().conditionsConsumed()) worker.conditions.push_back(declaration.index);
     std::map<unsigned, std::size_t> byProducer;  // producer -> position in prerequisites
     for (auto const& declaration : worker.module().consumed()) {
       auto const product = declaration.index;
@@ -252,6 +285,10 @@ void Schedule::resolveDependencies() {
       worker.gate = std::make_unique<LimitedTaskQueue>(group, module.concurrencyLimit());
     }
   }
+}
+
+void Schedule::resolveConditions(Module& module) const {
+  for (auto& declaration : module.conditionsConsumed_) declaration.index = conditions->index(declaration.record, module.label());
 }
 
 void Schedule::countSourceConsumers() {
@@ -379,6 +416,7 @@ RunSummary Schedule::process(ProcessPart const& part) {
     // inherit one whose threads it does not have.
     arena = std::make_shared<tbb::task_arena>(static_cast<int>(threads));
     if (threadEntryHook) threadEntry.emplace(*arena, threadEntryHook);
+    boundaries->start();
     tsanRelease(&arena);  // what was built so far, for the arena's threads (TbbHandOff.h)
     arena->execute([this] {
       tsanAcquire(&arena);
@@ -390,6 +428,13 @@ RunSummary Schedule::process(ProcessPart const& part) {
       tsanRelease(&arena);
     });
     tsanAcquire(&arena);
+    auto const counts = boundaries->finish();
+    summary.runs = counts.runs;
+    summary.lumis = counts.lumis;
+    summary.repeatedRuns = counts.repeatedRuns;
+    summary.repeatedLumis = counts.repeatedLumis;
+    summary.emptyLumis = counts.emptyLumis;
+    summary.conditions = conditions->summaries();
   }
   if (firstError_) failJob(describe(firstError_));
   // Outputs end in the part's arena: one that finishes its buffers in
@@ -417,11 +462,13 @@ void Schedule::listen() {
   callObservers.clear();
   waitObservers.clear();
   eventObservers.clear();
+  blockObservers.clear();
   for (auto* observer : observers) {
     auto const hooks = observer->hooks();
     if (hooks & ProcessingObserver::kCalls) callObservers.push_back(observer);
     if (hooks & ProcessingObserver::kWaits) waitObservers.push_back(observer);
     if (hooks & ProcessingObserver::kEvents) eventObservers.push_back(observer);
+    if (hooks & ProcessingObserver::kBlocks) blockObservers.push_back(observer);
   }
   clock = timing() ? FastClock::calibrated() : FastClock::steady();
 }
@@ -445,6 +492,7 @@ void Schedule::beforeFork() {
 void Schedule::startPart(ProcessPart const& part) {
   dispenser_ = part.events;
   wholeJob_ = part.name.empty();
+  conditions->startPart();
   eventsSkipped.store(0);
   runs.clear();
   if (!stopRequested.load()) {
@@ -456,6 +504,8 @@ void Schedule::startPart(ProcessPart const& part) {
 
 void Schedule::runJobTransition(Transition transition, Modules which, std::string const& part, BatchSink* sink) {
   JobContext context{registry, lanes, config.threads, part};
+  context.runRegistry = &runRegistry;
+  context.lumiRegistry = &lumiRegistry;
   context.lastEventNumber = lastEventNumber();
   context.hasEventNumber = [this](std::uint64_t number) { return hasEventNumber(number); };
   context.ranWholeJob = [this] { return wholeJob_ && !jobFailed_ && !stopRequested.load(); };
@@ -512,6 +562,14 @@ std::optional<bool> Schedule::hasEventNumber(std::uint64_t number) const {
   return false;
 }
 
+bool Schedule::readShared(std::uint64_t ordinal, SourceEvent& event) {
+  auto& position = sharedSourcePosition;
+  if (ordinal < position) throw std::logic_error("event dispenser went backwards: a shared source only moves forward");
+  bool const more = source->skip(ordinal - position) && source->next(event);
+  position = ordinal + 1;
+  return more;
+}
+
 void Schedule::failJob(std::string error) {
   if (!jobFailed_) jobError_ = std::move(error);
   jobFailed_ = true;
@@ -521,19 +579,6 @@ void Schedule::fail(std::exception_ptr error) {
   std::call_once(failOnce_, [&] { firstError_ = error; });
   cancelled.store(true, std::memory_order_release);
   halted.store(true, std::memory_order_release);
-}
-
-std::optional<Schedule::OrdinalRun> Schedule::claimOrdinals(std::uint64_t count) {
-  if (halted.load(std::memory_order_acquire)) return std::nullopt;
-  if (dispenser_) count = 1;
-  auto const first = dispenser_ ? dispenser_->next() : nextOrdinal.fetch_add(count, std::memory_order_relaxed);
-  if (!first || (config.maxEvents && *first >= config.maxEvents)) {
-    halted.store(true, std::memory_order_release);
-    return std::nullopt;
-  }
-  auto end = *first + count;
-  if (config.maxEvents) end = std::min(end, config.maxEvents);
-  return OrdinalRun{*first, end};
 }
 
 }  // namespace lanes::detail

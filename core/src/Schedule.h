@@ -14,6 +14,7 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
+#include "Boundaries.h"
 #include "Worker.h"
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/FastClock.h"
@@ -76,6 +77,9 @@ class Schedule {
   std::vector<ProductIndex> sharedSourceProducts;
   std::vector<ProductIndex> consumedSourceProducts;  // those any module consumes, in registry order
   ProductRegistry registry;
+  // Run and lumi products: the source's first, then the modules'.
+  ProductRegistry runRegistry;
+  ProductRegistry lumiRegistry;
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<Path> paths;
   std::vector<OutputRoute> outputs;
@@ -96,23 +100,27 @@ class Schedule {
   std::atomic<bool> stopRequested{false};  // by requestStop()
   std::uint64_t replicaChunk = 1;          // ordinals a lane claims at a time (a replicated source's)
   ClaimedRuns runs;                        // the runs the lanes claimed from a replicated source
+  std::unique_ptr<Boundaries> boundaries;  // runs and lumis: where the lanes claim their ordinals
+  std::unique_ptr<ConditionsService> conditions;
+  // The part's dispenser (which events this process takes), or nullptr: all.
+  EventDispenser* dispenser() const { return dispenser_; }
   // What a lane claims at a time from a replicated source that asks for no
   // chunk of its own: a claim per event would make the claims' counter
   // bounce between the threads' caches at top speed.
   static constexpr std::uint64_t kLeastRun = 16;
-  // Without a dispenser. On a cache line of its own: the flags above are read
-  // at every event, and a line that a claim writes would bounce.
-  alignas(128) std::atomic<std::uint64_t> nextOrdinal{0};
   // Events the shared source has moved past (next() and skip()); only
   // touched under the source's serial queue.
   alignas(128) std::uint64_t sharedSourcePosition = 0;
+  // The shared source's event `ordinal`, skipping those before it that other
+  // processes take; false past the input's end. Under the source's queue.
+  bool readShared(std::uint64_t ordinal, SourceEvent& event);
   std::atomic<std::uint64_t> eventsSkipped{0};  // the processed ones are counted by each lane (Lane::eventsDone)
 
   bool timing() const { return !observers.empty(); }
   // What the lanes time with while someone observes (calibrated as each part starts).
   FastClock clock;
   // The observers of each kind of hook (ProcessingObserver::hooks()), as each part starts.
-  std::vector<ProcessingObserver*> callObservers, waitObservers, eventObservers;
+  std::vector<ProcessingObserver*> callObservers, waitObservers, eventObservers, blockObservers;
   void record(CallRecord const& call) const {
     for (auto* observer : callObservers) observer->callFinished(call);
   }
@@ -121,25 +129,18 @@ class Schedule {
   }
   // The first error that stops the job; later ones are dropped.
   void fail(std::exception_ptr error);
-  // Consecutive ordinals [next, end) that a lane claimed, to start in order.
-  struct OrdinalRun {
-    std::uint64_t next = 0;
-    std::uint64_t end = 0;
-  };
-  // Up to `count` consecutive ordinals of events a lane may start (a
-  // dispenser gives one at a time), or nothing once the job is halted or
-  // maxEvents have been claimed.
-  std::optional<OrdinalRun> claimOrdinals(std::uint64_t count);
 
   // The job's error if it failed on a ConfigurationError as it began; else "".
   std::string configurationError() const { return configurationError_ ? jobError_ : std::string(); }
 
  private:
   void buildSource(PluginRegistry const& plugins);
+
   void buildModules(PluginRegistry const& plugins);
   void buildOutputs(PluginRegistry const& plugins);
   void addWorker(std::string const& label, std::string const& plugin, std::vector<std::unique_ptr<Module>> instances);
   void resolveDependencies();
+  void resolveConditions(Module& module) const;
   void countSourceConsumers();
   void buildPaths();
   void checkNoCycle() const;

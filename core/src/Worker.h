@@ -58,6 +58,7 @@ class Worker {
   // For outputs asking for productReady(): the kept products of each producer module.
   std::vector<std::vector<ProductIndex>> productsOf;
   std::unique_ptr<LimitedTaskQueue> gate;  // one/limited only
+  std::vector<unsigned> conditions;         // the conditions records it reads (ConditionsService indices)
 
  private:
   std::string plugin_;

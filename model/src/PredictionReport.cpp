@@ -192,7 +192,7 @@ RunReport predictedReport(Menu const& menu, Prediction const& prediction, ModelI
     auto const& predicted = prediction.modules[m];
     report.modules.push_back({module.label, module.plugin, module.kind, module.concurrency, predicted.calls,
                               predicted.events, predicted.totalSeconds, predicted.stallSeconds,
-                              predicted.externalSeconds, nullptr});
+                              predicted.externalSeconds, 0.0, nullptr});
     report.stallSeconds += predicted.stallSeconds;
   }
   report.sourceSeconds = prediction.sourceSeconds;

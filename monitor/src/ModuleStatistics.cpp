@@ -32,6 +32,7 @@ WaitTotals& WaitTotals::operator+=(WaitTotals const& other) {
   queue += other.queue;
   external += other.external;
   acquire += other.acquire;
+  conditions += other.conditions;
   return *this;
 }
 
@@ -75,6 +76,7 @@ ModuleStatistics::Accumulator& ModuleStatistics::firstUse() {
     accumulator.waits.resize(isOutput_.size());
     accumulator.laneIdle.resize(lanes_);
     accumulator.callTimes.resize(isOutput_.size());
+    accumulator.laneBoundary.resize(lanes_);
   }
   cache = {generation_, &accumulator};
   return accumulator;
@@ -105,7 +107,13 @@ void ModuleStatistics::callFinished(CallRecord const& record) {
       module.time += call.time;
       if (timed) times.productReady.add(seconds);
       break;
-    default: return;
+    default: {
+      auto const kind = std::find(std::begin(kBlockTransitions), std::end(kBlockTransitions), record.transition);
+      if (kind == std::end(kBlockTransitions)) return;
+      if (accumulator.transitions.empty()) accumulator.transitions.resize(isOutput_.size());
+      accumulator.transitions[record.module][kind - std::begin(kBlockTransitions)] += call;
+      return;
+    }
   }
   if (isOutput_[record.module]) accumulator.outputs += call;
 }
@@ -121,6 +129,8 @@ void ModuleStatistics::waitFinished(WaitRecord const& record) {
       accumulator.callTimes.at(record.module).external.add(std::chrono::duration<double>(duration).count());
       break;
     case WaitKind::Idle: accumulator.laneIdle.at(record.lane) += duration; break;
+    case WaitKind::Boundary: accumulator.laneBoundary.at(record.lane) += duration; break;
+    case WaitKind::Conditions: accumulator.waits.at(record.module).conditions += duration; break;
   }
 }
 
@@ -144,6 +154,7 @@ void scaleToAll(ModuleStatistics::Totals& total) {
     waits.queue = scaledToAll(waits.queue, calls);
     waits.external = scaledToAll(waits.external, calls);
     waits.acquire = scaledToAll(waits.acquire, calls);
+    waits.conditions = scaledToAll(waits.conditions, calls);
     scaleToAll(total.modules[i]);
   }
   for (auto& idle : total.laneIdle) idle = scaledToAll(idle, total.source);
@@ -159,7 +170,13 @@ ModuleStatistics::Totals ModuleStatistics::totals() const {
   total.modules.resize(isOutput_.size());
   total.waits.resize(isOutput_.size());
   total.laneIdle.resize(lanes_);
+  total.laneBoundary.resize(lanes_);
+  total.transitions.resize(isOutput_.size());
   for (auto const& part : perThread_) {
+    for (std::size_t i = 0; i < part.laneBoundary.size(); ++i) total.laneBoundary[i] += part.laneBoundary[i];
+    for (std::size_t i = 0; i < part.transitions.size(); ++i) {
+      for (std::size_t k = 0; k < kBlockTransitionCount; ++k) total.transitions[i][k] += part.transitions[i][k];
+    }
     for (std::size_t i = 0; i < part.modules.size(); ++i) total.modules[i] += part.modules[i];
     for (std::size_t i = 0; i < part.waits.size(); ++i) total.waits[i] += part.waits[i];
     for (std::size_t i = 0; i < part.laneIdle.size(); ++i) total.laneIdle[i] += part.laneIdle[i];

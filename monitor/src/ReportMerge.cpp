@@ -50,7 +50,49 @@ void mergeModules(RunReport& merged, nlohmann::json const& modules) {
     it->totalSeconds += module.value("total_s", 0.0);
     it->stallSeconds += module.value("stall_s", 0.0);
     it->externalSeconds += module.value("external_s", 0.0);
+    it->conditionsSeconds += module.value("conditions_s", 0.0);
+    auto const transitions = module.value("transitions", nlohmann::json());
+    if (!transitions.is_object()) continue;
+    if (it->transitions.is_null()) it->transitions = nlohmann::json::object();
+    for (auto const& [name, totals] : transitions.items()) {
+      auto& into = it->transitions[name];
+      if (into.is_null()) into = nlohmann::json::object();  // the first part with it
+      into["calls"] = into.value("calls", std::uint64_t{0}) + totals.value("calls", std::uint64_t{0});
+      into["total_s"] = into.value("total_s", 0.0) + totals.value("total_s", 0.0);
+      it->transitionsSeconds += totals.value("total_s", 0.0);
+    }
   }
+}
+
+// Entries summed over the parts (a lumi that two processes shared counts in
+// both); the slots in flight are every part's.
+// Each record's loads and waits, summed over the parts.
+void mergeConditions(std::vector<ConditionsSummary>& merged, nlohmann::json const& records) {
+  if (!records.is_array()) return;
+  for (auto const& record : records) {
+    auto const name = record.value("record", std::string());
+    auto it = std::find_if(merged.begin(), merged.end(), [&](auto const& r) { return r.record == name; });
+    if (it == merged.end()) it = merged.insert(merged.end(), {name, record.value("concurrent_iovs", 1u)});
+    it->loads += record.value("loads", std::uint64_t{0});
+    it->loadSeconds += record.value("load_s", 0.0);
+    it->deferredBegins += record.value("deferred_begins", std::uint64_t{0});
+    it->deferredSeconds += record.value("deferred_s", 0.0);
+  }
+}
+
+void mergeBlocks(BlockReport& merged, nlohmann::json const& blocks, bool first) {
+  if (!blocks.is_object()) return;
+  merged.tracked = merged.tracked || blocks.value("tracked", false);
+  merged.runs += blocks.value("runs", std::uint64_t{0});
+  merged.lumis += blocks.value("lumis", std::uint64_t{0});
+  merged.repeatedRuns += blocks.value("repeated_runs", std::uint64_t{0});
+  merged.repeatedLumis += blocks.value("repeated_lumis", std::uint64_t{0});
+  merged.emptyLumis += blocks.value("empty_lumis", std::uint64_t{0});
+  if (!first) return;
+  merged.concurrentRuns = blocks.value("concurrent_runs", 1u);
+  merged.concurrentLumis = blocks.value("concurrent_lumis", 1u);
+  merged.runsSerialisedBy = blocks.value("runs_serialised_by", std::vector<std::string>());
+  merged.lumisSerialisedBy = blocks.value("lumis_serialised_by", std::vector<std::string>());
 }
 
 void mergePaths(nlohmann::json& merged, nlohmann::json const& paths) {
@@ -69,7 +111,9 @@ void mergeThreadTime(ThreadTime& merged, nlohmann::json const& time) {
   merged.modulesSeconds += secondsOf(time, "modules_s");
   merged.sourceSeconds += secondsOf(time, "source_s");
   merged.outputsSeconds += secondsOf(time, "outputs_s");
+  merged.transitionsSeconds += secondsOf(time, "transitions_s");
   merged.overheadSeconds += secondsOf(time, "overhead_s");
+  merged.boundarySeconds += secondsOf(time, "boundary_s");
   merged.idleSeconds += secondsOf(time, "idle_s");
 }
 
@@ -139,9 +183,15 @@ RunReport mergePartReports(std::vector<nlohmann::json const*> const& parts) {
   RunReport merged;
   auto paths = nlohmann::json::array();
   MonitorSums monitor;
+  bool first = true;
   for (auto const* part : parts) {
     if (!part || !part->is_object()) continue;
     auto const& report = *part;
+    mergeBlocks(merged.blocks, report.value("runs_and_lumis", nlohmann::json()), std::exchange(first, false));
+    mergeConditions(merged.conditions, report.value("conditions", nlohmann::json()));
+    for (auto const& wait : report.value("lane_boundary_s", nlohmann::json::array())) {
+      merged.laneBoundarySeconds.push_back(wait.get<double>());
+    }
     merged.threads += report.value("threads", 0u);
     merged.lanes += report.value("lanes", 0u);
     merged.events += report.value("events", std::uint64_t{0});

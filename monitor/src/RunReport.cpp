@@ -14,6 +14,18 @@ namespace {
 
 double ratio(double numerator, double denominator) { return denominator > 0 ? numerator / denominator : 0.0; }
 
+double seconds(Clock::duration time) { return std::chrono::duration<double>(time).count(); }
+
+// A module's run and lumi transitions, those it had.
+void addTransitions(ModuleReport& report, BlockTransitionTotals const& totals) {
+  for (std::size_t k = 0; k < kBlockTransitionCount; ++k) {
+    if (totals[k].calls == 0) continue;
+    if (report.transitions.is_null()) report.transitions = nlohmann::json::object();
+    report.transitions[toString(kBlockTransitions[k])] = {{"calls", totals[k].calls}, {"total_s", totals[k].seconds()}};
+    report.transitionsSeconds += totals[k].seconds();
+  }
+}
+
 std::vector<ModuleReport> moduleReports(JobInfo const& job, ModuleStatistics::Totals const& totals,
                                         std::vector<std::string> const& details) {
   std::vector<ModuleReport> reports;
@@ -21,11 +33,14 @@ std::vector<ModuleReport> moduleReports(JobInfo const& job, ModuleStatistics::To
     auto const& module = job.modules[i];
     reports.push_back({module.label, module.plugin, toString(module.kind), toString(module.concurrency),
                        totals.modules[i].calls, totals.modules[i].events, totals.modules[i].seconds(),
-                       totals.waits[i].stallSeconds(), totals.waits[i].externalSeconds(), nullptr});
+                       totals.waits[i].stallSeconds(), totals.waits[i].externalSeconds(),
+                       seconds(totals.waits[i].conditions), nullptr});
     if (i < details.size() && !details[i].empty()) reports.back().details = nlohmann::json::parse(details[i]);
+    if (i < totals.transitions.size()) addTransitions(reports.back(), totals.transitions[i]);
   }
   return reports;
 }
+
 
 // One line per output that reports a file in its details (Module::details()).
 void printFilesWritten(RunReport const& report, std::ostream& out) {
@@ -41,14 +56,22 @@ ThreadTime splitThreadTime(RunReport const& report) {
   time.totalSeconds = report.threads * report.wallSeconds;
   for (auto const& module : report.modules) {
     if (module.kind != toString(ModuleKind::Output)) time.modulesSeconds += module.totalSeconds;
+    time.transitionsSeconds += module.transitionsSeconds;
   }
   time.sourceSeconds = report.sourceSeconds;
   time.outputsSeconds = report.outputsSeconds;
-  auto const calls = time.modulesSeconds + time.sourceSeconds + time.outputsSeconds;
+  auto const calls = time.modulesSeconds + time.sourceSeconds + time.outputsSeconds + time.transitionsSeconds;
   auto const cpu = report.cpuUserSeconds + report.cpuSystemSeconds;
   // Calls that sleep use no CPU: the threads were busy for the larger of the two.
-  time.idleSeconds = std::max(0.0, time.totalSeconds - std::max(calls, cpu));
-  time.overheadSeconds = std::max(0.0, time.totalSeconds - calls - time.idleSeconds);
+  auto const idle = std::max(0.0, time.totalSeconds - std::max(calls, cpu));
+  time.overheadSeconds = std::max(0.0, time.totalSeconds - calls - idle);
+  // A lane that waits at a boundary leaves a thread idle where there are no
+  // more lanes than threads; with more, a thread may have another lane's work.
+  double laneBoundary = 0;
+  for (auto const wait : report.laneBoundarySeconds) laneBoundary += wait;
+  auto const threadsPerLane = std::min(1.0, ratio(report.threads, report.lanes));
+  time.boundarySeconds = std::min(idle, laneBoundary * threadsPerLane);
+  time.idleSeconds = idle - time.boundarySeconds;
   return time;
 }
 
@@ -88,7 +111,12 @@ RunReport RunReport::build(JobInfo const& job, ModuleStatistics const& statistic
   report.modules = moduleReports(job, totals, moduleDetails);
   report.sourceSeconds = totals.source.seconds();
   report.outputsSeconds = totals.outputs.seconds();
+  for (auto const wait : totals.laneBoundary) report.laneBoundarySeconds.push_back(seconds(wait));
   report.threadTime = splitThreadTime(report);
+  report.blocks = {job.lumisTracked,   summary.runs,       summary.lumis,          summary.repeatedRuns,
+                   summary.repeatedLumis, summary.emptyLumis, job.concurrentRuns,     job.concurrentLumis,
+                   job.runsSerialisedBy,  job.lumisSerialisedBy};
+  report.conditions = summary.conditions;
   for (auto const& module : report.modules) report.stallSeconds += module.stallSeconds;
   for (auto const idle : totals.laneIdle) report.laneIdleSeconds.push_back(std::chrono::duration<double>(idle).count());
   report.monitor = MonitorCost::estimate(totals.timedCalls, totals.timedWaits, timedEvents(report, totals));
@@ -155,8 +183,10 @@ nlohmann::json RunReport::toJson() const {
                            {"events", module.events},
                            {"total_s", module.totalSeconds},
                            {"stall_s", module.stallSeconds},
-                           {"external_s", module.externalSeconds}});
+                           {"external_s", module.externalSeconds},
+                           {"conditions_s", module.conditionsSeconds}});
     if (!module.details.is_null()) modulesJson.back()["details"] = module.details;
+    if (!module.transitions.is_null()) modulesJson.back()["transitions"] = module.transitions;
   }
   auto outputs = nlohmann::json::array();
   for (auto const& module : modules) {
@@ -182,10 +212,15 @@ nlohmann::json RunReport::toJson() const {
                                {"modules_s", threadTime.modulesSeconds},
                                {"source_s", threadTime.sourceSeconds},
                                {"outputs_s", threadTime.outputsSeconds},
+                               {"transitions_s", threadTime.transitionsSeconds},
                                {"overhead_s", threadTime.overheadSeconds},
+                               {"boundary_s", threadTime.boundarySeconds},
                                {"idle_s", threadTime.idleSeconds}}},
                              {"stall_s", stallSeconds},
                              {"lane_idle_s", laneIdleSeconds},
+                             {"lane_boundary_s", laneBoundarySeconds},
+                             {"runs_and_lumis", blocks.toJson()},
+                             {"conditions", conditionsJson(conditions)},
                              {"path_report", {{"paths", paths.is_null() ? nlohmann::json::array() : paths}, {"outputs", outputs}}},
                              {"event_times", eventTimes},
                              {"memory", memory},
@@ -198,6 +233,34 @@ nlohmann::json RunReport::toJson() const {
   if (!source.is_null()) json["source"] = source;
   if (!schedule.is_null()) json["schedule"] = schedule;
   if (!callTimes.is_null()) json["call_times"] = callTimes;
+  return json;
+}
+
+nlohmann::json conditionsJson(std::vector<ConditionsSummary> const& records) {
+  auto json = nlohmann::json::array();
+  for (auto const& record : records) {
+    json.push_back({{"record", record.record},
+                    {"concurrent_iovs", record.concurrentIovs},
+                    {"loads", record.loads},
+                    {"load_s", record.loadSeconds},
+                    {"deferred_begins", record.deferredBegins},
+                    {"deferred_s", record.deferredSeconds}});
+  }
+  return json;
+}
+
+nlohmann::json BlockReport::toJson() const {
+  nlohmann::json json{{"tracked", tracked},
+                      {"runs", runs},
+          {"lumis", lumis},
+          {"repeated_runs", repeatedRuns},
+          {"repeated_lumis", repeatedLumis},
+          {"empty_lumis", emptyLumis},
+          {"concurrent_runs", concurrentRuns},
+          {"concurrent_lumis", concurrentLumis},
+          {"runs_serialised_by", runsSerialisedBy},
+          {"lumis_serialised_by", lumisSerialisedBy}};
+  if (!timeline.is_null()) json["timeline"] = timeline;
   return json;
 }
 
@@ -236,14 +299,38 @@ void printMonitor(RunReport const& report, std::ostream& out) {
   }
 }
 
+// Runs and lumis, where the job had more than one lumi or held them one at a time.
+void printBlocks(RunReport const& report, std::ostream& out) {
+  auto const& blocks = report.blocks;
+  if (blocks.lumis <= 1 && blocks.lumisSerialisedBy.empty() && blocks.runsSerialisedBy.empty()) return;
+  out << "  runs and lumis: " << blocks.runs << (blocks.runs == 1 ? " run, " : " runs, ") << blocks.lumis << " lumis";
+  if (blocks.emptyLumis || blocks.repeatedLumis || blocks.repeatedRuns) {
+    out << " (" << blocks.emptyLumis << " without events, " << blocks.repeatedLumis << " lumis and "
+        << blocks.repeatedRuns << " runs seen before)";
+  }
+  out << ", at most " << blocks.concurrentLumis << " lumis and " << blocks.concurrentRuns << " runs in flight\n";
+  auto const serialised = [&](char const* what, std::vector<std::string> const& by) {
+    if (by.empty()) return;
+    out << "  " << what << " one at a time: `one` module" << (by.size() > 1 ? "s " : " ");
+    for (std::size_t i = 0; i < by.size(); ++i) out << (i ? ", " : "") << by[i];
+    out << (by.size() > 1 ? " watch them" : " watches them") << " (see boundary wait)\n";
+  };
+  serialised("lumis", blocks.lumisSerialisedBy);
+  serialised("runs", blocks.runsSerialisedBy);
+}
+
 void printThreadTime(RunReport const& report, std::ostream& out) {
   auto const& time = report.threadTime;
   auto const part = [&](char const* name, double seconds) {
     return std::string(name) + " " + fixed(seconds, 3) + " s (" + share(seconds, time.totalSeconds) + ")";
   };
   out << "  thread time " << fixed(time.totalSeconds, 3) << " s: " << part("modules", time.modulesSeconds) << ", "
-      << part("source", time.sourceSeconds) << ", " << part("outputs", time.outputsSeconds) << ", "
-      << part("overhead", time.overheadSeconds) << ", " << part("idle", time.idleSeconds) << "\n";
+      << part("source", time.sourceSeconds) << ", " << part("outputs", time.outputsSeconds) << ", ";
+  if (time.transitionsSeconds > 0) out << part("transitions", time.transitionsSeconds) << ", ";
+  out << part("overhead", time.overheadSeconds) << ", ";
+  if (time.boundarySeconds > 0) out << part("boundary wait", time.boundarySeconds) << ", ";
+  out << part("idle", time.idleSeconds) << "\n";
+  printBlocks(report, out);
   printMonitor(report, out);
   if (report.stallSeconds <= kStallShareNamed * time.totalSeconds) return;
   auto const worst = std::max_element(report.modules.begin(), report.modules.end(), [](auto const& a, auto const& b) {

@@ -71,7 +71,11 @@ void appendSlice(std::string& line, Record const& record, std::string const& quo
   line += R"(,"tid":)";
   append(line, tid);
   line += R"(,"args":{"lane":)";
-  append(line, record.lane);
+  if (record.lane == kNoLane) {
+    line += "null";  // a run or lumi transition
+  } else {
+    append(line, record.lane);
+  }
   line += R"(,"event":")";
   append(line, record.event.run);
   line += ':';
@@ -103,6 +107,7 @@ void TraceRecorder::jobStarted(JobInfo const& info) {
   for (auto const& module : info.modules) names_.push_back(quoted(module.label));
   source_ = quoted("source");
   idle_ = quoted("idle");
+  boundary_ = quoted("boundary");
   lanes_ = info.lanes;
   perThread_.clear();
   threads_.store(0);
@@ -113,6 +118,7 @@ void TraceRecorder::jobStarted(JobInfo const& info) {
   if (file_) std::setvbuf(file_, nullptr, _IONBF, 0);  // a chunk is one write, and its failure shows at once
   device_.clear();
   queues_.clear();
+  blockTracks_.clear();
   start_ = Clock::now();
   // The origin on the monotonic clock, which every process shares: parts of a job merge onto one timeline.
   auto const origin = std::chrono::duration_cast<std::chrono::nanoseconds>(start_.time_since_epoch()).count();
@@ -144,6 +150,30 @@ void TraceRecorder::waitFinished(WaitRecord const& record) {
   if (buffer.waits.size() >= chunk_) flush(buffer);
 }
 
+// A lumi (or run) on its slot's track: rare next to calls, so written at once.
+void TraceRecorder::blockFinished(BlockRecord const& record) {
+  if (record.ended == kUntimed) return;
+  auto const pid = ::getpid();
+  bool const run = record.level == Level::Run;
+  auto const tid = (run ? kRunTrack : kLumiTrack) + record.slot;
+  auto const name = run ? "run " + std::to_string(record.id.run)
+                        : "lumi " + std::to_string(record.id.run) + ":" + std::to_string(record.id.luminosityBlock);
+  auto const slice = [&](std::string const& label, Clock::time_point begin, Clock::time_point end) {
+    return nlohmann::json{{"ph", "X"}, {"name", label}, {"cat", run ? "run" : "lumi"},
+                          {"ts", std::chrono::duration<double, std::micro>(begin - start_).count()},
+                          {"dur", std::chrono::duration<double, std::micro>(std::max(begin, end) - begin).count()},
+                          {"pid", pid}, {"tid", tid}, {"args", {{"events", record.events}, {"entry", record.entry}}}}
+        .dump();
+  };
+  std::string text = ",\n" + slice(name, record.opened, record.ended);
+  if (record.begun != kUntimed) text += ",\n" + slice("begin " + name, record.opened, record.begun);
+  {
+    std::lock_guard lock(blockMutex_);
+    blockTracks_.insert(tid);
+  }
+  append(text);
+}
+
 // Formats the buffer's calls outside the lock; only appending takes it.
 void TraceRecorder::flush(Buffer& buffer) {
   auto const pid = ::getpid();
@@ -155,8 +185,10 @@ void TraceRecorder::flush(Buffer& buffer) {
   }
   for (auto const& wait : buffer.waits) {
     text += ",\n";
-    appendSlice(text, wait, wait.kind == WaitKind::Idle ? idle_ : names_.at(wait.module), "wait:", toString(wait.kind),
-                start_, pid, kWaitTrack + wait.lane);
+    auto const& name = wait.kind == WaitKind::Idle       ? idle_
+                       : wait.kind == WaitKind::Boundary ? boundary_
+                                                         : names_.at(wait.module);
+    appendSlice(text, wait, name, "wait:", toString(wait.kind), start_, pid, kWaitTrack + wait.lane);
   }
   buffer.written += buffer.calls.size() + buffer.waits.size();
   buffer.calls.clear();
@@ -250,6 +282,11 @@ void TraceRecorder::close() {
   }
   for (unsigned lane = 0; lane < lanes_; ++lane) {
     append(",\n" + metadata(pid, kWaitTrack + lane, "thread_name", "lane " + std::to_string(lane) + " waits"));
+  }
+  for (auto const tid : blockTracks_) {
+    bool const run = tid >= kRunTrack;
+    append(",\n" + metadata(pid, tid, "thread_name",
+                            (run ? "run slot " : "lumi slot ") + std::to_string(tid - (run ? kRunTrack : kLumiTrack))));
   }
   append("\n]}\n");
   if (error_ == 0 && std::fflush(file_) != 0) error_ = errno;

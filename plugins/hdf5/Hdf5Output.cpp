@@ -10,6 +10,7 @@
 #include <tbb/task_arena.h>
 
 #include "hdf5/Hdf5Merge.h"
+#include "hdf5/Hdf5Records.h"
 #ifdef H5_HAVE_PARALLEL
 #include "hdf5/ParallelHdf5.h"
 #endif
@@ -98,6 +99,8 @@ Hdf5Output::Hdf5Output(std::string label, Options const& options, PluginOptions 
 Hdf5Output::~Hdf5Output() { close(); }
 
 void Hdf5Output::beginJob(JobContext const& context) {
+  records_.begin(context, serialization_, "hdf5");
+  for (auto const level : {Level::Lumi, Level::Run}) requireGroupNames(records_.productsOf(level), level);
   products_.clear();
   for (auto& column : rootio::columnsOf(*this, context.registry)) {
     Product product;
@@ -158,6 +161,7 @@ void Hdf5Output::write(Event const& event) {
   ids_.push_back({id.run, id.luminosityBlock, id.event});
   for (std::size_t i = 0; i < products_.size(); ++i) add(event, products_[i], staged_[event.lane() * products_.size() + i]);
   ++written_;
+  records_.written(event);
   if (ids_.size() >= batch_) flush();
 }
 
@@ -288,7 +292,10 @@ void Hdf5Output::writing(Write write) {
 
 void Hdf5Output::endJob() {
   flush();
-  writing([&] { writer_->close(); });
+  writing([&] {
+    writeRecords(*writer_, records_.stored());
+    writer_->close();
+  });
   close();
   file_.commit(written_, &eventsIn);
 }
@@ -304,7 +311,7 @@ void Hdf5Output::abandon() {
 }
 
 void Hdf5Output::mergeParts(std::vector<std::string> const& parts) {
-  file_.mergeParts(parts, &eventsIn, [&](std::vector<std::string> const& files) {
+  auto const merge = [&](std::vector<std::string> const& files) {
     // parallel=true: the ranks wrote it there together (writeTogether()); commit() checks its events.
     if (!together_.empty()) return;
     try {
@@ -312,7 +319,17 @@ void Hdf5Output::mergeParts(std::vector<std::string> const& parts) {
     } catch (Exception const& error) {
       file_.fail(rootio::writeFailure(file_.temporaryPath(), error.message()));
     }
-  });
+  };
+  // The records of every part, merged, replace what the merge (or the first part) left.
+  auto const mergeRecords = [&](std::vector<std::string> const& files) {
+    auto const records = rootio::mergedRecords(*this, serialization_, "hdf5", files, &recordsIn);
+    writing([&] {
+      Hdf5Writer merged(file_.temporaryPath(), settings_);
+      writeRecords(merged, records);
+      merged.close();
+    });
+  };
+  file_.mergeParts(parts, &eventsIn, merge, mergeRecords);
 }
 
 void Hdf5Output::discardParts(std::vector<std::string> const& parts) { file_.discardParts(parts); }

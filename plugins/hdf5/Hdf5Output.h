@@ -7,7 +7,9 @@
 // framework's serialisation (root/Serialization.h), with layout=blobs
 // optionally compressed by the framework (codec/Codec.h): a frame per
 // product per event, or per product per written batch. With parallel=true,
-// the ranks of an MPI job write one file together (ParallelHdf5.h).
+// the ranks of an MPI job write one file together (ParallelHdf5.h). The
+// records of runs and lumis (Hdf5Records.h) are written at the end, and
+// merged from every part by the process that merges them.
 
 #include <cstdint>
 #include <memory>
@@ -19,6 +21,7 @@
 #include "lanes/core/EventId.h"
 #include "lanes/core/ModuleTypes.h"
 #include "lanes/core/Options.h"
+#include "root/BlockRecords.h"
 #include "root/OutputSupport.h"
 #include "root/Serialization.h"
 
@@ -29,7 +32,8 @@ namespace lanes::hdf5 {
 // it becomes ready, concurrently, into its lane's slot of staged_ (a lane's
 // calls for one product never overlap; write() reads the slot after them).
 // compress=batch compresses a full batch's products in parallel, in the
-// write() that fills it. HDF5 calls hold lockLibrary().
+// write() that fills it. writeLumi() and writeRun() keep the records in
+// memory (OutputRecords). HDF5 calls hold lockLibrary().
 class Hdf5Output : public one::Output {
  public:
   // Options: file=PATH (required), layout=columns|blobs (default columns),
@@ -47,6 +51,8 @@ class Hdf5Output : public one::Output {
   bool wantsProductReady() const override { return true; }
   void productReady(Event const& event, ProductIndex product) const override;
   void write(Event const& event) override;
+  void writeLumi(Lumi const& lumi) override { records_.writeLumi(lumi); }
+  void writeRun(Run const& run) override { records_.writeRun(run); }
   void endJob() override;
   void abandon() override;
   void mergeParts(std::vector<std::string> const& parts) override;
@@ -98,6 +104,7 @@ class Hdf5Output : public one::Output {
   mutable std::vector<Staged> staged_;  // [lane * products_.size() + product]
   std::uint64_t written_ = 0;
   std::string together_;  // parallel=true: the job's file, which the ranks write together; else empty
+  rootio::OutputRecords records_{*this};
 };
 
 }  // namespace lanes::hdf5

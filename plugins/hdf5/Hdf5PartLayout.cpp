@@ -9,12 +9,6 @@ namespace lanes::hdf5 {
 
 namespace {
 
-bool hasLink(hid_t parent, std::string const& name) {
-  auto const exists = H5Lexists(parent, name.c_str(), H5P_DEFAULT);
-  if (exists < 0) H5Eclear2(H5E_DEFAULT);
-  return exists > 0;
-}
-
 Id openDataset(hid_t file, std::string const& path, std::string const& part) {
   return Id(check(H5Dopen2(file, path.c_str(), H5P_DEFAULT), "part '" + part + "' has no dataset '" + path + "'"),
             &H5Dclose);

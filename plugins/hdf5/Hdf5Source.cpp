@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "codec/Codec.h"
+#include "hdf5/Hdf5Records.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
 #include "root/ProductStreaming.h"
@@ -86,7 +87,8 @@ Hdf5Source::Hdf5Source(Options const& options, PluginOptions const& checked)
   auto const& files = sequence_.files();
   bool const skipBad = options.getBool("skip-bad-files", false);
   rootio::EntryCounts counts(files.size());
-  auto const count = [&](std::size_t index) { return open(index)->events; };
+  auto blocks = std::make_shared<rootio::InputBlocks>();
+  auto const count = [&](std::size_t index) { return openAndIndex(index, *blocks); };
   checked.forOption("file", [&] {
     auto const first = rootio::openFirstReadable(files, skipBad ? &skipped_ : nullptr,
                                                  [&](std::size_t index) { counts.learn(index, count(index)); });
@@ -98,9 +100,52 @@ Hdf5Source::Hdf5Source(Options const& options, PluginOptions const& checked)
     }
   });
   for (std::size_t index = 0; index < files.size(); ++index) sequence_.addEntries(*counts.known(index));
+  blocks->finish();
+  blocks_ = std::move(blocks);
 }
 
+Hdf5Source::Hdf5Source(Hdf5Source const& other, std::shared_ptr<rootio::InputBlocks const> blocks)
+    : batch_(other.batch_), sequence_(other.sequence_), blocks_(std::move(blocks)) {}
+
 Hdf5Source::~Hdf5Source() = default;
+
+std::unique_ptr<Source> Hdf5Source::lookAhead() const {
+  if (runProducts().empty() && lumiProducts().empty()) return nullptr;
+  return std::unique_ptr<Source>(new Hdf5Source(*this, blocks_));
+}
+
+bool Hdf5Source::at(std::uint64_t ordinal, SourceEvent& event) {
+  next_ = ordinal;
+  return next(event);
+}
+
+std::uint64_t Hdf5Source::openAndIndex(std::size_t index, rootio::InputBlocks& blocks) {
+  auto const file = open(index);
+  std::vector<std::uint32_t> runs, lumis;
+  rootio::BlockRecords records;
+  {
+    auto const lock = lockLibrary();
+    std::vector<EventIdRecord> ids;
+    std::string const what = "cannot read '" + file->path + "'";
+    for (std::uint64_t first = 0; first < file->events; first += ids.size()) {
+      ids.resize(std::min<std::uint64_t>(file->events - first, std::uint64_t{1} << 16));
+      readRange(file->ids.get(), eventIdType().get(), first, ids.size(), ids.data(), what);
+      for (auto const& id : ids) {
+        runs.push_back(id.run);
+        lumis.push_back(id.luminosityBlock);
+      }
+    }
+    records = readRecords(file->file.get(), file->path);
+  }
+  blocks.addRecords(std::move(records), file->path, file->serialization);  // throws before it adds anything
+  blocks.addEvents(runs.data(), lumis.data(), runs.size());
+  if (!declaredRecords_) {
+    for (auto const& description : blocks.products(Level::Lumi)) declareLumiProduct(description);
+    for (auto const& description : blocks.products(Level::Run)) declareRunProduct(description);
+    declaredRecords_ = true;
+  }
+  return file->events;
+}
 
 std::unique_ptr<Hdf5Source::OpenFile> Hdf5Source::open(std::size_t index) {
   auto file = openPath(sequence_.files()[index]);

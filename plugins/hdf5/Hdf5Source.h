@@ -14,6 +14,7 @@
 #include "lanes/core/Options.h"
 #include "lanes/core/PluginOptions.h"
 #include "lanes/core/Source.h"
+#include "root/InputBlocks.h"
 #include "root/InputFiles.h"
 #include "root/ReusedObjects.h"
 
@@ -26,7 +27,10 @@ namespace lanes::hdf5 {
 // read, or holds other products than the first, is named before the job
 // runs; the few most recently read stay open, since events in flight may
 // still read from a file the source has moved past. Vectors and objects are
-// read into the objects of the lane's event before (ReusedObjects).
+// read into the objects of the lane's event before (ReusedObjects). The
+// runs and lumis of every file (their events' ids) and their records are
+// read as the files are opened (root/InputBlocks.h), and shared, immutable,
+// with the copy that reads the records (lookAhead()).
 class Hdf5Source : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST (root/InputFiles.h),
@@ -42,6 +46,13 @@ class Hdf5Source : public Source {
   std::optional<std::uint64_t> eventCount() const override { return sequence_.entries(); }
   std::string origin() const override { return sequence_.files()[originFile_]; }
   std::string details() const override { return skipped_.details(); }
+  std::optional<LumiStretch> stretchAt(std::uint64_t ordinal) override { return blocks_->stretchAt(ordinal); }
+  void readRun(std::uint32_t run, ProductSlot* slots) override { blocks_->read(Level::Run, {run, 0}, slots); }
+  void readLumi(LumiNumber lumi, ProductSlot* slots) override { blocks_->read(Level::Lumi, lumi, slots); }
+  // A copy that reads the records and the events' ids (at(), as next()),
+  // where the files record run or lumi products; else none.
+  std::unique_ptr<Source> lookAhead() const override;
+  bool at(std::uint64_t ordinal, SourceEvent& event) override;
 
  private:
   struct Product;
@@ -49,6 +60,11 @@ class Hdf5Source : public Source {
   struct Record;
   static TClass* classOf(Product const& product);
   Hdf5Source(Options const& options, PluginOptions const& checked);
+  Hdf5Source(Hdf5Source const& other, std::shared_ptr<rootio::InputBlocks const> blocks);
+
+  // Opens file `index` (counting its events) and adds its runs, lumis and
+  // records to `blocks` (the first declares the run and lumi products).
+  std::uint64_t openAndIndex(std::size_t index, rootio::InputBlocks& blocks);
 
   // Opens file `index` and checks that it holds the products this source
   // declared (the first file declares them).
@@ -75,6 +91,8 @@ class Hdf5Source : public Source {
   std::uint64_t idFirst_ = 0;
   std::vector<TClass*> classes_;  // per product, ReusedObjects'
   rootio::HeldEvents<Record> events_;
+  bool declaredRecords_ = false;  // the first file's run and lumi products
+  std::shared_ptr<rootio::InputBlocks const> blocks_;
 };
 
 }  // namespace lanes::hdf5

@@ -206,6 +206,12 @@ std::optional<std::uint64_t> eventsIn(std::string const& path) {
   }
 }
 
+bool hasLink(hid_t parent, std::string const& name) {
+  auto const exists = H5Lexists(parent, name.c_str(), H5P_DEFAULT);
+  if (exists < 0) H5Eclear2(H5E_DEFAULT);
+  return exists > 0;
+}
+
 std::vector<std::string> childrenOf(hid_t group, std::string const& what) {
   std::vector<std::string> names;
   auto const collect = [](hid_t, char const* name, H5L_info_t const*, void* to) -> herr_t {

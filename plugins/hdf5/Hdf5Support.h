@@ -149,6 +149,9 @@ std::optional<std::uint64_t> eventsIn(std::string const& path);
 // The names of the groups in `group`, in creation order.
 std::vector<std::string> childrenOf(hid_t group, std::string const& what);
 
+// Whether `parent` has a link (a group or dataset) `name`.
+bool hasLink(hid_t parent, std::string const& name);
+
 // The length of the 1-D dataset `dataset`.
 std::uint64_t lengthOf(hid_t dataset, std::string const& what);
 

@@ -18,16 +18,31 @@ Id orderedGroup(hid_t parent, std::string const& name, std::string const& what) 
 
 }  // namespace
 
+namespace {
+
+// How every file is written: a strong close (closing the file closes
+// whatever is still open in it, so that its last writes happen there, where
+// a failure is seen), and the 1.10 file format, whose metadata (superblock,
+// object headers, group links, chunk indexes) is checksummed: a damaged
+// structure is an error as it is read, where 1.6's crashed HDF5 1.10's reader.
+Id fileAccess(std::string const& what) {
+  Id access(check(H5Pcreate(H5P_FILE_ACCESS), what), &H5Pclose);
+  check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG), what);
+  check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V110, H5F_LIBVER_V110), what);
+  return access;
+}
+
+}  // namespace
+
+Hdf5Writer::Hdf5Writer(std::string const& path, WriteSettings settings) : path_(path), settings_(settings) {
+  std::string const what = "cannot add to '" + path + "'";
+  file_ = Id(check(H5Fopen(path.c_str(), H5F_ACC_RDWR, fileAccess(what).get()), what), &H5Fclose);
+}
+
 Hdf5Writer::Hdf5Writer(std::string const& path, std::string const& layout, WriteSettings settings, Driver const& driver)
     : path_(path), settings_(settings) {
   std::string const what = "cannot create '" + path + "'";
-  // A strong close: closing the file closes whatever is still open in it, so
-  // that its last writes happen there, where a failure is seen.
-  Id access(check(H5Pcreate(H5P_FILE_ACCESS), what), &H5Pclose);
-  check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG), what);
-  // The 1.10 file format, whose metadata (superblock, object headers, group links, chunk indexes) is
-  // checksummed: a damaged structure is an error as it is read, where 1.6's crashed HDF5 1.10's reader.
-  check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V110, H5F_LIBVER_V110), what);
+  auto const access = fileAccess(what);
   if (driver) driver(access.get());
   Id creation(check(H5Pcreate(H5P_FILE_CREATE), what), &H5Pclose);
   check(H5Pset_link_creation_order(creation.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED), what);
@@ -40,11 +55,20 @@ Hdf5Writer::Hdf5Writer(std::string const& path, std::string const& layout, Write
   products_ = orderedGroup(file_.get(), kProducts, what);
 }
 
+hid_t Hdf5Writer::addGroup(hid_t parent, std::string const& name) {
+  groups_.push_back(orderedGroup(parent, name, "cannot write group '" + name + "'"));
+  return groups_.back().get();
+}
+
 hid_t Hdf5Writer::addProduct(std::string const& label, std::string const& kind, std::string const& type) {
+  return addProduct(products_.get(), label, kind, type);
+}
+
+hid_t Hdf5Writer::addProduct(hid_t parent, std::string const& label, std::string const& kind, std::string const& type) {
   if (label.find('/') != std::string::npos || label == ".") {
     throw Exception("product '" + label + "' cannot name an HDF5 group (leave it out with keep=)");
   }
-  groups_.push_back(orderedGroup(products_.get(), label, "cannot write product '" + label + "'"));
+  groups_.push_back(orderedGroup(parent, label, "cannot write product '" + label + "'"));
   auto const group = groups_.back().get();
   writeStringAttribute(group, "kind", kind);
   writeStringAttribute(group, "type", type);

@@ -30,11 +30,18 @@ class Hdf5Writer {
   // call but writeAt() is collective, with the same arguments on every rank).
   using Driver = std::function<void(hid_t access)>;
   Hdf5Writer(std::string const& path, std::string const& layout, WriteSettings settings, Driver const& driver = {});
+  // Opens the file lanes wrote at `path` to add to it (the run and lumi
+  // records of a merged file: Hdf5Records.h); it has no products group.
+  Hdf5Writer(std::string const& path, WriteSettings settings);
 
   hid_t root() const { return file_.get(); }
 
-  // The group of product `label`, with its `kind` and `type` attributes.
+  // A new group `name` of `parent`, listing its children in creation order.
+  hid_t addGroup(hid_t parent, std::string const& name);
+  // The group of product `label` (in `parent`, by default the products
+  // group), with its `kind` and `type` attributes.
   hid_t addProduct(std::string const& label, std::string const& kind, std::string const& type);
+  hid_t addProduct(hid_t parent, std::string const& label, std::string const& kind, std::string const& type);
   // A new dataset `name` in `group` of elements of `type` (copied), of
   // `length` elements (unwritten), which append() takes; returns its index.
   // `firstAppend` is the number of elements the first append() (or

@@ -34,12 +34,12 @@ std::unique_ptr<Result> makeConcurrent(std::string const& plugin, std::string co
   PluginOptions const options(raw, plugin);
   auto const concurrency = options.choice("concurrency", "global", {"global", "stream", "one", "limited"});
   if (concurrency != "limited" && raw.has("limit")) options.fail("limit", "needs concurrency=limited");
-  if (concurrency == "stream") return std::make_unique<M<typename Bases::StreamBase>>(options, label);
-  if (concurrency == "one") return std::make_unique<M<typename Bases::OneBase>>(options, label);
-  if (concurrency == "global") return std::make_unique<M<typename Bases::GlobalBase>>(options, label);
+  if (concurrency == "stream") return constructModule<M<typename Bases::StreamBase>>(options, label);
+  if (concurrency == "one") return constructModule<M<typename Bases::OneBase>>(options, label);
+  if (concurrency == "global") return constructModule<M<typename Bases::GlobalBase>>(options, label);
   if (!raw.has("limit")) options.fail("limit", "is required with concurrency=limited");
   auto const limit = static_cast<unsigned>(options.positive("limit", 1, PluginOptions::kMaxConcurrency));
-  return std::make_unique<M<typename Bases::LimitedBase>>(options, label, limit);
+  return constructModule<M<typename Bases::LimitedBase>>(options, label, limit);
 }
 
 // Used during static initialisation (single-threaded), like lanes::RegisterOutput:

@@ -33,7 +33,7 @@ namespace {
 void registerWaiter(WorkMode mode, char const* help) {
   PluginRegistry::instance().addModule({pluginName(mode), help, PluginRole::PerProductWaiter},
                                        [mode](std::string const& label, Options const& options) {
-                                         return std::unique_ptr<Module>(std::make_unique<ProductWaiter>(label, options, mode));
+                                         return std::unique_ptr<Module>(constructModule<ProductWaiter>(label, options, mode));
                                        });
 }
 

@@ -77,6 +77,40 @@ class Cursor {
   char const* end_;
 };
 
+void putProducts(std::vector<char>& out, std::vector<std::pair<std::string, std::string>> const& products) {
+  put(out, static_cast<std::uint32_t>(products.size()));
+  for (auto const& [label, type] : products) {
+    putString(out, label);
+    putString(out, type);
+  }
+}
+
+bool getProducts(Cursor& cursor, std::vector<std::pair<std::string, std::string>>& products) {
+  std::uint32_t count = 0;
+  bool ok = cursor.get(count);
+  for (std::uint32_t p = 0; ok && p < count; ++p) {
+    std::string label, type;
+    ok = cursor.getString(label) && cursor.getString(type);
+    products.emplace_back(std::move(label), std::move(type));
+  }
+  return ok;
+}
+
+// A block record's level as the format stores it.
+constexpr std::uint32_t kLumiRecord = 1;
+constexpr std::uint32_t kRunRecord = 2;
+
+// Appends a whole record (length, body, checksum) whose body `encodeBody(out)` appends.
+template <typename EncodeBody>
+void encodeWhole(std::vector<char>& out, EncodeBody encodeBody) {
+  auto const start = out.size();
+  put(out, std::uint64_t{0});  // the length, known at the end
+  encodeBody();
+  std::uint64_t const length = out.size() - start - 8;
+  std::memcpy(out.data() + start, &length, 8);
+  put(out, codec::checksum(out.data() + start + 8, length));
+}
+
 }  // namespace
 
 std::vector<char> encodeHeader(Header const& header) {
@@ -84,11 +118,9 @@ std::vector<char> encodeHeader(Header const& header) {
   putString(body, header.serialization);
   putString(body, header.compression);
   putString(body, header.compress);
-  put(body, static_cast<std::uint32_t>(header.products.size()));
-  for (auto const& [label, type] : header.products) {
-    putString(body, label);
-    putString(body, type);
-  }
+  putProducts(body, header.products);
+  putProducts(body, header.lumiProducts);
+  putProducts(body, header.runProducts);
   std::vector<char> out(kMagic, kMagic + kMagicSize);
   put(out, kVersion);
   put(out, static_cast<std::uint32_t>(body.size()));
@@ -98,25 +130,39 @@ std::vector<char> encodeHeader(Header const& header) {
 }
 
 void encodeRecord(rootio::BlobBatch const& batch, std::vector<char>& out) {
-  auto const start = out.size();
-  put(out, std::uint64_t{0});  // the length, known at the end
-  put(out, static_cast<std::uint32_t>(batch.size()));
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    put(out, static_cast<std::uint32_t>(batch.run[i]));
-    put(out, static_cast<std::uint32_t>(batch.luminosityBlock[i]));
-    put(out, static_cast<std::uint64_t>(batch.event[i]));
+  encodeWhole(out, [&] {
+    put(out, static_cast<std::uint32_t>(batch.size()));
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      put(out, static_cast<std::uint32_t>(batch.run[i]));
+      put(out, static_cast<std::uint32_t>(batch.luminosityBlock[i]));
+      put(out, static_cast<std::uint64_t>(batch.event[i]));
+    }
+    putAll(out, batch.events);
+    thread_local std::vector<char> sizes;
+    sizes.clear();
+    codec::compress(kSizesCompression, reinterpret_cast<char const*>(batch.sizes.data()),
+                    batch.sizes.size() * sizeof(UInt_t), sizes);
+    put(out, static_cast<std::uint64_t>(sizes.size()));
+    putAll(out, sizes);
+    putAll(out, batch.blob);
+  });
+}
+
+void encodeBlockRecords(rootio::BlockRecords const& records, std::vector<char>& out) {
+  for (auto const level : {Level::Lumi, Level::Run}) {
+    for (auto const& record : records.of(level).records) {
+      encodeWhole(out, [&] {
+        put(out, std::uint32_t{0});
+        put(out, level == Level::Run ? kRunRecord : kLumiRecord);
+        put(out, record.number.run);
+        put(out, record.number.luminosityBlock);
+        put(out, record.events);
+        put(out, static_cast<std::uint32_t>(record.sizes.size()));
+        putAll(out, record.sizes);
+        putAll(out, record.blob);
+      });
+    }
   }
-  putAll(out, batch.events);
-  thread_local std::vector<char> sizes;
-  sizes.clear();
-  codec::compress(kSizesCompression, reinterpret_cast<char const*>(batch.sizes.data()),
-                  batch.sizes.size() * sizeof(UInt_t), sizes);
-  put(out, static_cast<std::uint64_t>(sizes.size()));
-  putAll(out, sizes);
-  putAll(out, batch.blob);
-  std::uint64_t const length = out.size() - start - 8;
-  std::memcpy(out.data() + start, &length, 8);
-  put(out, codec::checksum(out.data() + start + 8, length));
 }
 
 PdsFile::PdsFile(std::string path) : path_(std::move(path)) {
@@ -167,14 +213,12 @@ Header PdsFile::readHeader() {
   readAt(kPrefix + length, &stored, 8, "its header");
   if (codec::checksum(body.data(), length) != stored) fail("its header is damaged (checksum mismatch)");
   Header header;
+  header.version = version_ = version;
   Cursor cursor(body.data(), body.size());
-  std::uint32_t products = 0;
   bool ok = cursor.getString(header.serialization) && cursor.getString(header.compression) &&
-            cursor.getString(header.compress) && cursor.get(products);
-  for (std::uint32_t p = 0; ok && p < products; ++p) {
-    std::string label, type;
-    ok = cursor.getString(label) && cursor.getString(type);
-    header.products.emplace_back(std::move(label), std::move(type));
+            cursor.getString(header.compress) && getProducts(cursor, header.products);
+  if (version >= kFirstWithRecords) {
+    ok = ok && getProducts(cursor, header.lumiProducts) && getProducts(cursor, header.runProducts);
   }
   if (!ok || cursor.left() != 0) fail("its header is malformed");
   dataStart_ = kPrefix + length + 8;
@@ -201,8 +245,9 @@ std::vector<RecordPlace> PdsFile::scan() {
     if (place.length > size_ - offset - 8 || size_ - offset - 8 - place.length < 8) {
       fail(record + " is truncated (its length reaches past the end of the file)");
     }
-    // Each event takes at least its 16 bytes of ids.
-    if (place.events == 0 || place.events > place.length / 16) {
+    // Each event takes at least its 16 bytes of ids; a block record (no events) its 28 bytes of numbers.
+    bool const block = place.events == 0 && version_ >= kFirstWithRecords;
+    if (block ? place.length < 28 : place.events == 0 || place.events > place.length / 16) {
       fail(record + " is damaged (its event count " + std::to_string(place.events) + " does not fit its length)");
     }
     places.push_back(place);
@@ -254,6 +299,50 @@ rootio::BlobBatch PdsFile::readRecord(std::uint64_t index, RecordPlace const& pl
   return batch;
 }
 
+void PdsFile::readIds(RecordPlace const& place, std::vector<std::uint32_t>& runs, std::vector<std::uint32_t>& lumis) {
+  thread_local std::vector<char> ids;
+  ids.resize(16 * std::size_t{place.events});
+  readAt(place.offset + 12, ids.data(), ids.size(), "the ids of a record");
+  for (std::size_t i = 0; i < place.events; ++i) {
+    std::uint32_t number[2];
+    std::memcpy(number, ids.data() + 16 * i, 8);
+    runs.push_back(number[0]);
+    lumis.push_back(number[1]);
+  }
+}
+
+rootio::BlockRecords PdsFile::readBlockRecords(Header const& header, std::vector<RecordPlace> const& places) {
+  rootio::BlockRecords records{header.version >= kFirstWithRecords, {header.lumiProducts, {}},
+                               {header.runProducts, {}}};
+  std::vector<char> body;
+  for (std::size_t index = 0; index < places.size(); ++index) {
+    auto const& place = places[index];
+    if (place.events > 0) continue;
+    auto const record = "record " + std::to_string(index);
+    body.resize(place.length + 8);
+    readAt(place.offset + 8, body.data(), body.size(), record);
+    std::uint64_t stored = 0;
+    std::memcpy(&stored, body.data() + place.length, 8);
+    if (codec::checksum(body.data(), place.length) != stored) fail(record + ": checksum mismatch");
+    Cursor cursor(body.data(), place.length);
+    std::uint32_t events = 0, level = 0, products = 0;
+    rootio::BlockRecord block;
+    bool ok = cursor.get(events) && cursor.get(level) && cursor.get(block.number.run) &&
+              cursor.get(block.number.luminosityBlock) && cursor.get(block.events) && cursor.get(products) &&
+              cursor.getAll(block.sizes, products) && (level == kLumiRecord || level == kRunRecord);
+    if (!ok) fail(record + " is malformed (not a run or lumi record)");
+    block.blob.assign(cursor.at(), cursor.at() + cursor.left());
+    records.of(level == kRunRecord ? Level::Run : Level::Lumi).records.push_back(std::move(block));
+  }
+  return records;
+}
+
+rootio::BlockRecords recordsIn(std::string const& path) {
+  PdsFile file(path);
+  auto const header = file.readHeader();
+  return file.readBlockRecords(header, file.scan());
+}
+
 std::optional<std::uint64_t> eventsIn(std::string const& path) {
   try {
     PdsFile file(path);
@@ -266,9 +355,12 @@ std::optional<std::uint64_t> eventsIn(std::string const& path) {
   }
 }
 
-PdsWriter::PdsWriter(rootio::OutputFile& file) : file_(file) {
-  fd_ = ::open(file_.temporaryPath().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+PdsWriter::PdsWriter(rootio::OutputFile& file, std::optional<std::uint64_t> keep) : file_(file) {
+  fd_ = ::open(file_.temporaryPath().c_str(), O_WRONLY | O_CREAT | (keep ? 0 : O_TRUNC) | O_CLOEXEC, 0644);
   if (fd_ < 0) file_.fail(std::strerror(errno));
+  if (keep && (::ftruncate(fd_, static_cast<off_t>(*keep)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0)) {
+    file_.fail(std::strerror(errno));
+  }
 }
 
 PdsWriter::~PdsWriter() {
@@ -289,6 +381,19 @@ void PdsWriter::close() {
   if (::close(std::exchange(fd_, -1)) != 0) file_.fail(std::strerror(errno));
 }
 
+namespace {
+
+// Where the last event record of the file ends (its block records follow).
+std::uint64_t eventRecordsEnd(PdsFile const& file, std::vector<RecordPlace> const& places) {
+  auto end = file.dataStart();
+  for (auto const& place : places) {
+    if (place.events > 0) end = place.offset + 8 + place.length + 8;
+  }
+  return end;
+}
+
+}  // namespace
+
 void mergeFiles(std::vector<std::string> const& parts, rootio::OutputFile& file) {
   PdsWriter writer(file);
   std::vector<char> header;
@@ -304,9 +409,8 @@ void mergeFiles(std::vector<std::string> const& parts, rootio::OutputFile& file)
       file.fail("its part '" + part + "' has another header (other products or settings)");
     }
     auto const places = input.scan();
-    if (places.empty()) continue;
-    auto offset = places.front().offset;
-    auto const end = places.back().offset + 8 + places.back().length + 8;
+    auto const end = eventRecordsEnd(input, places);
+    auto offset = input.dataStart();
     while (offset < end) {
       auto const size = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), end - offset));
       input.readAt(offset, buffer.data(), size, "its records");
@@ -314,6 +418,20 @@ void mergeFiles(std::vector<std::string> const& parts, rootio::OutputFile& file)
       offset += size;
     }
   }
+  writer.close();
+}
+
+void replaceBlockRecords(rootio::OutputFile& file, rootio::BlockRecords const& records) {
+  std::uint64_t end = 0;
+  {
+    PdsFile merged(file.temporaryPath());
+    merged.readHeader();
+    end = eventRecordsEnd(merged, merged.scan());
+  }
+  std::vector<char> bytes;
+  encodeBlockRecords(records, bytes);
+  PdsWriter writer(file, end);
+  writer.write(bytes);
   writer.close();
 }
 

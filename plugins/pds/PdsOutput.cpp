@@ -11,9 +11,9 @@ PdsOutput::PdsOutput(std::string label, Options const& options)
 PdsOutput::~PdsOutput() { blobs_.wait(); }
 
 void PdsOutput::beginJob(JobContext const& context) {
-  blobs_.begin(context, *this, [this](rootio::BlobBatch& batch) { append(batch); });
+  beginBlobs(context, [this](rootio::BlobBatch& batch) { append(batch); });
   Header header{rootio::nameOf(blobs_.serialization()), codec::nameOf(blobs_.compression().algorithm),
-                rootio::nameOf(blobs_.level()), {}};
+                rootio::nameOf(blobs_.level()), {}, records_.productsOf(Level::Lumi), records_.productsOf(Level::Run)};
   for (auto const& column : blobs_.serialized().columns) {
     header.products.emplace_back(column.label, rootio::storedTypeName(column.type));
   }
@@ -30,12 +30,17 @@ void PdsOutput::append(rootio::BlobBatch const& batch) {
 
 void PdsOutput::endJob() {
   blobs_.finish();
+  record_.clear();
+  encodeBlockRecords(records_.stored(), record_);
+  writer_->write(record_);
   std::exchange(writer_, nullptr)->close();
   file_.commit(blobs_.written(), eventsIn);
 }
 
 void PdsOutput::mergeParts(std::vector<std::string> const& parts) {
-  file_.mergeParts(parts, eventsIn, [this](std::vector<std::string> const& files) { mergeFiles(files, file_); });
+  file_.mergeParts(
+      parts, eventsIn, [this](std::vector<std::string> const& files) { mergeFiles(files, file_); },
+      [this](std::vector<std::string> const& files) { replaceBlockRecords(file_, mergedRecords(files, recordsIn)); });
 }
 
 namespace {

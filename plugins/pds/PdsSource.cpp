@@ -4,6 +4,7 @@
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
+#include "root/InputBlocks.h"
 
 namespace lanes::pds {
 
@@ -13,7 +14,8 @@ struct PdsSource::Layout {
   rootio::FrameLevel level = rootio::FrameLevel::Event;
   std::vector<rootio::StoredProduct> products;
   std::vector<TClass*> classes;  // of the products (classesOf())
-  std::vector<RecordPlace> records;
+  std::vector<RecordPlace> records;  // the event records
+  rootio::InputBlocks blocks;
   std::uint64_t events = 0;
   std::uint64_t chunk = 1;
   bool perLane = false;
@@ -40,8 +42,19 @@ PdsSource::PdsSource(Options const&, PluginOptions const& checked) {
       layout->products.push_back(rootio::storedProduct(layout->path, label, type, kind));
     }
     layout->classes = rootio::classesOf(layout->products);
-    layout->records = file_->scan();
-    for (auto const& record : layout->records) layout->events += record.events;
+    auto const places = file_->scan();
+    std::vector<std::uint32_t> runs, lumis;
+    for (auto const& place : places) {
+      if (place.events == 0) continue;  // a block record
+      layout->records.push_back(place);
+      layout->events += place.events;
+      runs.clear();
+      lumis.clear();
+      file_->readIds(place, runs, lumis);
+      layout->blocks.addEvents(runs.data(), lumis.data(), runs.size());
+    }
+    layout->blocks.addRecords(file_->readBlockRecords(header, places), layout->path, kind);
+    layout->blocks.finish();
   });
   layout->chunk = checked.positive("chunk", layout->records.empty() ? 1 : layout->records.front().events);
   layout_ = std::move(layout);
@@ -57,6 +70,8 @@ PdsSource::~PdsSource() = default;
 
 void PdsSource::declareProducts() {
   for (auto const& product : layout_->products) declare(product.description);
+  for (auto const& description : layout_->blocks.products(Level::Lumi)) declareLumiProduct(description);
+  for (auto const& description : layout_->blocks.products(Level::Run)) declareRunProduct(description);
 }
 
 std::unique_ptr<Source> PdsSource::lookAhead() const { return std::unique_ptr<Source>(new PdsSource(layout_)); }
@@ -72,6 +87,20 @@ std::optional<std::uint64_t> PdsSource::eventCount() const { return layout_->eve
 
 std::string PdsSource::origin() const { return layout_->path; }
 
+std::optional<LumiStretch> PdsSource::stretchAt(std::uint64_t ordinal) {
+  auto stretch = layout_->blocks.stretchAt(ordinal);
+  // The ids were read without the checksum: one damaged into run or lumi 0
+  // is found as its record's damage, where the job would see only a number 0.
+  if (stretch.first != stretch.end && (stretch.lumi.run == 0 || stretch.lumi.luminosityBlock == 0)) {
+    load(recordOf(stretch.first));
+  }
+  return stretch;
+}
+
+void PdsSource::readRun(std::uint32_t run, ProductSlot* slots) { layout_->blocks.read(Level::Run, {run, 0}, slots); }
+
+void PdsSource::readLumi(LumiNumber lumi, ProductSlot* slots) { layout_->blocks.read(Level::Lumi, lumi, slots); }
+
 bool PdsSource::next(SourceEvent& event) { return position(next_++, event); }
 
 bool PdsSource::skip(std::uint64_t count) {
@@ -86,15 +115,19 @@ bool PdsSource::position(std::uint64_t ordinal, SourceEvent& event) {
   auto objects = events_.next(event.entry, layout_->classes);  // the lane has finished the event of event.entry
   event.entry = 0;
   if (ordinal >= layout_->events) return false;
-  auto const& records = layout_->records;
-  auto const found = std::upper_bound(records.begin(), records.end(), ordinal,
-                                      [](std::uint64_t o, RecordPlace const& place) { return o < place.first; });
-  auto const record = static_cast<std::size_t>(found - records.begin()) - 1;
-  auto stored = std::make_unique<rootio::StoredEvent>(load(record), ordinal - records[record].first,
+  auto const record = recordOf(ordinal);
+  auto stored = std::make_unique<rootio::StoredEvent>(load(record), ordinal - layout_->records[record].first,
                                                       layout_->products.size(), std::move(objects));
   event.id = rootio::idOf(*stored);
   event.entry = events_.hold(std::move(stored));
   return true;
+}
+
+std::size_t PdsSource::recordOf(std::uint64_t ordinal) const {
+  auto const& records = layout_->records;
+  auto const found = std::upper_bound(records.begin(), records.end(), ordinal,
+                                      [](std::uint64_t o, RecordPlace const& place) { return o < place.first; });
+  return static_cast<std::size_t>(found - records.begin()) - 1;
 }
 
 std::shared_ptr<rootio::StoredBatch> PdsSource::load(std::size_t record) {

@@ -4,7 +4,9 @@
 // each record and checks its checksum; opening the batch, event and product
 // frames and deserialising each product run concurrently, in the lanes that
 // read them. With handles=lane every lane reads records through a handle of
-// its own, taking a record's events at a time.
+// its own, taking a record's events at a time. Its runs and lumis come from
+// the records' ids, and their records are read back as run and lumi
+// products (root/InputBlocks.h): both read as the file is opened.
 
 #include <cstdint>
 #include <memory>
@@ -45,6 +47,9 @@ class PdsSource : public Source {
   std::uint64_t replicaChunk() const override;
   std::optional<std::uint64_t> eventCount() const override;
   std::string origin() const override;
+  std::optional<LumiStretch> stretchAt(std::uint64_t ordinal) override;
+  void readRun(std::uint32_t run, ProductSlot* slots) override;
+  void readLumi(LumiNumber lumi, ProductSlot* slots) override;
 
  private:
   struct Layout;
@@ -54,6 +59,8 @@ class PdsSource : public Source {
   void declareProducts();
   // Positions `event` on the event of `ordinal`; false past the last.
   bool position(std::uint64_t ordinal, SourceEvent& event);
+  // The event record that holds the event of `ordinal` (< the file's events).
+  std::size_t recordOf(std::uint64_t ordinal) const;
   std::shared_ptr<rootio::StoredBatch> load(std::size_t record);
 
   std::shared_ptr<Layout const> layout_;

@@ -9,10 +9,25 @@ BlobOutput::BlobOutput(std::string label, std::string format, std::string batche
                        PluginOptions const& checked)
     : Output(std::move(label)),
       file_(checked.forOption("file", [&] { return OutputFile(checked.required("file")); })),
-      blobs_(std::move(format), options, checked),
+      blobs_(format, options, checked),
+      format_(std::move(format)),
       batches_(std::move(batches)) {
   initialiseRoot();
   keep(options.getAll("keep"));
+}
+
+void BlobOutput::write(Event const& event) const {
+  blobs_.write(event);
+  records_.written(event);
+}
+
+void BlobOutput::beginBlobs(JobContext const& context, BlobBuilder::Sink sink) {
+  blobs_.begin(context, *this, std::move(sink));
+  records_.begin(context, blobs_.serialization(), format_);
+}
+
+BlockRecords BlobOutput::mergedRecords(std::vector<std::string> const& files, ReadRecords const& read) const {
+  return rootio::mergedRecords(*this, blobs_.serialization(), format_, files, read);
 }
 
 void BlobOutput::abandon() {

@@ -6,6 +6,7 @@
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
 #include "root/BlobReader.h"
+#include "root/InputFiles.h"
 
 namespace lanes::rootio {
 
@@ -18,7 +19,7 @@ EventsOutput::~EventsOutput() {
 }
 
 void EventsOutput::beginJob(JobContext const& context) {
-  blobs_.begin(context, *this, [this](BlobBatch& batch) { fill(batch); });
+  beginBlobs(context, [this](BlobBatch& batch) { fill(batch); });
   branches_ = std::make_unique<BlobBatch>();
 
   file_.begin(context.part);
@@ -48,13 +49,23 @@ void EventsOutput::writeProducts() {
   std::string serialization = nameOf(blobs_.serialization());
   std::string compression = codec::nameOf(blobs_.compression().algorithm);
   std::string compress = nameOf(blobs_.level());
-  auto* products = new TTree(kProductTree, "lanes root-events: the products of every event");
+  auto* products = new TTree(kProductTree, "lanes root-events: the products of every event, run and lumi");
   products->SetDirectory(rootFile_.get());
   products->Branch("labels", &labels);
   products->Branch("types", &types);
   products->Branch("serialization", &serialization);
   products->Branch("compression", &compression);
   products->Branch("compress", &compress);
+  std::vector<std::string> recordLists[2][2];  // [lumi, run][labels, types]
+  for (auto const level : {Level::Lumi, Level::Run}) {
+    auto& lists = recordLists[level == Level::Run ? 1 : 0];
+    for (auto const& [label, type] : records_.productsOf(level)) {
+      lists[0].push_back(label);
+      lists[1].push_back(type);
+    }
+    products->Branch(labelsBranch(level), &lists[0]);
+    products->Branch(typesBranch(level), &lists[1]);
+  }
   if (products->Fill() <= 0) file_.fail(writeFailure(file_.temporaryPath(), takeRootMessage()));
   products->ResetBranchAddresses();
 }
@@ -73,6 +84,12 @@ void EventsOutput::endJob() {
   blobs_.finish();
   rootFile_->cd();
   takeRootMessage();
+  try {
+    writeRecords(*rootFile_, records_.stored());
+  } catch (Exception const& error) {
+    close();
+    file_.fail(writeFailure(file_.temporaryPath(), error.message()));
+  }
   bool const written = rootFile_->Write() > 0;
   auto const message = takeRootMessage();
   if (!close() || !written) file_.fail(writeFailure(file_.temporaryPath(), message));
@@ -91,7 +108,28 @@ bool EventsOutput::close() {
 }
 
 void EventsOutput::mergeParts(std::vector<std::string> const& parts) {
-  file_.mergeParts(parts, kSmallBranchCompression, treeEntries(kBlobTree));
+  // TFileMerger concatenates the parts' records; the merged ones replace them.
+  file_.mergeParts(parts, kSmallBranchCompression, treeEntries(kBlobTree),
+                   [this](std::vector<std::string> const& files) { replaceRecords(files); });
+}
+
+void EventsOutput::replaceRecords(std::vector<std::string> const& parts) {
+  auto const records = mergedRecords(parts, [](std::string const& path) {
+    auto const file = openInputFile(path);
+    return readRecords(*file, path);
+  });
+  auto const& path = file_.temporaryPath();
+  takeRootMessage();
+  std::unique_ptr<TFile> merged(TFile::Open(path.c_str(), "UPDATE"));
+  if (!merged || merged->IsZombie()) file_.fail(writeFailure(path, takeRootMessage()));
+  try {
+    writeRecords(*merged, records);
+  } catch (Exception const& error) {
+    file_.fail(writeFailure(path, error.message()));
+  }
+  bool const written = merged->Write() > 0;
+  merged->Close();
+  if (!written || merged->TestBit(TFile::kWriteError)) file_.fail(writeFailure(path, takeRootMessage()));
 }
 
 namespace {

@@ -30,6 +30,9 @@ class EventsOutput : public BlobOutput {
 
  private:
   void fill(BlobBatch& batch);
+  // The merge of a multi-process job's parts: their records, merged, replace
+  // the ones TFileMerger concatenated (or the first part's, which became the file).
+  void replaceRecords(std::vector<std::string> const& parts);
   void writeProducts();
   void closeFile() override { close(); }
   bool close();

@@ -6,6 +6,7 @@
 #include <TTree.h>
 
 #include <optional>
+#include <stdexcept>
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
@@ -19,7 +20,15 @@ namespace lanes::rootio {
 // serialisation and compression (its EventProducts).
 struct EventsSource::Format {
   FrameLevel level = FrameLevel::Event;
+  SerializationKind serialization = SerializationKind::Root;
   std::vector<StoredProduct> products;
+};
+
+// The runs, lumis and records of every file, read by whichever of the
+// source and its look-ahead copy needs them first.
+struct EventsSource::SharedBlocks {
+  std::once_flag read;
+  InputBlocks blocks;
 };
 
 // One event, as a lane holds it, with its file's format.
@@ -86,7 +95,8 @@ struct EventsSource::OpenFile {
 
 EventsSource::EventsSource(Options const& options) : EventsSource(options, PluginOptions(options, "root-events")) {}
 
-EventsSource::EventsSource(Options const& options, PluginOptions const& checked) : files_(inputFiles(checked)) {
+EventsSource::EventsSource(Options const& options, PluginOptions const& checked)
+    : files_(inputFiles(checked)), readable_(files_.size(), true), blocks_(std::make_shared<SharedBlocks>()) {
   initialiseRoot();
   bool const skipBad = options.getBool("skip-bad-files", false);
   checked.forOption("file", [&] {
@@ -94,16 +104,99 @@ EventsSource::EventsSource(Options const& options, PluginOptions const& checked)
     if (!skipBad) {
       for (std::size_t index = 1; index < files_.size(); ++index) requireReadable(files_[index]);
     }
-    fileIndex_ = openFirstReadable(files_, skipBad ? &skipped_ : nullptr,
-                                   [&](std::size_t index) { file_ = open(index); });
+    first_ = fileIndex_ = openFirstReadable(files_, skipBad ? &skipped_ : nullptr,
+                                            [&](std::size_t index) { file_ = open(index); });
     if (skipBad) {
-      counts_ = std::make_unique<EntryCounts>(files_.size());
-      countOrSkip(files_, fileIndex_ + 1, *counts_, skipped_, [&](std::size_t index) { return open(index)->entries; });
+      counts_ = std::make_shared<EntryCounts>(files_.size());
+      countOrSkip(files_, fileIndex_ + 1, *counts_, skipped_, [&](std::size_t index) {
+        readable_[index] = false;  // until it opens
+        auto const entries = open(index)->entries;
+        readable_[index] = true;
+        return entries;
+      });
+    }
+    // The first file's run and lumi records declare their products.
+    auto const records = readRecords(*file_->file, file_->path);
+    auto const kind = file_->format->serialization;
+    for (auto const& product : InputBlocks::productsOf(records.lumis, file_->path, kind)) {
+      declareLumiProduct(product.description);
+    }
+    for (auto const& product : InputBlocks::productsOf(records.runs, file_->path, kind)) {
+      declareRunProduct(product.description);
     }
   });
 }
 
+EventsSource::EventsSource(EventsSource const& other, std::shared_ptr<SharedBlocks> blocks)
+    : files_(other.files_),
+      counts_(other.counts_),
+      readable_(other.readable_),
+      first_(other.first_),
+      labels_(other.labels_),
+      types_(other.types_),
+      declaredBy_(other.declaredBy_),
+      fileIndex_(other.first_),
+      classes_(other.classes_),
+      blocks_(std::move(blocks)) {
+  file_ = open(fileIndex_);
+}
+
 EventsSource::~EventsSource() = default;
+
+std::unique_ptr<Source> EventsSource::lookAhead() const {
+  if (runProducts().empty() && lumiProducts().empty()) return nullptr;
+  return std::unique_ptr<Source>(new EventsSource(*this, blocks_));
+}
+
+bool EventsSource::at(std::uint64_t ordinal, SourceEvent& event) {
+  if (ordinal < position_) throw std::logic_error("a root-events look-ahead reads ids in increasing order");
+  if (!skip(ordinal - position_)) return false;
+  position_ = ordinal;
+  if (!ids_ || index_ >= ids_->batch.size()) {
+    if (!nextEntry()) return false;
+  }
+  auto const& batch = ids_->batch;
+  event.id = EventId{batch.run[index_], batch.luminosityBlock[index_], batch.event[index_]};
+  return true;
+}
+
+InputBlocks const& EventsSource::blocks() {
+  auto& shared = *blocks_;
+  std::call_once(shared.read, [&] {
+    for (auto index = first_; index < files_.size(); ++index) {
+      if (!readable_[index]) continue;  // skipped (skip-bad-files=true)
+      auto const file = open(index);    // checked against the first file
+      shared.blocks.addRecords(readRecords(*file->file, file->path), file->path, file->format->serialization);
+      indexIds(index, *file, shared.blocks);
+    }
+    shared.blocks.finish();
+  });
+  return shared.blocks;
+}
+
+void EventsSource::indexIds(std::size_t index, OpenFile& file, InputBlocks& blocks) const {
+  ThrowOnRootFatal guard;
+  auto& bound = file.bound;
+  for (std::uint64_t entry = 0; entry < file.entries; ++entry) {
+    for (std::size_t i = 0; i < 2; ++i) {  // run, luminosityBlock
+      auto& branch = *file.idBranches[i];
+      ReadingScope const reading(file.noteOf(branch, static_cast<long long>(entry)));
+      try {
+        file.idChecks[i].require(static_cast<long long>(entry));
+      } catch (Exception const& damage) {
+        fail(index, entry, std::string("branch '") + branch.GetName() + "': " + damage.message());
+      }
+      takeRootMessage();
+      if (branch.GetEntry(static_cast<long long>(entry)) <= 0) {
+        fail(index, entry, "its ids cannot be read: " + takeRootMessage());
+      }
+    }
+    if (bound.run->size() != bound.luminosityBlock->size()) {
+      fail(index, entry, "its ids do not match (corrupt entry)");
+    }
+    blocks.addEvents(bound.run->data(), bound.luminosityBlock->data(), bound.run->size());
+  }
+}
 
 std::unique_ptr<EventsSource::OpenFile> EventsSource::open(std::size_t index) {
   auto file = std::make_unique<OpenFile>();
@@ -160,6 +253,7 @@ std::unique_ptr<EventsSource::OpenFile> EventsSource::open(std::size_t index) {
                     ", or of other names or types)");
   }
   auto const kind = parseSerialization(*serialization);
+  file->format->serialization = kind;
   file->format->level = parseFrameLevel(*compress);
   for (std::size_t i = 0; i < labels->size(); ++i) {
     file->format->products.push_back(storedProduct(file->path, (*labels)[i], (*types)[i], kind));

@@ -14,6 +14,7 @@
 #include "lanes/core/PluginOptions.h"
 #include "lanes/core/Source.h"
 #include "root/BlobReader.h"
+#include "root/InputBlocks.h"
 #include "root/InputFiles.h"
 
 class TBranch;
@@ -30,7 +31,10 @@ class BasketCheck;
 // An event's record holds its batch's bytes and its file's Format, so the
 // source closes a file as soon as it moves to the next; its object products
 // are read into its lane's objects, which the lane's next record takes over
-// (ReusedObjects).
+// (ReusedObjects). The runs and lumis of every file (the ids of its entries,
+// not their blobs) and their records are read once, when the job first asks
+// where a lumi lies (root/InputBlocks.h), and shared with the copy that
+// reads the records (lookAhead()), which may read them first.
 class EventsSource : public Source {
  public:
   // Options: file=PATH (repeatable) or files=LIST (InputFiles.h), and
@@ -49,12 +53,27 @@ class EventsSource : public Source {
   void afterFork() override;
   std::string origin() const override { return files_[fileIndex_]; }
   std::string details() const override { return skipped_.details(); }
+  std::optional<LumiStretch> stretchAt(std::uint64_t ordinal) override { return blocks().stretchAt(ordinal); }
+  void readRun(std::uint32_t run, ProductSlot* slots) override { blocks().read(Level::Run, {run, 0}, slots); }
+  void readLumi(LumiNumber lumi, ProductSlot* slots) override { blocks().read(Level::Lumi, lumi, slots); }
+  // A copy that reads the records, and the events' ids through at() (never
+  // a blob; ordinals in increasing order), where the files record run or
+  // lumi products; else none.
+  std::unique_ptr<Source> lookAhead() const override;
+  bool at(std::uint64_t ordinal, SourceEvent& event) override;
 
  private:
   struct Record;
   struct Format;
   struct OpenFile;
+  struct SharedBlocks;
   EventsSource(Options const& options, PluginOptions const& checked);
+  EventsSource(EventsSource const& other, std::shared_ptr<SharedBlocks> blocks);
+
+  // The runs, lumis and records of every file, read on first use.
+  rootio::InputBlocks const& blocks();
+  // The runs and lumis of every entry of `file` (file `index`) into `blocks`.
+  void indexIds(std::size_t index, OpenFile& file, rootio::InputBlocks& blocks) const;
 
   // Opens file `index`; the first declares the products, a later one must
   // hold the same. Throws lanes::Exception naming the file.
@@ -70,7 +89,9 @@ class EventsSource : public Source {
 
   std::vector<std::string> files_;
   SkippedFiles skipped_;
-  std::unique_ptr<EntryCounts> counts_;  // skip-bad-files=true: 0 for a skipped file
+  std::shared_ptr<EntryCounts> counts_;  // skip-bad-files=true: 0 for a skipped file
+  std::vector<bool> readable_;           // the files not skipped
+  std::size_t first_ = 0;                // the first readable file
   std::vector<std::string> labels_;
   std::vector<std::string> types_;  // the first file's, which later files must match
   std::string declaredBy_;  // that first file
@@ -84,6 +105,8 @@ class EventsSource : public Source {
   std::shared_ptr<StoredBatch> loaded_;  // the current entry's bytes, once an event of it is used
   std::vector<TClass*> classes_;  // of the products (classesOf())
   HeldEvents<Record> records_;
+  std::uint64_t position_ = 0;  // a look-ahead copy's: the ordinal of the cursor's event
+  std::shared_ptr<SharedBlocks> blocks_;
 };
 
 }  // namespace lanes::rootio

@@ -104,6 +104,9 @@ class EntryCounts {
 class SkippedFiles {
  public:
   void add(std::string path, std::string error) { files_.emplace_back(std::move(path), std::move(error)); }
+  bool contains(std::string const& path) const {
+    return std::any_of(files_.begin(), files_.end(), [&](auto const& file) { return file.first == path; });
+  }
 
   // Source::details(): {"skipped_files": [{"file", "error"}]}, or "" if none.
   std::string details() const;

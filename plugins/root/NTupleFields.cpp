@@ -25,14 +25,6 @@ namespace {
 using ROOT::DescriptorId_t;
 using ROOT::RNTupleDescriptor;
 
-// "ROOT::VecOps::RVec<float>" -> "float"; "" if `type` is no RVec or vector.
-std::string elementOfSequence(std::string const& type) {
-  for (std::string prefix : {"ROOT::VecOps::RVec<", "ROOT::RVec<", "std::vector<"}) {
-    if (type.rfind(prefix, 0) == 0 && type.back() == '>') return type.substr(prefix.size(), type.size() - prefix.size() - 1);
-  }
-  return {};
-}
-
 ROOT::RCreateFieldOptions emulating() {
   ROOT::RCreateFieldOptions options;
   options.SetEmulateUnknownTypes(true);

@@ -15,20 +15,11 @@
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
+#include "root/RecordFiles.h"
 
 namespace lanes::rootio {
 
 namespace {
-
-// Runs `action`; a ROOT exception comes back as a lanes::Exception saying `what`.
-template <typename Action>
-auto rethrowingRoot(std::string const& what, Action action) -> decltype(action()) {
-  try {
-    return action();
-  } catch (ROOT::RException const& error) {
-    throw Exception(what + ": " + rootExceptionMessage(error));
-  }
-}
 
 std::unique_ptr<ROOT::RNTupleModel> makeModel(std::vector<Column> const& columns) {
   auto model = ROOT::RNTupleModel::CreateBare();
@@ -93,7 +84,21 @@ NTupleOutput::NTupleOutput(std::string label, Options const& options)
   keep(options.getAll("keep"));
 }
 
-void NTupleLayout::mergeParts(std::vector<std::string> const& parts) { file_.mergeParts(parts, compression_, entries()); }
+void NTupleLayout::mergeParts(std::vector<std::string> const& parts, TreeRecords& records) {
+  file_.mergeParts(parts, compression_, entries(), [&](std::vector<std::string> const& files) {
+    readRecordsOf(files, records, true);
+    writeRecordsInto(file_.temporaryPath(), records, true, compression_);
+  });
+}
+
+void NTupleLayout::commit(TreeRecords const& records, std::uint64_t events) {
+  try {
+    writeRecordsInto(file_.temporaryPath(), records, true, compression_);
+  } catch (Exception const& error) {
+    file_.fail(writeFailure(file_.temporaryPath(), error.message()));
+  }
+  file_.commit(events, entries());
+}
 
 EntryCounter NTupleLayout::entries() const {
   return [name = name_](std::string const& path) -> std::optional<std::uint64_t> {
@@ -117,6 +122,7 @@ NTupleOutput::~NTupleOutput() = default;
 
 void NTupleOutput::beginJob(JobContext const& context) {
   layout_.setColumns(columnsOf(*this, context.registry));
+  records_.begin();
   layout_.file().begin(context.part);
   written_ = 0;
   auto model = makeModel(layout_.columns());
@@ -130,14 +136,19 @@ void NTupleOutput::beginJob(JobContext const& context) {
 void NTupleOutput::write(Event const& event) {
   (*filler_)(event, layout_.columns(), [&](auto& entry) { writer_->Fill(entry); });
   ++written_;
+  records_.count(event);
 }
+
+void NTupleOutput::writeLumi(Lumi const& lumi) { records_.keep(lumi); }
+
+void NTupleOutput::writeRun(Run const& run) { records_.keep(run); }
 
 void NTupleOutput::endJob() {
   filler_.reset();
   // Committed here: the writer's destructor would only log a failure.
   layout_.writing([&] { writer_->CommitDataset(); });
   writer_.reset();
-  layout_.file().commit(written_, layout_.entries());
+  layout_.commit(*records_.records(), written_);
 }
 
 void NTupleOutput::abandon() {
@@ -150,11 +161,13 @@ void NTupleOutput::abandon() {
   layout_.file().discard();
 }
 
-void NTupleOutput::mergeParts(std::vector<std::string> const& parts) { layout_.mergeParts(parts); }
+void NTupleOutput::mergeParts(std::vector<std::string> const& parts) { layout_.mergeParts(parts, records_.begin()); }
 
 void NTupleOutput::discardParts(std::vector<std::string> const& parts) { layout_.file().discardParts(parts); }
 
-std::string NTupleOutput::details() const { return fileDetails(layout_.file(), written_); }
+std::string NTupleOutput::details() const {
+  return recordDetails(fileDetails(layout_.file(), written_), records_.records(), layout_.file().committed());
+}
 
 // ---- rntuple-parallel ----
 
@@ -172,6 +185,7 @@ ParallelNTupleOutput::~ParallelNTupleOutput() noexcept { close(); }
 
 void ParallelNTupleOutput::beginJob(JobContext const& context) {
   layout_.setColumns(columnsOf(*this, context.registry));
+  records_.begin();
   layout_.file().begin(context.part);
   written_.store(0);
   auto model = makeModel(layout_.columns());
@@ -210,7 +224,12 @@ void ParallelNTupleOutput::write(Event const& event) const {
   }
   if (!handedOver) free_.push(filler);
   written_.fetch_add(1, std::memory_order_relaxed);
+  records_.count(event);
 }
+
+void ParallelNTupleOutput::writeLumi(Lumi const& lumi) const { records_.keep(lumi); }
+
+void ParallelNTupleOutput::writeRun(Run const& run) const { records_.keep(run); }
 
 NTupleLayout::Filler* ParallelNTupleOutput::takeFiller() const {
   NTupleLayout::Filler* filler = nullptr;
@@ -262,7 +281,7 @@ void ParallelNTupleOutput::endJob() {
   // Committed here: the writer's destructor would only log a failure.
   layout_.writing([&] { writer_->CommitDataset(); });
   writer_.reset();
-  layout_.file().commit(written_.load(), layout_.entries());
+  layout_.commit(*records_.records(), written_.load());
 }
 
 void ParallelNTupleOutput::abandon() {
@@ -281,12 +300,15 @@ void ParallelNTupleOutput::close() {
   }
 }
 
-void ParallelNTupleOutput::mergeParts(std::vector<std::string> const& parts) { layout_.mergeParts(parts); }
+void ParallelNTupleOutput::mergeParts(std::vector<std::string> const& parts) {
+  layout_.mergeParts(parts, records_.begin());
+}
 
 void ParallelNTupleOutput::discardParts(std::vector<std::string> const& parts) { layout_.file().discardParts(parts); }
 
 std::string ParallelNTupleOutput::details() const {
-  auto details = nlohmann::json::parse(fileDetails(layout_.file(), written_.load()));
+  auto details = nlohmann::json::parse(
+      recordDetails(fileDetails(layout_.file(), written_.load()), records_.records(), layout_.file().committed()));
   if (frameworkFlush_) details["flush_tasks"] = flushTasks_.load();
   return details.dump();
 }
@@ -294,11 +316,13 @@ std::string ParallelNTupleOutput::details() const {
 namespace {
 RegisterOutput<NTupleOutput> const serial(
     "rntuple",
-    "writes an RNTuple, a field per product (a one module): file=PATH, ntuple=NAME, compression=, level=, "
+    "writes an RNTuple, a field per product, and the runs and lumis beside it (RNTuples LuminosityBlocks, Runs) "
+    "(a one module): file=PATH, ntuple=NAME, compression=, level=, "
     "cluster=BYTES, keep=GLOB");
 RegisterOutput<ParallelNTupleOutput> const parallel(
     "rntuple-parallel",
-    "writes an RNTuple with RNTupleParallelWriter, a fill context per concurrent call (a limited(N) module): "
+    "writes an RNTuple with RNTupleParallelWriter, a fill context per concurrent call, and the runs and lumis "
+    "beside it (RNTuples LuminosityBlocks, Runs) (a limited(N) module): "
     "file=PATH, concurrency=N, flush=fill|framework, ntuple=NAME, compression=, level=, cluster=BYTES, keep=GLOB");
 }
 

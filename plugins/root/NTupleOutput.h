@@ -1,7 +1,9 @@
 #pragma once
 // The RNTuple outputs: `rntuple` (one RNTupleWriter, a `one` module) and
 // `rntuple-parallel` (RNTupleParallelWriter, a fill context per concurrent
-// call, a limited(N) module). A field per kept product, plus the event id.
+// call, a limited(N) module). A field per kept product, plus the event id;
+// beside `Events`, the run and lumi records as the RNTuples
+// `LuminosityBlocks` and `Runs` (RecordFiles.h).
 
 #include <atomic>
 #include <cstdint>
@@ -16,6 +18,7 @@
 
 #include "lanes/core/ModuleTypes.h"
 #include "lanes/core/Options.h"
+#include "root/TreeRecords.h"
 #include "root/OutputSupport.h"
 
 namespace ROOT {
@@ -45,8 +48,12 @@ class NTupleLayout {
   std::size_t clusterBytes() const { return clusterBytes_; }
   std::vector<Column> const& columns() const { return columns_; }
   void setColumns(std::vector<Column> columns) { columns_ = std::move(columns); }
-  // OutputFile::mergeParts(), leaving out the parts that hold no entry.
-  void mergeParts(std::vector<std::string> const& parts);
+  // OutputFile::mergeParts(), leaving out the parts that hold no entry, and
+  // merging every part's run and lumi records into `records` (empty).
+  void mergeParts(std::vector<std::string> const& parts, TreeRecords& records);
+  // Writes `records` beside the events of the file, closed; then commits it
+  // with the `events` written.
+  void commit(TreeRecords const& records, std::uint64_t events);
   // Counts the entries of the RNTuple in a file.
   EntryCounter entries() const;
   // Runs `write`, which writes the file: a ROOT exception fails the file
@@ -70,6 +77,8 @@ class NTupleOutput : public one::Output {
 
   void beginJob(JobContext const& context) override;
   void write(Event const& event) override;
+  void writeLumi(Lumi const& lumi) override;
+  void writeRun(Run const& run) override;
   void endJob() override;
   void abandon() override;
   void mergeParts(std::vector<std::string> const& parts) override;
@@ -81,6 +90,7 @@ class NTupleOutput : public one::Output {
   std::unique_ptr<ROOT::RNTupleWriter> writer_;
   std::unique_ptr<NTupleLayout::Filler> filler_;
   std::uint64_t written_ = 0;
+  RecordKeeper records_{*this};
 };
 
 // A limited(N) module, N = concurrency: each write() takes a fill context of
@@ -99,6 +109,8 @@ class ParallelNTupleOutput : public limited::Output {
 
   void beginJob(JobContext const& context) override;
   void write(Event const& event) const override;
+  void writeLumi(Lumi const& lumi) const override;
+  void writeRun(Run const& run) const override;
   void endJob() override;
   void abandon() override;
   void mergeParts(std::vector<std::string> const& parts) override;
@@ -126,6 +138,7 @@ class ParallelNTupleOutput : public limited::Output {
   mutable std::string flushError_;  // the first failed flush task's reason
   mutable std::atomic<bool> flushFailed_{false};
   mutable std::atomic<std::uint64_t> flushTasks_{0};  // for the report
+  RecordKeeper records_{*this};
 };
 
 }  // namespace lanes::rootio

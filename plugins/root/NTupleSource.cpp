@@ -26,6 +26,7 @@
 #include "root/Dictionaries.h"
 #include "root/EmulatedRecord.h"
 #include "root/NTupleFields.h"
+#include "root/NTupleLumis.h"
 #include "root/RootSupport.h"
 #include "root/UnreadableProducts.h"
 
@@ -58,10 +59,12 @@ struct NTupleSource::Layout {
   Layout(std::vector<std::string> files, UnreadableProducts unreadable)
       : sequence(std::move(files)),
         counts(std::make_shared<EntryCounts>(sequence.files().size())),
+        lumis(sequence.files().size()),
         unreadable(std::move(unreadable)) {}
 
   FileSequence sequence;  // the first file counted: copies count the others as they reach them
-  std::shared_ptr<EntryCounts> counts;  // the one part copies change: thread-safe
+  std::shared_ptr<EntryCounts> counts;  // with lumis.index, the parts copies change: thread-safe
+  SourceLumis lumis;
   SkippedFiles skipped;
   UnreadableProducts unreadable;  // the selected fields of the first file that cannot be read here
   std::string ntuple;
@@ -263,13 +266,63 @@ NTupleSource::NTupleSource(Options const& options, PluginOptions const& checked)
     countOrSkip(files, first + 1, *layout->counts, layout->skipped,
                 [this](std::size_t index) { return open(index)->reader->GetNEntries(); });
   }
+  layout->lumis.setUp(files, layout->skipped, layout->ntuple,
+                      [&](char const* name) { return ntupleRecordColumns(*file, name); });
+  declareRecords();
+  if (!layout->lumis.records.empty()) readAllLumis(*layout, first);
 }
 
 NTupleSource::NTupleSource(std::shared_ptr<Layout const> layout)
     : layout_(std::move(layout)), sequence_(layout_->sequence), perLane_(true) {
   for (auto const& field : layout_->fields) declare(descriptionOf(field));
+  declareRecords();
   makePools();
 }
+
+void NTupleSource::declareRecords() {
+  for (auto& description : layout_->lumis.records.descriptions(Level::Lumi)) declareLumiProduct(std::move(description));
+  for (auto& description : layout_->lumis.records.descriptions(Level::Run)) declareRunProduct(std::move(description));
+}
+
+void NTupleSource::readAllLumis(Layout& layout, std::size_t first) {
+  auto const& files = layout.sequence.files();
+  for (auto index = first; index < files.size(); ++index) {
+    if (layout.skipped.contains(files[index])) continue;
+    auto const file = open(index);
+    originFile_ = index;
+    auto& records = layout.lumis.records;
+    records.count(layout.lumis.index->of(index, [&] { return lumisIn(*file, layout.lumis.rows()); }));
+    addNTupleRecords(*file->file, records);
+  }
+}
+
+FileLumis NTupleSource::lumisIn(OpenFile& file, LumiRows rows) const {
+  auto const lumiOf = [&](std::uint64_t entry) {
+    if (layout_->ids.empty()) return LumiNumber{1, 1};
+    return LumiNumber{static_cast<std::uint32_t>(idOf(file, 0, entry)), static_cast<std::uint32_t>(idOf(file, 1, entry))};
+  };
+  return ntupleLumis(*file.file, layout_->ntuple, file.reader->GetNEntries(), lumiOf, rows);
+}
+
+FileLumis const& NTupleSource::lumisOf(std::size_t index) {
+  return layout_->lumis.index->of(index, [&] {
+    auto& file = open_.get(index, [this](std::size_t i) { return open(i); });
+    originFile_ = index;
+    return lumisIn(file, layout_->lumis.rows());
+  });
+}
+
+std::optional<LumiStretch> NTupleSource::stretchAt(std::uint64_t ordinal) {
+  return stretchOf(
+      sequence_, ordinal, [this](std::size_t file) -> FileLumis const& { return lumisOf(file); },
+      [this](std::uint64_t entry) { return reach(entry); });
+}
+
+void NTupleSource::readRun(std::uint32_t run, ProductSlot* slots) {
+  layout_->lumis.records.read(Level::Run, {run, 0}, slots);
+}
+
+void NTupleSource::readLumi(LumiNumber lumi, ProductSlot* slots) { layout_->lumis.records.read(Level::Lumi, lumi, slots); }
 
 void NTupleSource::makePools() {
   for (auto const& field : layout_->fields) {
@@ -285,7 +338,9 @@ std::string NTupleSource::origin() const { return layout_->sequence.files()[orig
 
 std::string NTupleSource::details() const {
   auto details = layout_->unreadable.details();
-  if (auto const skipped = layout_->skipped.details(); !skipped.empty()) details.update(nlohmann::json::parse(skipped));
+  for (auto const& part : {layout_->skipped.details(), layout_->lumis.records.details()}) {
+    if (!part.empty()) details.update(nlohmann::json::parse(part));
+  }
   return details.empty() ? std::string() : details.dump();
 }
 
@@ -340,23 +395,26 @@ bool NTupleSource::position(std::uint64_t entry, SourceEvent& event) {
     return true;
   }
   auto [file, local] = fileOf(entry);
-  auto const first = layout_->fields.size();
-  std::uint64_t values[3] = {};
-  for (std::size_t i = 0; i < 3; ++i) {
-    try {
-      ReadingScope const reading(noteOf(kIdFields[i], local));
-      ThrowOnRootFatal const guard;
-      (*file.views[first + i])(local);
-    } catch (ROOT::RException const& error) {
-      throw readError(kIdFields[i], local, rootExceptionMessage(error));
-    } catch (Exception const& fatal) {
-      throw readError(kIdFields[i], local, fatal.message());
-    }
-    // Ids are non-negative integers of 32 or 64 bits: the low bytes of a uint64 (little-endian).
-    std::memcpy(&values[i], file.scalars[first + i].data(), layout_->ids[i].fundamental->size);
-  }
-  event.id = {static_cast<std::uint32_t>(values[0]), static_cast<std::uint32_t>(values[1]), values[2]};
+  event.id = {static_cast<std::uint32_t>(idOf(file, 0, local)), static_cast<std::uint32_t>(idOf(file, 1, local)),
+              idOf(file, 2, local)};
   return true;
+}
+
+std::uint64_t NTupleSource::idOf(OpenFile& file, std::size_t id, std::uint64_t local) const {
+  auto const at = layout_->fields.size() + id;
+  try {
+    ReadingScope const reading(noteOf(kIdFields[id], local));
+    ThrowOnRootFatal const guard;
+    (*file.views[at])(local);
+  } catch (ROOT::RException const& error) {
+    throw readError(kIdFields[id], local, rootExceptionMessage(error));
+  } catch (Exception const& fatal) {
+    throw readError(kIdFields[id], local, fatal.message());
+  }
+  // Ids are non-negative integers of 32 or 64 bits: the low bytes of a uint64 (little-endian).
+  std::uint64_t value = 0;
+  std::memcpy(&value, file.scalars[at].data(), layout_->ids[id].fundamental->size);
+  return value;
 }
 
 void NTupleSource::read(SourceEvent const& event, std::size_t product, ProductSlot& slot) {
@@ -470,7 +528,8 @@ std::unique_ptr<NTupleSource::OpenFile> NTupleSource::open(std::size_t index) co
 namespace {
 RegisterSource<NTupleSource> const registration(
     "rntuple",
-    "reads an RNTuple, every top-level field a product read on demand: file=PATH (repeatable) or files=LIST, "
+    "reads an RNTuple, every top-level field a product read on demand, and the run and lumi products of the "
+    "RNTuples Runs and LuminosityBlocks: file=PATH (repeatable) or files=LIST, "
     "ntuple=NAME (Events), fields=GLOB, exclude=GLOB, handles=lane|shared (lane, the default: each lane reads "
     "with file handles of its own, so threads read concurrently; shared: one set, each event read whole as it is "
     "fetched, by one thread at a time), chunk=N, "

@@ -13,6 +13,7 @@
 #include "lanes/core/ReadingNote.h"
 #include "lanes/core/Source.h"
 #include "root/InputFiles.h"
+#include "root/InputLumis.h"
 #include "root/ObjectPool.h"
 
 namespace ROOT {
@@ -68,6 +69,11 @@ class NTupleSource : public Source {
   void beforeFork() override;
   std::string origin() const override;
   std::string details() const override;
+  // Runs and lumis, as the root source's (TreeSource.h, InputLumis.h):
+  // NanoAOD's Runs and LuminosityBlocks as RNTuples of those names.
+  std::optional<LumiStretch> stretchAt(std::uint64_t ordinal) override;
+  void readRun(std::uint32_t run, ProductSlot* slots) override;
+  void readLumi(LumiNumber lumi, ProductSlot* slots) override;
 
   struct Layout;
 
@@ -94,6 +100,18 @@ class NTupleSource : public Source {
   ReadingNote noteOf(char const* field, std::uint64_t entry) const;
 
   void makePools();
+  // The source's run and lumi products, declared from the layout's records.
+  void declareRecords();
+  // Every file's lumis and records from `first` on, read into `layout` as the
+  // source is built: the products of a run or lumi sum its rows of every
+  // file, which no copy could know from the files it reached.
+  void readAllLumis(Layout& layout, std::size_t first);
+  // Id `id` (0 run, 1 luminosityBlock, 2 event) of entry `local` of `file`.
+  std::uint64_t idOf(OpenFile& file, std::size_t id, std::uint64_t local) const;
+  // The lumis of file `index` (`rows`: LumiRows), read from `file`, open.
+  FileLumis lumisIn(OpenFile& file, LumiRows rows) const;
+  // The lumis of file `index`, read from the file this copy opens for it if no copy has yet.
+  FileLumis const& lumisOf(std::size_t index);
 
   std::shared_ptr<Layout const> layout_;
   std::vector<ObjectPool::Owner> pools_;  // per product: object fields only

@@ -66,8 +66,9 @@ void OutputFile::begin(std::string const& part) {
   done_ = committed_ = replaced_ = false;
 }
 
-void OutputFile::mergeParts(std::vector<std::string> const& parts, int compression, EntryCounter const& entries) {
-  mergeParts(parts, entries, [&](std::vector<std::string> const& files) {
+void OutputFile::mergeParts(std::vector<std::string> const& parts, int compression, EntryCounter const& entries,
+                            Merge const& records) {
+  auto const merge = [&](std::vector<std::string> const& files) {
     TFileMerger merger(false, false);
     merger.SetPrintLevel(0);
     takeRootMessage();
@@ -77,14 +78,21 @@ void OutputFile::mergeParts(std::vector<std::string> const& parts, int compressi
     for (auto const& file : files) {
       if (!merger.AddFile(file.c_str(), false)) fail("cannot merge its part '" + file + "': " + takeRootMessage());
     }
-    if (!merger.Merge()) fail(writeFailure(temporary_, takeRootMessage()));
-  });
+    auto type = TFileMerger::kAll | TFileMerger::kRegular;
+    if (records) {
+      for (auto const* name : {kLumiRecords, kRunRecords}) merger.AddObjectNames(name);
+      type |= TFileMerger::kSkipListed;
+    }
+    if (!merger.PartialMerge(type)) fail(writeFailure(temporary_, takeRootMessage()));
+  };
+  mergeParts(parts, entries, merge, records);
 }
 
-void OutputFile::mergeParts(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge) {
+void OutputFile::mergeParts(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge,
+                            Merge const& records) {
   begin("");
   try {
-    mergeInto(parts, entries, merge);
+    mergeInto(parts, entries, merge, records);
   } catch (...) {
     discardParts(parts);  // a failed merge leaves no part behind either
     throw;
@@ -92,14 +100,16 @@ void OutputFile::mergeParts(std::vector<std::string> const& parts, EntryCounter 
   for (auto const& part : parts) std::filesystem::remove(partPath(requested_, part));
 }
 
-void OutputFile::mergeInto(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge) {
-  std::vector<std::string> files;
+void OutputFile::mergeInto(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge,
+                           Merge const& records) {
+  std::vector<std::string> files, all;
   std::uint64_t total = 0;
   for (auto const& part : parts) {
     auto file = partPath(requested_, part);
     auto const count = entries(file);
     if (!count) fail("its part '" + file + "' cannot be read");
     total += *count;
+    all.push_back(file);
     if (*count > 0) files.push_back(std::move(file));
   }
   if (files.empty() && !parts.empty()) {
@@ -108,8 +118,17 @@ void OutputFile::mergeInto(std::vector<std::string> const& parts, EntryCounter c
     std::error_code error;
     std::filesystem::rename(partPath(requested_, parts.front()), temporary_, error);
     if (error) fail(writeFailure(temporary_, error.message()));
+    all.front() = temporary_;  // its records are read from where it went
   } else {
     merge(files);
+  }
+  if (records) {
+    try {
+      records(all);
+    } catch (Exception const& error) {
+      if (!error_.empty()) throw;  // records() failed the file itself
+      fail(error.message());
+    }
   }
   commit(total, entries);
 }

@@ -56,14 +56,19 @@ class OutputFile {
   // Parts with no entries are left out of the merge (ROOT's RNTuple merger
   // cannot take an RNTuple without clusters); the merged file must hold all
   // the parts' entries. A failed merge removes the parts too.
-  // `compression` is the parts' (ROOT's integer setting).
-  void mergeParts(std::vector<std::string> const& parts, int compression, EntryCounter const& entries);
+  // `compression` is the parts' (ROOT's integer setting). `records(files)`,
+  // if given, writes the run and lumi records (kLumiRecords, kRunRecords)
+  // of every part's file, merged, into temporaryPath(): TFileMerger, which
+  // would put the parts' rows one after another, leaves them out.
+  using Merge = std::function<void(std::vector<std::string> const& files)>;
+  void mergeParts(std::vector<std::string> const& parts, int compression, EntryCounter const& entries,
+                  Merge const& records = {});
   void discardParts(std::vector<std::string> const& parts);
   // The same for any format: `merge(files)` writes the parts' `files` (the
   // ones with entries) into temporaryPath(); if none has, the first part
   // becomes it.
-  using Merge = std::function<void(std::vector<std::string> const& files)>;
-  void mergeParts(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge);
+  void mergeParts(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge,
+                  Merge const& records = {});
 
   std::string const& path() const { return path_; }
   std::string const& temporaryPath() const { return temporary_; }
@@ -83,7 +88,8 @@ class OutputFile {
   std::string const& error() const { return error_; }
 
  private:
-  void mergeInto(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge);
+  void mergeInto(std::vector<std::string> const& parts, EntryCounter const& entries, Merge const& merge,
+                 Merge const& records);
 
   std::string requested_;  // the job's file; path_ is the current part's
   std::string path_;

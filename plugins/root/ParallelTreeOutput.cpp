@@ -10,6 +10,7 @@
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
+#include "root/RecordFiles.h"
 
 namespace lanes::rootio {
 
@@ -51,6 +52,7 @@ ParallelTreeOutput::~ParallelTreeOutput() { close(); }
 
 void ParallelTreeOutput::beginJob(JobContext const& context) {
   columns_ = columnsOf(*this, context.registry);
+  records_.begin();
   written_.store(0);
   merges_.store(0);
   bytesShipped_.store(0);
@@ -99,7 +101,12 @@ void ParallelTreeOutput::write(Event const& event) const {
   }
   free_.push(buffer);
   written_.fetch_add(1, std::memory_order_relaxed);
+  records_.count(event);
 }
+
+void ParallelTreeOutput::writeLumi(Lumi const& lumi) const { records_.keep(lumi); }
+
+void ParallelTreeOutput::writeRun(Run const& run) const { records_.keep(run); }
 
 void ParallelTreeOutput::merge(Buffer& buffer) const {
   bytesShipped_.fetch_add(buffer.merge(file_.path()), std::memory_order_relaxed);
@@ -114,11 +121,22 @@ void ParallelTreeOutput::endJob() {
   tbb::parallel_for_each(buffers_.begin(), buffers_.end(), [this](auto& buffer) {
     if (buffer->held > 0) merge(*buffer);
   });
+  if (shipping_) {
+    // The part's records go to the writer in a last batch.
+    fillRecordTrees(*records_.records(), buffers_.front()->batch->file(), settings_);
+    merge(*buffers_.front());
+    return close();
+  }
   // An output that got no event still holds its tree, empty, as `root` does.
   if (merges_.load() == 0) merge(*buffers_.front());
   close();
+  try {
+    writeRecordsInto(file_.temporaryPath(), *records_.records(), false, compression_);
+  } catch (Exception const& error) {
+    file_.fail(writeFailure(file_.temporaryPath(), error.message()));
+  }
   // TBufferMerger reports no failed write: the file read back tells.
-  if (!shipping_) file_.commit(written_.load(), treeEntries(treeName_));
+  file_.commit(written_.load(), treeEntries(treeName_));
 }
 
 void ParallelTreeOutput::abandon() {
@@ -137,7 +155,7 @@ void ParallelTreeOutput::close() {
 std::string ParallelTreeOutput::details() const {
   if (auto shared = sharedDetails()) return *shared;
   if (shipping_) return shippedDetails(file_, written_.load(), merges_.load(), bytesShipped_.load());
-  auto details = nlohmann::json::parse(fileDetails(file_, written_.load()));
+  auto details = nlohmann::json::parse(recordDetails(fileDetails(file_, written_.load()), records_.records(), file_.committed()));
   details["buffers"] = concurrencyLimit();
   details["merges"] = merges_.load();
   return details.dump();
@@ -146,7 +164,8 @@ std::string ParallelTreeOutput::details() const {
 namespace {
 RegisterOutput<ParallelTreeOutput> const registration(
     "parallel-root",
-    "writes a TTree through TBufferMerger from up to N events at once (a limited(N) module): file=PATH, "
+    "writes a TTree through TBufferMerger from up to N events at once, and the runs and lumis beside it (trees "
+    "LuminosityBlocks, Runs) (a limited(N) module): file=PATH, "
     "concurrency=N, flush=EVENTS (a buffer's merge, or a shared-writer job's batch), tree=NAME, compression=, level=, basket=, split=, keep=GLOB");
 }
 

@@ -48,6 +48,9 @@ class ParallelTreeOutput : public TreeFileOutput<limited::Output> {
 
   void beginJob(JobContext const& context) override;
   void write(Event const& event) const override;
+  // Keeps the lumi's (run's) row, written with the file (RecordFiles.h).
+  void writeLumi(Lumi const& lumi) const override;
+  void writeRun(Run const& run) const override;
   void endJob() override;
   void abandon() override;
   std::string details() const override;

@@ -229,6 +229,13 @@ std::string rootExceptionMessage(std::exception const& error) {
   return message;
 }
 
+std::string elementOfSequence(std::string const& type) {
+  for (std::string prefix : {"ROOT::VecOps::RVec<", "ROOT::RVec<", "std::vector<"}) {
+    if (type.rfind(prefix, 0) == 0 && type.back() == '>') return type.substr(prefix.size(), type.size() - prefix.size() - 1);
+  }
+  return {};
+}
+
 Fundamental const* fundamentalByRootName(std::string const& rootName) {
   for (auto const& entry : fundamentals()) {
     if (rootName == entry.rootName) return &entry;

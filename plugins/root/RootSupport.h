@@ -3,18 +3,27 @@
 // messages turned into lanes exceptions, and the mapping between the C++
 // types of lanes products and the types ROOT stores.
 
+#include <ROOT/RError.hxx>
+
 #include <cstddef>
 #include <exception>
 #include <string>
 #include <typeindex>
 #include <typeinfo>
 
+#include "lanes/core/Exception.h"
 #include "lanes/core/Product.h"
 
 class TBuffer;
 class TClass;
 
 namespace lanes::rootio {
+
+// NanoAOD's run and lumi records beside its Events: the TTrees (or
+// RNTuples) the sources read run and lumi products from and the outputs
+// write them to.
+inline constexpr char const* kLumiRecords = "LuminosityBlocks";
+inline constexpr char const* kRunRecords = "Runs";
 
 // Makes ROOT safe to use from many threads and routes its messages through
 // our handler instead of stderr. Idempotent and thread-safe.
@@ -62,6 +71,17 @@ std::string emulationProblem(TClass* cls);
 // runs to several lines with a stack, and notes on ROOT's own error handling.
 std::string rootExceptionMessage(std::exception const& error);
 
+// Runs `action`; a ROOT exception (RException) comes back as a
+// lanes::Exception saying `what` and rootExceptionMessage().
+template <typename Action>
+auto rethrowingRoot(std::string const& what, Action action) -> decltype(action()) {
+  try {
+    return action();
+  } catch (ROOT::RException const& error) {
+    throw Exception(what + ": " + rootExceptionMessage(error));
+  }
+}
+
 // One fundamental type as a product (a scalar, or a std::vector of it for
 // leaf arrays) and as ROOT knows it.
 struct Fundamental {
@@ -94,6 +114,10 @@ struct Fundamental {
   // Read one scalar that stream() wrote.
   void (*unstream)(TBuffer& buffer, void* scalar);
 };
+
+// The element type of an RNTuple field's RVec or std::vector type
+// ("ROOT::VecOps::RVec<float>" -> "float"); "" if `type` is neither.
+std::string elementOfSequence(std::string const& type);
 
 // nullptr when no fundamental type matches.
 Fundamental const* fundamentalByRootName(std::string const& rootName);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lanes/core/Exception.h"
+#include "root/RecordFiles.h"
 
 namespace lanes::rootio {
 
@@ -50,9 +51,11 @@ std::size_t BatchFile::ship() {
   return size;
 }
 
-SharedFile::SharedFile(OutputFile& file, int compression, std::string tree) : file_(file), tree_(std::move(tree)) {
+SharedFile::SharedFile(OutputFile& file, int compression, std::string tree, std::unique_ptr<TreeRecords> records)
+    : file_(file), tree_(std::move(tree)), records_(std::move(records)) {
   file_.begin("");
   merger_.SetPrintLevel(0);
+  for (auto const* name : {kLumiRecords, kRunRecords}) merger_.AddObjectNames(name);
   takeRootMessage();
   if (!merger_.OutputFile(file_.temporaryPath().c_str(), "RECREATE", compression)) {
     file_.fail(writeFailure(file_.temporaryPath(), takeRootMessage()));
@@ -73,8 +76,13 @@ void SharedFile::merge(void const* bytes, std::size_t size) {
     throw Exception("cannot read a batch for '" + file_.path() + "': " + takeRootMessage());
   }
   entries_ += static_cast<std::uint64_t>(tree->GetEntries());
+  try {
+    if (batch->GetKey(kLumiRecords)) readRecordTrees(*batch, file_.path(), *records_);
+  } catch (Exception const& error) {
+    file_.fail(error.message());
+  }
   bool const merged = merger_.PartialMerge(TFileMerger::kAllIncremental | TFileMerger::kDelayWrite |
-                                           TFileMerger::kKeepCompression);
+                                           TFileMerger::kKeepCompression | TFileMerger::kSkipListed);
   merger_.Reset();
   if (!merged) file_.fail(writeFailure(file_.temporaryPath(), takeRootMessage()));
   ++batches_;
@@ -82,8 +90,13 @@ void SharedFile::merge(void const* bytes, std::size_t size) {
 }
 
 void SharedFile::commit() {
-  takeRootMessage();
   auto& output = *merger_.GetOutputFile();
+  try {
+    writeRecordTrees(*records_, output, {});
+  } catch (Exception const& error) {
+    file_.fail(error.message());
+  }
+  takeRootMessage();
   bool const written = output.Write(nullptr, TObject::kOverwrite) >= 0;
   auto const message = takeRootMessage();
   output.Close();
@@ -95,7 +108,7 @@ void SharedFile::commit() {
 }
 
 std::string SharedFile::details(std::string const& fileDetails) const {
-  auto details = nlohmann::json::parse(fileDetails);
+  auto details = nlohmann::json::parse(recordDetails(fileDetails, records_.get(), committed_));
   details["batches_received"] = batches_;
   details["bytes_received"] = bytes_;
   return details.dump();

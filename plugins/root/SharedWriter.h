@@ -16,6 +16,7 @@
 #include <TFileMerger.h>
 
 #include "lanes/core/Module.h"
+#include "root/TreeRecords.h"
 #include "root/OutputSupport.h"
 
 class TMemFile;
@@ -65,12 +66,14 @@ class BatchFile {
 
 // The writer's: the one output file, into which each batch is merged as it
 // arrives. Confined to the parent's thread. Destroyed uncommitted, it closes
-// the file and leaves its OutputFile to remove it.
+// the file and leaves its OutputFile to remove it. A worker's last batch
+// holds its run and lumi records (RecordFiles.h), which are merged into
+// `records` by (run, lumi) and written as the file is committed.
 class SharedFile {
  public:
   // Creates the file's temporary (file.begin("")) for the TTree `tree`;
   // throws lanes::Exception.
-  SharedFile(OutputFile& file, int compression, std::string tree);
+  SharedFile(OutputFile& file, int compression, std::string tree, std::unique_ptr<TreeRecords> records);
   ~SharedFile();
   SharedFile(SharedFile const&) = delete;
   SharedFile& operator=(SharedFile const&) = delete;
@@ -88,6 +91,7 @@ class SharedFile {
  private:
   OutputFile& file_;
   std::string tree_;
+  std::unique_ptr<TreeRecords> records_;
   TFileMerger merger_{false, false};
   std::uint64_t batches_ = 0, bytes_ = 0, entries_ = 0;
   bool committed_ = false;

@@ -1,7 +1,9 @@
 #pragma once
 // What the two TTree outputs (`root`, `parallel-root`) share: their output
-// file, its compression, and the parent's side of a multi-process job, which
-// merges the workers' parts, or receives their batches as the shared writer.
+// file, its compression, its run and lumi records (the LuminosityBlocks and
+// Runs trees beside Events, RecordFiles.h), and the parent's side of a
+// multi-process job, which merges the workers' parts, or receives their
+// batches as the shared writer.
 
 #include <cstddef>
 #include <memory>
@@ -11,7 +13,9 @@
 #include <vector>
 
 #include "lanes/core/PluginOptions.h"
+#include "root/TreeRecords.h"
 #include "root/OutputSupport.h"
+#include "root/RecordFiles.h"
 #include "root/SharedWriter.h"
 
 namespace lanes::rootio {
@@ -21,12 +25,20 @@ namespace lanes::rootio {
 template <typename Base>
 class TreeFileOutput : public Base {
  public:
+  // The parts' run and lumi records are merged by (run, lumi) into the trees
+  // of the merged file.
   void mergeParts(std::vector<std::string> const& parts) override {
-    file_.mergeParts(parts, compression_, treeEntries(treeName_));
+    file_.mergeParts(parts, compression_, treeEntries(treeName_), [this](std::vector<std::string> const& files) {
+      auto& records = records_.begin();
+      readRecordsOf(files, records, false);
+      writeRecordsInto(file_.temporaryPath(), records, false, compression_);
+    });
   }
   void discardParts(std::vector<std::string> const& parts) override { file_.discardParts(parts); }
   bool sharesWriter() const override { return true; }
-  void openShared() override { shared_ = std::make_unique<SharedFile>(file_, compression_, treeName_); }
+  void openShared() override {
+    shared_ = std::make_unique<SharedFile>(file_, compression_, treeName_, records_.jobRecords());
+  }
   void mergeBatch(void const* bytes, std::size_t size) override { shared_->merge(bytes, size); }
   void commitShared() override { shared_->commit(); }
   void abandonShared() override { shared_.reset(); }
@@ -56,6 +68,7 @@ class TreeFileOutput : public Base {
   OutputFile file_;
   std::string const treeName_;
   int const compression_;
+  RecordKeeper records_{*this};
 
  private:
   std::unique_ptr<SharedFile> shared_;  // the shared writer's (the parent's)

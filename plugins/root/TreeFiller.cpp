@@ -31,25 +31,31 @@ TreeFiller::TreeFiller(TTree& tree, std::vector<Column> const& columns, TreeSett
   tree_.Branch("event", &event_, "event/l");
   for (std::size_t i = 0; i < columns_.size(); ++i) {
     auto const& column = columns_[i];
-    TBranch* branch = nullptr;
-    takeRootMessage();
-    if (auto const* fundamental = column.type.fundamental) {
-      auto const leaves = leafName(column.label) + "/" + fundamental->leafCode;
-      branch = tree_.Branch(column.label.c_str(), scalars_[i].data(), leaves.c_str(), settings.basketBytes);
-    } else {
+    if (!column.type.fundamental) {
       // An object of our own from the start, so that ROOT never owns (and
       // later deletes) the object a branch points at.
       auto const* typeInfo = column.type.emulated ? nullptr : column.type.cls->GetTypeInfo();
       arrays_[i] = typeInfo ? fundamentalByArray(*typeInfo) : nullptr;
       objects_[i] = column.type.cls->New();
       ownObjects_.emplace_back(column.type.cls, objects_[i]);
-      branch = tree_.Branch(column.label.c_str(), column.type.cls->GetName(), &objects_[i], settings.basketBytes,
-                            settings.splitLevel);
     }
-    if (!branch) {
-      throw Exception("cannot make a branch for product '" + column.label + "' of type '" + column.type.name +
-                      "': " + takeRootMessage());
-    }
+    addColumnBranch(tree_, column, scalars_[i].data(), &objects_[i], settings);
+  }
+}
+
+void addColumnBranch(TTree& tree, Column const& column, void* scalar, void** object, TreeSettings const& settings) {
+  TBranch* branch = nullptr;
+  takeRootMessage();
+  if (auto const* fundamental = column.type.fundamental) {
+    auto const leaves = leafName(column.label) + "/" + fundamental->leafCode;
+    branch = tree.Branch(column.label.c_str(), scalar, leaves.c_str(), settings.basketBytes);
+  } else {
+    branch = tree.Branch(column.label.c_str(), column.type.cls->GetName(), object, settings.basketBytes,
+                         settings.splitLevel);
+  }
+  if (!branch) {
+    throw Exception("cannot make a branch for product '" + column.label + "' of type '" + column.type.name +
+                    "': " + takeRootMessage());
   }
 }
 

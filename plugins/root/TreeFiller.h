@@ -21,6 +21,12 @@ struct TreeSettings {
   int splitLevel = 99;
 };
 
+// Adds the branch of `column` to `tree`: a fundamental's leaf reads the
+// value at `scalar`, a class's branch the object `*object` points at (the
+// branch notices when that pointer changes). Throws lanes::Exception naming
+// a column ROOT cannot make a branch for.
+void addColumnBranch(TTree& tree, Column const& column, void* scalar, void** object, TreeSettings const& settings);
+
 // Confined to one thread at a time (the tree's output serialises its use).
 // The tree reads products in place: class-typed branches point at the
 // event's own objects during fill(), fundamental ones at staging copies.

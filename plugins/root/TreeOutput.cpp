@@ -7,8 +7,11 @@
 
 #include <tbb/task_arena.h>
 
+#include <optional>
+
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
+#include "root/RecordFiles.h"
 
 namespace lanes::rootio {
 
@@ -29,6 +32,7 @@ TreeOutput::~TreeOutput() { close(); }
 
 void TreeOutput::beginJob(JobContext const& context) {
   columns_ = columnsOf(*this, context.registry);
+  records_.begin();
   written_ = batchesShipped_ = bytesShipped_ = 0;
   shipping_ = static_cast<bool>(context.shipBatch);
   if (imt_) ROOT::EnableImplicitMT(context.threads);
@@ -69,7 +73,12 @@ void TreeOutput::write(Event const& event) {
     fill();
   }
   ++written_;
+  records_.count(event);
 }
+
+void TreeOutput::writeLumi(Lumi const& lumi) { records_.keep(lumi); }
+
+void TreeOutput::writeRun(Run const& run) { records_.keep(run); }
 
 void TreeOutput::ship() {
   bytesShipped_ += batch_->ship();
@@ -78,18 +87,31 @@ void TreeOutput::ship() {
 
 void TreeOutput::endJob() {
   if (batch_) {
-    // The last events, or the empty tree if nothing was shipped: the
-    // writer's file then holds the tree, as `root` writes it.
-    if (batch_->events() > 0 || batchesShipped_ == 0) ship();
+    // The last events with the part's records (even with no event: the
+    // writer's file holds the tree, as `root` writes it).
+    fillRecordTrees(*records_.records(), batch_->file(), settings_);
+    ship();
     close();
     return;
   }
+  writeTrees();
+  file_.commit(written_, treeEntries(treeName_));
+}
+
+void TreeOutput::writeTrees() {
   rootFile_->cd();
   takeRootMessage();
   bool const written = tree_->Write() > 0;
   auto const message = takeRootMessage();
-  if (!close() || !written) file_.fail(writeFailure(file_.temporaryPath(), message));
-  file_.commit(written_, treeEntries(treeName_));
+  std::optional<std::string> records;  // why the records could not be written
+  try {
+    writeRecordTrees(*records_.records(), *rootFile_, settings_);
+  } catch (Exception const& error) {
+    records = error.message();
+  }
+  bool const intact = close();
+  if (!intact || !written) file_.fail(writeFailure(file_.temporaryPath(), message));
+  if (records) file_.fail(writeFailure(file_.temporaryPath(), *records));
 }
 
 void TreeOutput::abandon() {
@@ -113,13 +135,14 @@ bool TreeOutput::close() {
 std::string TreeOutput::details() const {
   if (auto shared = sharedDetails()) return *shared;
   if (shipping_) return shippedDetails(file_, written_, batchesShipped_, bytesShipped_);
-  return fileDetails(file_, written_);
+  return recordDetails(fileDetails(file_, written_), records_.records(), file_.committed());
 }
 
 namespace {
 RegisterOutput<TreeOutput> const registration(
     "root",
-    "writes a TTree, a branch per product (a one module): file=PATH, tree=NAME, compression=zlib|lz4|zstd|lzma "
+    "writes a TTree, a branch per product, and the runs and lumis beside it (trees LuminosityBlocks, Runs) "
+    "(a one module): file=PATH, tree=NAME, compression=zlib|lz4|zstd|lzma "
     "(lz4), level=0..9 (lz4: 4, else 5), basket=BYTES, split=LEVEL, autoflush=N, imt=true|false, flush=EVENTS (a batch of a shared-writer "
     "job), keep=GLOB");
 }

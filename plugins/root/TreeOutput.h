@@ -38,6 +38,9 @@ class TreeOutput : public TreeFileOutput<one::Output> {
 
   void beginJob(JobContext const& context) override;
   void write(Event const& event) override;
+  // Keeps the lumi's (run's) row, written with the file (RecordFiles.h).
+  void writeLumi(Lumi const& lumi) override;
+  void writeRun(Run const& run) override;
   void endJob() override;
   void abandon() override;
   std::string details() const override;
@@ -47,6 +50,8 @@ class TreeOutput : public TreeFileOutput<one::Output> {
   // Closes the file; false if ROOT failed to write some of it.
   bool close();
   void ship();
+  // Writes the Events tree and the records into the file.
+  void writeTrees();
 
   TreeSettings settings_;
   long long autoFlush_;

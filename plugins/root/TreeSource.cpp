@@ -36,6 +36,7 @@
 #include "root/InputFiles.h"
 #include "root/RootSupport.h"
 #include "root/UnreadableProducts.h"
+#include "root/TreeLumis.h"
 
 namespace lanes::rootio {
 
@@ -48,6 +49,7 @@ struct TreeSource::TreeLayout {
   TreeLayout(std::vector<std::string> files, UnreadableProducts unreadable)
       : sequence(std::move(files)),
         counts(std::make_shared<EntryCounts>(sequence.files().size())),
+        lumis(sequence.files().size()),
         unreadable(std::move(unreadable)) {}
 
   FileSequence sequence;
@@ -59,7 +61,8 @@ struct TreeSource::TreeLayout {
   std::size_t readAhead = 16;  // entries of a branch read at a time
   std::size_t fromBaskets = 0;  // the branches of the first file that can be read from baskets, where fromBaskets()
   std::uint64_t chunk = 1;     // handles=lane: consecutive entries a lane takes
-  std::shared_ptr<EntryCounts> counts;  // the one part copies change: thread-safe
+  std::shared_ptr<EntryCounts> counts;  // with lumis.index, the parts copies change: thread-safe
+  SourceLumis lumis;
   SkippedFiles skipped;
   UnreadableProducts unreadable;  // the selected branches of the first file that cannot be read here
 };
@@ -406,6 +409,41 @@ ProductDescription descriptionOf(TreeSource::BranchLayout const& branch) {
   return {branch.name, typeid(EmulatedObject), branch.cls->GetName()};
 }
 
+// The run and luminosityBlock leaves of `tree` (idLeavesOf), or none if the
+// layout reads no ids; throws naming the file.
+std::pair<TLeaf*, TLeaf*> lumiLeavesOf(TTree& tree, TreeSource::TreeLayout const& layout, std::string const& path) {
+  if (!layout.hasIds) return {nullptr, nullptr};
+  try {
+    auto const leaves = idLeavesOf(tree, layout.idBranch);
+    return {leaves[0], leaves[1]};
+  } catch (Exception const& error) {
+    throw Exception("'" + path + "': " + error.message());
+  }
+}
+
+// Every file's lumis and run and lumi records, read as the source is built,
+// from `first` on (open as `firstFile`): the products of a run or lumi sum
+// its rows of every file, which no copy could know from the files it reached.
+void readAllLumis(TreeSource::TreeLayout& layout, std::size_t first, TFile& firstFile, TTree& firstTree) {
+  auto const& files = layout.sequence.files();
+  for (auto index = first; index < files.size(); ++index) {
+    if (layout.skipped.contains(files[index])) continue;
+    std::unique_ptr<TFile> opened;
+    auto* file = &firstFile;
+    auto* tree = &firstTree;
+    if (index != first) {
+      opened = openInputFile(files[index]);
+      file = opened.get();
+      tree = findTree(*opened, layout.tree);
+      layout.counts->learn(index, static_cast<std::uint64_t>(tree->GetEntries()));
+    }
+    auto const [run, lumi] = lumiLeavesOf(*tree, layout, files[index]);
+    auto& records = layout.lumis.records;
+    records.count(layout.lumis.index->of(index, [&] { return treeLumis(*file, *tree, run, lumi, layout.lumis.rows()); }));
+    addTreeRecords(*file, records);
+  }
+}
+
 }  // namespace
 
 TreeSource::TreeSource(Options const& options) : TreeSource(options, PluginOptions(options, "root")) {}
@@ -484,12 +522,21 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
     countOrSkip(files, first + 1, *layout->counts, layout->skipped,
                 [this](std::size_t index) { return static_cast<std::uint64_t>(open(index)->tree->GetEntries()); });
   }
+  layout->lumis.setUp(files, layout->skipped, layout->tree, [&](char const* name) { return treeRecordColumns(*file, name); });
+  declareRecords();
+  if (!layout->lumis.records.empty()) readAllLumis(*layout, first, *file, *tree);
 }
 
 TreeSource::TreeSource(std::shared_ptr<TreeLayout const> layout, std::uint64_t chunk)
     : layout_(std::move(layout)), sequence_(layout_->sequence), perLane_(true), chunk_(chunk) {
   for (auto const& branch : layout_->branches) declare(descriptionOf(branch));
+  declareRecords();
   makePools();
+}
+
+void TreeSource::declareRecords() {
+  for (auto& description : layout_->lumis.records.descriptions(Level::Lumi)) declareLumiProduct(std::move(description));
+  for (auto& description : layout_->lumis.records.descriptions(Level::Run)) declareRunProduct(std::move(description));
 }
 
 void TreeSource::makePools() {
@@ -557,13 +604,37 @@ void TreeSource::afterFork() { open_.clear(); }
 std::string TreeSource::origin() const { return sequence_.files()[originFile_]; }
 
 // The read-ahead it chose (defaultReadAhead) or was given, the branches a
-// lane's copy reads from their baskets, and the files it skipped.
+// lane's copy reads from their baskets, the files it skipped, and its run
+// and lumi records.
 std::string TreeSource::details() const {
   auto details = nlohmann::json{{"readahead", layout_->readAhead}, {"branches_from_baskets", layout_->fromBaskets}};
   details.update(layout_->unreadable.details());
-  if (auto const skipped = layout_->skipped.details(); !skipped.empty()) details.update(nlohmann::json::parse(skipped));
+  for (auto const& more : {layout_->skipped.details(), layout_->lumis.records.details()}) {
+    if (!more.empty()) details.update(nlohmann::json::parse(more));
+  }
   return details.dump();
 }
+
+std::optional<LumiStretch> TreeSource::stretchAt(std::uint64_t ordinal) {
+  return stretchOf(
+      sequence_, ordinal, [this](std::size_t file) -> FileLumis const& { return lumisOf(file); },
+      [this](std::uint64_t entry) { return reach(entry); });
+}
+
+FileLumis const& TreeSource::lumisOf(std::size_t index) {
+  return layout_->lumis.index->of(index, [&] {
+    auto& file = opened(index);
+    bool const ids = layout_->hasIds;
+    return treeLumis(*file.file, *file.tree, ids ? file.idLeaves[0] : nullptr, ids ? file.idLeaves[1] : nullptr,
+                     layout_->lumis.rows());
+  });
+}
+
+void TreeSource::readRun(std::uint32_t run, ProductSlot* slots) {
+  layout_->lumis.records.read(Level::Run, {run, 0}, slots);
+}
+
+void TreeSource::readLumi(LumiNumber lumi, ProductSlot* slots) { layout_->lumis.records.read(Level::Lumi, lumi, slots); }
 
 std::vector<std::string> TreeSource::fileList() const { return layout_->sequence.files(); }
 
@@ -1013,7 +1084,8 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
 namespace {
 RegisterSource<TreeSource> const registration(
     "root",
-    "reads a TTree, every top-level branch a product read on demand: file=PATH (repeatable) or files=LIST, "
+    "reads a TTree, every top-level branch a product read on demand, and the run and lumi products of NanoAOD's "
+    "Runs and LuminosityBlocks trees: file=PATH (repeatable) or files=LIST, "
     "tree=NAME (Events), id=BRANCH (a leaf-list branch of run, luminosityBlock and event leaves giving the ids), "
     "branches=GLOB, exclude=GLOB, handles=lane|shared (lane, the default: each lane reads with file handles of its "
     "own, so threads read concurrently; shared: one set, each event read whole as it is fetched, by one thread at a "

@@ -13,6 +13,7 @@
 #include "lanes/core/ReadingNote.h"
 #include "lanes/core/Source.h"
 #include "root/InputFiles.h"
+#include "root/InputLumis.h"
 #include "root/ObjectPool.h"
 
 class TBranch;
@@ -89,6 +90,14 @@ class TreeSource : public Source {
   void afterFork() override;
   std::string origin() const override;
   std::string details() const override;
+  // Runs and lumis (InputLumis.h): each file's ids are read once, by the copy
+  // that first needs them, from a file it opens to read anyway; NanoAOD's
+  // Runs and LuminosityBlocks trees give run and lumi products and empty
+  // lumis. Where the first file's trees have products, every file's are
+  // read, with its ids, as the source is built.
+  std::optional<LumiStretch> stretchAt(std::uint64_t ordinal) override;
+  void readRun(std::uint32_t run, ProductSlot* slots) override;
+  void readLumi(LumiNumber lumi, ProductSlot* slots) override;
 
   // How a branch becomes a product.
   enum class Kind { Scalar, Array, String, Object, Emulated };
@@ -173,6 +182,10 @@ class TreeSource : public Source {
   // Whether this copy reads branches from their baskets, where it can: a
   // lane's own copy that reads ahead.
   bool fromBaskets() const;
+  // The source's run and lumi products, declared from the layout's records.
+  void declareRecords();
+  // The lumis of file `index`, read from the file this copy opens for it if no copy has yet.
+  FileLumis const& lumisOf(std::size_t index);
 
   std::shared_ptr<TreeLayout const> layout_;
   std::vector<ObjectPool::Owner> pools_;  // per product, but Scalar and Emulated; outlive the open files

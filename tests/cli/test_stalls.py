@@ -33,7 +33,8 @@ def test_thread_time_breakdown_adds_up(reconstruction):
     report = reconstruction.report
     time = report["thread_time"]
     assert time["total_s"] == pytest.approx(report["threads"] * report["wall_s"])
-    parts = [time[key] for key in ("modules_s", "source_s", "outputs_s", "overhead_s", "idle_s")]
+    parts = [time[key] for key in ("modules_s", "source_s", "outputs_s", "transitions_s", "overhead_s", "boundary_s",
+                                   "idle_s")]
     assert all(part >= 0 for part in parts)
     assert sum(parts) == pytest.approx(time["total_s"], rel=1e-9)
     assert time["outputs_s"] == pytest.approx(report["outputs_s"])
@@ -126,7 +127,7 @@ def test_multi_process_thread_time_and_modules_are_the_sums_of_the_parts(multipr
     assert multiprocess.returncode == 0, multiprocess.stderr
     report, parts = multiprocess.report, parts_of(multiprocess.report)
     assert len(parts) == (3 if report["mode"] == "fork" else 2)
-    for key in ("total_s", "modules_s", "source_s", "outputs_s", "overhead_s", "idle_s"):
+    for key in ("total_s", "modules_s", "source_s", "outputs_s", "transitions_s", "overhead_s", "boundary_s", "idle_s"):
         assert report["thread_time"][key] == pytest.approx(sum(p["thread_time"][key] for p in parts), abs=1e-9)
     assert report["stall_s"] == pytest.approx(sum(p["stall_s"] for p in parts))
     assert report["stall_s"] == pytest.approx(sum(m["stall_s"] for m in report["modules"]))

@@ -42,6 +42,11 @@ class CountSource : public Source {
   }
   std::uint64_t replicaChunk() const override { return chunk_; }
   void useReplicaChunk(std::uint64_t chunk) override { observations_->replicaChunk = chunk; }
+  // One run, one lumi: the job need not read the ids ahead (which would record positions).
+  std::optional<LumiStretch> stretchAt(std::uint64_t ordinal) override {
+    auto const end = static_cast<std::uint64_t>(events_);
+    return ordinal < end ? LumiStretch{{1, 1}, 0, end} : LumiStretch{{1, 1}, end, end};
+  }
   void read(SourceEvent const& event, std::size_t product, ProductSlot& slot) override {
     // A file source's read() is not reentrant: a second reader of this copy
     // is counted, and the window held open so that one would be seen.

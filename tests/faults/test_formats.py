@@ -130,7 +130,8 @@ import ROOT
 source = ROOT.TFile.Open(sys.argv[1])
 blobs = source.Get("EventBlobs")
 target = ROOT.TFile.Open(sys.argv[2], "RECREATE")
-source.Get("EventProducts").CloneTree().Write()
+for kept in ("EventProducts", "LuminosityBlocks", "Runs"):
+    source.Get(kept).CloneTree().Write()
 copy = blobs.CloneTree(0)  # shares the source's branch addresses
 for entry in range(blobs.GetEntries()):
     blobs.GetEntry(entry)

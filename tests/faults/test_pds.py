@@ -56,7 +56,7 @@ def test_wrong_version(tmp_path, version):
     path = write_pds(tmp_path)
     rewrite(path, lambda data: struct.pack_into("<I", data, 8, version))
     assert_one_line_error(read_back(tmp_path, path), str(path), f"pds format version {version}",
-                          "reads versions 1 to 2", code=2)
+                          "reads versions 1 to 3", code=2)
 
 
 def test_damaged_header(tmp_path):

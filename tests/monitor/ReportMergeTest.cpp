@@ -25,11 +25,16 @@ nlohmann::json part(double scale, std::vector<double> const& eventSeconds, std::
                     {"external_s", 0.0}},
                    {{"label", "out"}, {"plugin", "dummy"}, {"kind", "output"}, {"concurrency", "global"},
                     {"calls", events - 1}, {"events", events - 1}, {"total_s", 0.1 * scale}, {"stall_s", 0.0},
-                    {"external_s", 0.0}, {"details", {{"events_written", events - 1}}}}}},
+                    {"external_s", 0.0}, {"details", {{"events_written", events - 1}}},
+                    {"transitions", {{"writeLumi", {{"calls", 3}, {"total_s", 0.01 * scale}}}}}}}},
       {"source_s", 0.3 * scale}, {"outputs_s", 0.1 * scale},
       {"thread_time", {{"total_s", 4.0 * scale}, {"modules_s", 0.5 * scale}, {"source_s", 0.3 * scale},
-                       {"outputs_s", 0.1 * scale}, {"overhead_s", 0.1 * scale}, {"idle_s", 3.0 * scale}}},
-      {"stall_s", 0.2 * scale}, {"lane_idle_s", {0.25 * scale, 0.5 * scale}},
+                       {"outputs_s", 0.1 * scale}, {"transitions_s", 0.01 * scale}, {"overhead_s", 0.1 * scale},
+                       {"boundary_s", 0.2 * scale}, {"idle_s", 2.79 * scale}}},
+      {"stall_s", 0.2 * scale}, {"lane_idle_s", {0.25 * scale, 0.5 * scale}}, {"lane_boundary_s", {0.1 * scale, 0.1 * scale}},
+      {"runs_and_lumis", {{"tracked", true}, {"runs", 1}, {"lumis", static_cast<std::uint64_t>(3 * scale)}, {"repeated_runs", 0},
+                          {"repeated_lumis", 1}, {"empty_lumis", 0}, {"concurrent_runs", 1}, {"concurrent_lumis", 2},
+                          {"runs_serialised_by", nlohmann::json::array()}, {"lumis_serialised_by", {"dqm"}}}},
       {"path_report", {{"paths", {{{"name", "p"}, {"visited", events}, {"accepted", events - 1}, {"rejected", 1},
                                    {"failed", 0},
                                    {"modules", {{{"label", "select"}, {"visited", events}, {"accepted", events - 1},
@@ -49,11 +54,17 @@ TEST(ReportMerge, SumsWhatAddsAndKeepsTheKeysOfOneReport) {
   EXPECT_EQ(merged["events"], 7);
   EXPECT_EQ(merged["peak_rss_bytes"], 200);
   EXPECT_DOUBLE_EQ(merged["cpu_user_s"].get<double>(), 3.0);
-  for (auto const* key : {"total_s", "modules_s", "source_s", "outputs_s", "overhead_s", "idle_s"}) {
+  for (auto const* key : {"total_s", "modules_s", "source_s", "outputs_s", "transitions_s", "overhead_s", "boundary_s", "idle_s"}) {
     EXPECT_DOUBLE_EQ(merged["thread_time"][key].get<double>(),
                      a["thread_time"][key].get<double>() + b["thread_time"][key].get<double>()) << key;
   }
   EXPECT_DOUBLE_EQ(merged["stall_s"].get<double>(), 0.6);
+  // Lumi entries summed over the parts (a lumi two processes shared counts in both), the slots as each part's.
+  EXPECT_EQ(merged["runs_and_lumis"]["lumis"], 9);
+  EXPECT_EQ(merged["runs_and_lumis"]["repeated_lumis"], 2);
+  EXPECT_EQ(merged["runs_and_lumis"]["concurrent_lumis"], 2);
+  EXPECT_EQ(merged["runs_and_lumis"]["lumis_serialised_by"], nlohmann::json({"dqm"}));
+  EXPECT_EQ(merged["lane_boundary_s"], nlohmann::json({0.1, 0.1, 0.2, 0.2}));
   EXPECT_EQ(merged["lane_idle_s"], nlohmann::json({0.25, 0.5, 0.5, 1.0}));  // part after part
   ASSERT_EQ(merged["modules"].size(), 2u);
   auto const& select = merged["modules"][0];
@@ -63,12 +74,26 @@ TEST(ReportMerge, SumsWhatAddsAndKeepsTheKeysOfOneReport) {
   EXPECT_DOUBLE_EQ(select["total_s"].get<double>(), 1.5);
   EXPECT_DOUBLE_EQ(select["stall_s"].get<double>(), 0.6);
   EXPECT_FALSE(merged["modules"][1].contains("details"));  // a part's file is not the job's
+  EXPECT_EQ(merged["modules"][1]["transitions"]["writeLumi"]["calls"], 6);
+  EXPECT_DOUBLE_EQ(merged["modules"][1]["transitions"]["writeLumi"]["total_s"].get<double>(), 0.03);
   auto const& path = merged["path_report"]["paths"][0];
   EXPECT_EQ(path["visited"], 7);
   EXPECT_EQ(path["accepted"], 5);
   EXPECT_EQ(path["rejected"], 2);
   EXPECT_EQ(path["modules"][0]["visited"], 7);
   EXPECT_EQ(merged["path_report"]["outputs"][0]["events"], 5);
+}
+
+TEST(ReportMerge, AModulesRunAndLumiTransitionsAddUpOverTheParts) {
+  auto a = part(1.0, {0.01}, "1:1:1");
+  auto b = part(2.0, {0.02}, "1:1:2");
+  a["modules"][1]["transitions"] = {{"writeLumi", {{"calls", 2}, {"total_s", 0.25}}}};
+  b["modules"][1]["transitions"] = {{"writeLumi", {{"calls", 3}, {"total_s", 0.5}}},
+                                    {"writeRun", {{"calls", 1}, {"total_s", 0.125}}}};
+  auto const transitions = mergePartReports({&a, &b}).toJson()["modules"][1]["transitions"];
+  EXPECT_EQ(transitions["writeLumi"]["calls"], 5);
+  EXPECT_DOUBLE_EQ(transitions["writeLumi"]["total_s"].get<double>(), 0.75);
+  EXPECT_EQ(transitions["writeRun"]["calls"], 1);
 }
 
 TEST(ReportMerge, EventTimesAreTheDistributionOfAllTheParts) {

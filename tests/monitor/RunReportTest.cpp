@@ -67,15 +67,20 @@ TEST(RunReport, JsonHasEveryKey) {
   EXPECT_EQ(keysOf(json), (std::set<std::string>{"threads", "lanes", "events", "events_skipped", "runs_stolen", "wall_s",
                                                  "events_per_s", "cpu_user_s", "cpu_sys_s", "cpu_efficiency",
                                                  "peak_rss_bytes", "modules", "source_s", "outputs_s", "thread_time",
-                                                 "stall_s", "lane_idle_s", "path_report", "event_times", "memory",
-                                                 "activity", "monitor", "failed", "error", "stop_requested",
-                                                 "provenance", "schedule", "call_times"}));
+                                                 "stall_s", "lane_idle_s", "lane_boundary_s", "runs_and_lumis",
+                                                 "conditions", "path_report", "event_times", "memory", "activity", "monitor",
+                                                 "failed", "error", "stop_requested", "provenance", "schedule",
+                                                 "call_times"}));
   ASSERT_EQ(json.at("modules").size(), 3u);
   EXPECT_EQ(keysOf(json.at("modules")[0]),
             (std::set<std::string>{"label", "plugin", "kind", "concurrency", "calls", "events", "total_s", "stall_s",
-                                   "external_s"}));
+                                   "external_s", "conditions_s"}));
   EXPECT_EQ(keysOf(json.at("thread_time")),
-            (std::set<std::string>{"total_s", "modules_s", "source_s", "outputs_s", "overhead_s", "idle_s"}));
+            (std::set<std::string>{"total_s", "modules_s", "source_s", "outputs_s", "transitions_s", "overhead_s",
+                                   "boundary_s", "idle_s"}));
+  EXPECT_EQ(keysOf(json.at("runs_and_lumis")),
+            (std::set<std::string>{"tracked", "runs", "lumis", "repeated_runs", "repeated_lumis", "empty_lumis", "concurrent_runs",
+                                   "concurrent_lumis", "runs_serialised_by", "lumis_serialised_by"}));
   EXPECT_EQ(keysOf(json.at("path_report")), (std::set<std::string>{"paths", "outputs"}));
   // lanes_tests links the ROOT plugins, which name ROOT's release.
   EXPECT_EQ(keysOf(json.at("provenance")),

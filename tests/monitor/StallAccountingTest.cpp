@@ -142,12 +142,14 @@ TEST_P(StallAccountingTest, EachEventOfALaneFollowsAnIdleWaitThatEndsAtTheSource
 
 TEST_P(StallAccountingTest, ThreadTimeBreakdownAddsUp) {
   auto const& time = report.threadTime;
-  for (double part : {time.modulesSeconds, time.sourceSeconds, time.outputsSeconds, time.overheadSeconds, time.idleSeconds}) {
+  for (double part : {time.modulesSeconds, time.sourceSeconds, time.outputsSeconds, time.transitionsSeconds,
+                      time.overheadSeconds, time.boundarySeconds, time.idleSeconds}) {
     EXPECT_GE(part, 0.0);
   }
-  double const calls = time.modulesSeconds + time.sourceSeconds + time.outputsSeconds;
+  double const calls = time.modulesSeconds + time.sourceSeconds + time.outputsSeconds + time.transitionsSeconds;
   if (calls <= time.totalSeconds) {  // calls on the external work's own threads can outlast the job's threads
-    EXPECT_NEAR(calls + time.overheadSeconds + time.idleSeconds, time.totalSeconds, 1e-9 * time.totalSeconds + 1e-12);
+    EXPECT_NEAR(calls + time.overheadSeconds + time.boundarySeconds + time.idleSeconds, time.totalSeconds,
+                1e-9 * time.totalSeconds + 1e-12);
   }
   // The output's productReady calls are in its own row, as in the outputs' time.
   EXPECT_DOUBLE_EQ(report.modules[kOut].totalSeconds, report.outputsSeconds);

@@ -20,6 +20,7 @@ import pytest
 import uproot
 
 from conftest import BINARY, Result, run_lanes
+from lumis import assert_input_records, example, write_inputs
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "faults"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
@@ -130,6 +131,19 @@ def test_every_event_is_written_exactly_once(tmp_path, distribution):
     # One report, printed once: by rank 0.
     assert result.stdout.count("events written to out.root") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.root", "report.json"]
+
+
+@pytest.mark.parametrize("output_mode", ["merge", "shared-writer"])
+def test_each_lumi_and_run_is_written_once_with_its_products_merged(tmp_path, output_mode):
+    """tests/node's test of that name over three ranks: rank 0 merges the ranks' runs and lumis (their parts' records,
+    or those their last batches carry) by (run, lumi), the source's records once and the module's products added."""
+    inputs = ",".join(f"file={path}" for path in write_inputs(tmp_path))
+    result = mpi_lanes(tmp_path, "-t", 1, "--chunk", 3, "--output-mode", output_mode, "--source", f"root:{inputs}",
+                       *example(), "--output", "root:file=out.root,flush=4")
+    assert result.returncode == 0, result.stderr
+    assert_input_records(tmp_path / "out.root", tmp_path)
+    [written] = result.report["outputs"]
+    assert (written["events_written"], written["lumis_written"], written["runs_written"]) == (14, 5, 3)
 
 
 FILE_SIZES = [40, 70, 25]

@@ -1,8 +1,8 @@
 """`mpirun -np 3 lanes run --output hdf5:...,parallel=true`: the ranks write one HDF5 file together with parallel
 HDF5, each rank its own events' slabs. h5py must read every event of the input exactly once in it, with uproot's
-values of the input (layout=columns), or lanes' hdf5 source must read them back (layout=blobs); a failing rank
-leaves nothing; parallel=true is refused in one line, exit 2, where it cannot work. The binary loads one HDF5
-library: parallel and serial HDF5 define the same symbols.
+values of the input (layout=columns), or lanes' hdf5 source must read them back (layout=blobs); the run and lumi
+records hold each lumi and run once; a failing rank leaves nothing; parallel=true is refused in one line, exit 2,
+where it cannot work. The binary loads one HDF5 library: parallel and serial HDF5 define the same symbols.
 
 Skipped, with the reason, only when the build has no MPI.
 """
@@ -19,6 +19,7 @@ from test_mpi import RANKS, lanes_errors, mpi_lanes, pytestmark  # noqa: F401 (p
 from faults import assert_nothing_under, assert_one_line_error
 from rootio import NANO, assert_same_events, read_input
 from test_formats_hdf5 import h5py_events, read_back
+from test_lumi_records import SOURCE as LUMI_SOURCE, assert_records_of, event_ids, hdf5_records
 
 # Scalars, arrays of floats, ints and bools: every kind of column, and offsets to shift.
 KEEP = ",".join(f"keep={pattern}" for pattern in ["nMuon", "nJet", "Muon_*", "Jet_*"])
@@ -78,6 +79,18 @@ def test_blobs_written_together_read_back_as_the_input(tmp_path, options):
             assert file["batch_ends"][-1] == NANO.events
     expected = read_input(NANO)
     assert_same_events(read_back(tmp_path / "out.h5"), expected, products=kept_products(expected))
+
+
+def test_run_and_lumi_records_are_merged_once_each(tmp_path):
+    """Lumis of 3, 0 and 5 events, chunks of 3 events dealt to the ranks in turn: the ranks share lumis, and the
+    process that merges adds one record per lumi and run to the file they wrote together, its events and products
+    merged (test_lumi_records)."""
+    result = mpi_lanes(tmp_path, "-t", 1, "--source", LUMI_SOURCE, "-n", 0, "--module", "test-lumi-products",
+                       "--output", "hdf5:file=out.h5,parallel=true", "--distribution", "round-robin", "--chunk", 3,
+                       timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert all(row["events"] > 0 for row in result.report["workers"]), result.report["workers"]
+    assert_records_of(hdf5_records(tmp_path / "out.h5"), event_ids("hdf5", tmp_path / "out.h5"))
 
 
 def test_a_failing_rank_leaves_nothing(tmp_path):

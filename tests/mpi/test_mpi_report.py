@@ -46,7 +46,7 @@ def test_modules_and_thread_time_are_the_sums_of_the_ranks(job):
                                                     for r in ranks)), (label, key)
     assert modules["serial"]["calls"] == modules["dummy"]["events"] == EVENTS
     assert modules["serial"]["stall_s"] > 0 and modules["free"]["stall_s"] == 0
-    for key in ("total_s", "modules_s", "source_s", "outputs_s", "overhead_s", "idle_s"):
+    for key in ("total_s", "modules_s", "source_s", "outputs_s", "transitions_s", "overhead_s", "boundary_s", "idle_s"):
         assert report["thread_time"][key] == pytest.approx(sum(r["thread_time"][key] for r in ranks), abs=1e-9)
     assert report["stall_s"] == pytest.approx(sum(m["stall_s"] for m in report["modules"]))
     assert report["threads"] == 2 * RANKS

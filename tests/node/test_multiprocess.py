@@ -16,6 +16,7 @@ import pytest
 import uproot
 
 from conftest import BINARY
+from lumis import assert_input_records, example, write_inputs
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "files"
 # Events numbered 1..2421 (the file has no event id branches), two scalar branches kept.
@@ -76,6 +77,20 @@ def test_every_event_is_written_exactly_once(lanes, tmp_path, distribution, mode
     else:
         assert report["writer"] is None
     assert no_leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("output_mode", ["merge", "shared-writer"])
+def test_each_lumi_and_run_is_written_once_with_its_products_merged(lanes, tmp_path, output_mode):
+    """Runs and lumis (tests/lumis.py: two files with LuminosityBlocks and Runs trees) that each worker sees a part
+    of (chunks of 3 events): every worker's entry of a run or lumi has the source's records, the sum of the files'
+    rows, and the merged file takes them once; it adds up the events and the example module's products."""
+    inputs = ",".join(f"file={path}" for path in write_inputs(tmp_path))
+    result = lanes("run", "--processes", 2, "-t", 1, "--chunk", 3, "--output-mode", output_mode,
+                   "--source", f"root:{inputs}", *example(), "--output", "root:file=out.root,flush=4")
+    assert result.returncode == 0, result.stderr
+    assert_input_records(tmp_path / "out.root", tmp_path)
+    [written] = result.report["outputs"]
+    assert (written["events_written"], written["lumis_written"], written["runs_written"]) == (14, 5, 3)
 
 
 def test_a_shared_writer_takes_several_outputs_and_the_events_before_the_fork(lanes, tmp_path):

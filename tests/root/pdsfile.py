@@ -1,7 +1,8 @@
 """An independent reader of the pds format, written from the byte layout in docs/formats.md (and PdsFormat.h):
 the header, then each record's place, ids, checksum (XXH3-64, by the `xxhash` module that uproot depends on) and
-sizes (a codec frame, version 1 or 2, opened with `cramjam`, which uproot depends on too). The tests use it to count
-the events a file holds and to find where a record's bytes lie."""
+sizes (a codec frame, version 1 or 2, opened with `cramjam`, which uproot depends on too), and (version 3) the run
+and lumi records. The tests use it to count the events a file holds, to find where a record's bytes lie and to
+check the records of runs and lumis."""
 
 import struct
 from dataclasses import dataclass
@@ -9,7 +10,8 @@ from dataclasses import dataclass
 import cramjam
 import xxhash
 
-VERSIONS = (1, 2)  # of the pds format; a version 1 file holds version 1 frames, a version 2 file version 2 frames
+VERSIONS = (1, 2, 3)  # of the pds format; a version 1 file holds version 1 frames, later ones version 2 frames
+NOT_PUT = 0xFFFFFFFF  # a product's size in a run or lumi record that lacks it
 
 
 @dataclass
@@ -62,14 +64,55 @@ class Record:
         return self.offset + 8 + self.length + 8
 
 
+@dataclass
+class BlockRecord:
+    """A run's or a lumi's record (version 3): its products' bytes by label (None where it lacks one)."""
+    level: str  # "lumi" or "run"
+    run: int
+    luminosityBlock: int  # 0 for a run
+    events: int
+    products: dict
+    checksum_ok: bool
+
+
 def _string(data, at):
     (size,) = struct.unpack_from("<I", data, at)
     return data[at + 4:at + 4 + size].decode(), at + 4 + size
 
 
-def read_pds(path):
+def _products(body, at):
+    (count,) = struct.unpack_from("<I", body, at)
+    at += 4
+    products = []
+    for _ in range(count):
+        label, at = _string(body, at)
+        type_name, at = _string(body, at)
+        products.append((label, type_name))
+    return products, at
+
+
+def _block_record(header, record, checksum_ok):
+    """The block record whose body is `record`: u32 0, u32 level (1 lumi, 2 run), u32 run, u32 luminosityBlock,
+    u64 events, u32 Q, Q x u32 sizes, then the products' bytes."""
+    zero, level, run, lumi, events, count = struct.unpack_from("<IIIIQI", record, 0)
+    assert zero == 0 and level in (1, 2), (zero, level)
+    name = "lumi" if level == 1 else "run"
+    labels = [label for label, _ in header[f"{name}_products"]]
+    assert count == len(labels)
+    sizes = struct.unpack_from(f"<{count}I", record, 28)
+    at = 28 + 4 * count
+    products = {}
+    for label, size in zip(labels, sizes):
+        products[label] = None if size == NOT_PUT else bytes(record[at:at + size])
+        at += 0 if size == NOT_PUT else size
+    assert at == len(record)
+    return BlockRecord(name, run, lumi, events, products, checksum_ok)
+
+
+def read_pds(path, blocks=None):
     """(header, records) of the pds file at `path`: header is a dict of version, serialization, compression,
-    compress and products [(label, type)]; asserts the layout holds."""
+    compress, products [(label, type)] and (version 3) lumi_products and run_products; records are the event
+    records, and the run and lumi records are appended to `blocks` (a list) if given. Asserts the layout holds."""
     data = open(path, "rb").read()
     assert data[:8] == b"LANESPDS"
     version, size = struct.unpack_from("<II", data, 8)
@@ -80,27 +123,31 @@ def read_pds(path):
     at = 0
     for key in ("serialization", "compression", "compress"):
         header[key], at = _string(body, at)
-    (count,) = struct.unpack_from("<I", body, at)
-    at += 4
-    products = []
-    for _ in range(count):
-        label, at = _string(body, at)
-        type_name, at = _string(body, at)
-        products.append((label, type_name))
+    header["products"], at = _products(body, at)
+    header["lumi_products"], header["run_products"] = [], []
+    if version >= 3:
+        header["lumi_products"], at = _products(body, at)
+        header["run_products"], at = _products(body, at)
     assert at == len(body)
-    header["products"] = products
     records = []
     offset = 16 + size + 8
     while offset < len(data):
         (length,) = struct.unpack_from("<Q", data, offset)
         record = data[offset + 8:offset + 8 + length]
         (events,) = struct.unpack_from("<I", record, 0)
+        (checksum,) = struct.unpack_from("<Q", data, offset + 8 + length)
+        if events == 0:  # a run or lumi record, after the last event record
+            assert version >= 3
+            if blocks is not None:
+                blocks.append(_block_record(header, record, checksum == xxhash.xxh3_64_intdigest(record)))
+            offset += 8 + length + 8
+            continue
+        assert blocks is None or not blocks, "an event record after a run or lumi record"
         ids = [struct.unpack_from("<IIQ", record, 4 + 16 * i) for i in range(events)]
         at = 4 + 16 * events + 8 * (events + 1)
         (sizes,) = struct.unpack_from("<Q", record, at)
         frame = read_frame(record[at + 8:at + 8 + sizes])
-        assert frame.version == version, (frame.version, version)
-        (checksum,) = struct.unpack_from("<Q", data, offset + 8 + length)
+        assert frame.version == min(version, 2), (frame.version, version)
         records.append(Record(offset, length, ids, checksum == xxhash.xxh3_64_intdigest(record), frame))
         offset += 8 + length + 8
     assert offset == len(data)

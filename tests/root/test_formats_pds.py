@@ -31,7 +31,7 @@ def test_test_products_round_trip(tmp_path, serialization, compression, compress
     assert (details["events_written"], details["records"]) == (TEST_EVENTS, 6)
     header, records = read_pds(path)
     assert (header["version"], header["serialization"], header["compression"], header["compress"]) == (
-        2, serialization, compression, compress)
+        3, serialization, compression, compress)
     assert len(header["products"]) == 10 and all(record.checksum_ok for record in records)
     for record in records:
         frame = record.sizes_frame

@@ -42,9 +42,12 @@ def read_back(path, tmp_path, name):
 
 @pytest.mark.parametrize("name", FILES)
 def test_version_1_files_read(tmp_path, name):
+    """...with their lumis from the events' ids alone: they keep no run or lumi records."""
     result = read_back(fixture(name, tmp_path), tmp_path, name)
     assert result.returncode == 0, result.stderr
     assert output_details(result.report, "check-products") == {"events_checked": 4, "products_checked": 3}
+    blocks = result.report["runs_and_lumis"]
+    assert (blocks["runs"], blocks["lumis"], blocks["empty_lumis"]) == (1, 1, 0)
 
 
 def test_version_1_pds_reads_independently(tmp_path):

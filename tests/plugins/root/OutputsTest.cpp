@@ -152,11 +152,12 @@ TEST(RootOutputsTest, AFileThatReadsBackShortIsNotCommittedAndTheReportSaysWhy) 
   EXPECT_THROW(truncated.commit(200, treeEntries("Events")), Exception);
   EXPECT_EQ(scratch.files(), std::vector<std::string>{"tree.root"});
 
-  // Every output writes its tree, if only an empty one: a file without it lost it.
+  // Every output writes its tree, if only an empty one: a file without it lost it (the file holds
+  // Events, LuminosityBlocks and Runs).
   OutputFile treeless(scratch.path("treeless.root"));
   treeless.begin("");
   std::filesystem::copy_file(scratch.path("tree.root"), treeless.temporaryPath());
-  EXPECT_EQ(commitError(treeless, 0, "Runs"), "cannot write '" + scratch.path("treeless.root") + "': it cannot be read back");
+  EXPECT_EQ(commitError(treeless, 0, "Missing"), "cannot write '" + scratch.path("treeless.root") + "': it cannot be read back");
   EXPECT_EQ(scratch.files(), std::vector<std::string>{"tree.root"});
 }
 

@@ -6,6 +6,7 @@
 
 #include "lanes/core/EventId.h"
 #include "lanes/core/Exception.h"
+#include "lanes/core/Lumi.h"
 #include "lanes/core/Product.h"
 #include "lanes/core/ProductRegistry.h"
 
@@ -20,6 +21,15 @@ class Event {
 
   EventId const& id() const { return id_; }
   unsigned lane() const { return lane_; }
+  // The lumi (and run) in flight that the event belongs to, in a job that
+  // tracks lumis: one where a module or output has lumi or run callbacks,
+  // products or caches, or reads conditions (EventProcessor's info() says);
+  // else throws lanes::Exception.
+  Lumi const& lumi() const { return lumi_ ? *lumi_ : untracked(); }
+  Run const& run() const { return lumi().runBlock(); }
+  // The payload of a conditions record (Module::consumesConditions) for the
+  // event's interval of validity.
+  ConditionsPayload const& conditions(ConditionsToken token) const { return lumi_->conditions(token); }
 
   template <typename T>
   T const& get(ProductToken<T> token) const {
@@ -49,8 +59,9 @@ class Event {
   // Framework use: the scheduler starts each event and sources fill slots.
   // The slots keep the objects sources lent them, for the sources to reuse
   // (ProductSlot::vacate).
-  void start(EventId const& id) {
+  void start(EventId const& id, Lumi const* lumi = nullptr) {
     id_ = id;
+    lumi_ = lumi;
     for (auto& slot : slots_) slot.vacate();
   }
   ProductSlot& slotForWriting(ProductIndex index) { return slots_[index]; }
@@ -62,10 +73,12 @@ class Event {
   // (AnyProduct matches every type).
   ProductSlot const& checked(ProductIndex index, std::type_info const& wanted) const;
   ProductIndex indexOf(std::string const& label) const;
+  [[noreturn]] static Lumi const& untracked();
 
   ProductRegistry const* registry_;
   unsigned lane_;
   EventId id_;
+  Lumi const* lumi_ = nullptr;
   std::vector<ProductSlot> slots_;
 };
 

@@ -19,6 +19,16 @@
 
 namespace lanes {
 
+// What one conditions record did in a job (Conditions.h).
+struct ConditionsSummary {
+  std::string record;
+  unsigned concurrentIovs = 1;
+  std::uint64_t loads = 0;        // payloads loaded (an interval that comes back after its slot was reused loads again)
+  double loadSeconds = 0;         // their loads, summed
+  std::uint64_t deferredBegins = 0;  // lumi begins that waited for a slot of the record
+  double deferredSeconds = 0;        // how long, summed
+};
+
 struct RunSummary {
   std::uint64_t eventsProcessed = 0;  // finished without error (written by accepting outputs)
   std::uint64_t eventsSkipped = 0;    // failed under ErrorPolicy::Skip
@@ -27,6 +37,15 @@ struct RunSummary {
   std::string error;                  // one line naming module and event, when failed
   bool configurationError = false;    // it failed on a ConfigurationError as the job began: bad input, no event ran
   std::uint64_t runsStolen = 0;       // halves of runs that lanes took from others (ClaimedRuns::steal)
+  // Runs and lumis: the entries the job went through (a lumi that comes back
+  // later, or a run number that goes back, is a new entry, also counted as
+  // repeated), the lumis without events, and how many were in flight at most.
+  std::uint64_t runs = 0;
+  std::uint64_t lumis = 0;
+  std::uint64_t repeatedRuns = 0;
+  std::uint64_t repeatedLumis = 0;
+  std::uint64_t emptyLumis = 0;
+  std::vector<ConditionsSummary> conditions;  // by record
 };
 
 // One process's share of a multi-process job (the node layer runs them).

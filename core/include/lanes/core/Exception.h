@@ -15,7 +15,23 @@
 namespace lanes {
 
 // What the framework was doing when an error happened.
-enum class Transition { Construction, BeginJob, SourceNext, SourceRead, Acquire, Event, ProductReady, EndJob };
+enum class Transition {
+  Construction,
+  BeginJob,
+  SourceNext,
+  SourceRead,
+  Acquire,
+  Event,
+  ProductReady,
+  EndJob,
+  // Runs and lumis (Lumi.h): an error context's event is then EventId{run, lumi, 0}.
+  BeginRun,
+  BeginLumi,
+  EndLumi,
+  EndRun,
+  WriteLumi,  // an output's writeLumi()
+  WriteRun,   // an output's writeRun()
+};
 
 char const* toString(Transition t);
 

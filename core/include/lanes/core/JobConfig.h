@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lanes/core/Conditions.h"
 #include "lanes/core/Options.h"
 
 namespace lanes {
@@ -47,6 +48,16 @@ struct JobConfig {
   // and counts every call of the others without reading the clock (at least 1;
   // 1: every event timed). See ProcessingObserver on what untimed events report.
   unsigned timingSample = 1;
+  // Lumis (runs) in flight at once, at least 1: with 1, every event of a
+  // lumi finishes before the next lumi begins (Lumi.h). A `one` module that
+  // watches lumis (runs) holds the job to 1.
+  unsigned concurrentLumis = kDefaultConcurrentLumis;
+  unsigned concurrentRuns = kDefaultConcurrentRuns;
+  // The conditions service's records (Conditions.h).
+  std::vector<ConditionsRecordSpec> conditions;
+
+  static constexpr unsigned kDefaultConcurrentLumis = 2;
+  static constexpr unsigned kDefaultConcurrentRuns = 1;
 };
 
 }  // namespace lanes

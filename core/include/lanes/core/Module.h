@@ -9,11 +9,14 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <type_traits>
 #include <string>
 #include <typeindex>
 #include <vector>
 
 #include "lanes/core/Completion.h"
+#include "lanes/core/Conditions.h"
+#include "lanes/core/Lumi.h"
 #include "lanes/core/Product.h"
 
 namespace lanes {
@@ -58,6 +61,10 @@ struct JobContext {
   // the events' ids ahead (a pass over the ids: ask only for a setting that
   // must hit an event, as fault's at=); nullopt where it cannot.
   std::function<std::optional<bool>(std::uint64_t number)> hasEventNumber = {};
+  // The run and lumi products of the job (the source's, then the modules'),
+  // for an output that writes them; never null in a job's beginJob().
+  ProductRegistry const* runRegistry = nullptr;
+  ProductRegistry const* lumiRegistry = nullptr;
   // For endJob(): whether this process processed every event of the job,
   // neither failing nor stopped by a signal (false in a part of a
   // multi-process or MPI job, which sees only some of the events).
@@ -76,11 +83,28 @@ struct ProductDeclaration {
   std::type_index type;
   bool anyType = false;  // consumesAny(): only the size is read
   ProductIndex index = ~ProductIndex{0};
+  MergeProducts merge = nullptr;  // a run or lumi product's (see Lumi.h); nullptr: it does not merge
+};
+
+// The run and lumi transitions, as bits: which a module's type overrides
+// (Module::transitions()).
+enum TransitionBits : unsigned {
+  kBeginRun = 1,
+  kEndRun = 2,
+  kBeginLumi = 4,
+  kEndLumi = 8,
+  kWriteRun = 16,   // an output's writeRun()
+  kWriteLumi = 32,  // an output's writeLumi()
+  kAllTransitions = 63,
 };
 
 namespace detail {
 class Worker;
-}
+class Boundaries;
+class Schedule;
+// Sets Module::transitions() (PluginRegistry.h: noteTransitions).
+void setTransitions(Module& module, unsigned bits);
+}  // namespace detail
 
 // Base of every module. Construction and beginJob/endJob are called by one
 // thread; event-time calls follow the module's concurrency class.
@@ -104,38 +128,100 @@ class Module {
   // after the job, on the thread that ran it.
   virtual std::string details() const { return {}; }
 
-  std::deque<ProductDeclaration> const& consumed() const { return consumed_; }
-  std::deque<ProductDeclaration> const& produced() const { return produced_; }
+  // What the module consumes and produces: an event's products, or the run
+  // and lumi products it reads from the source or puts in its end transitions.
+  std::deque<ProductDeclaration> const& consumed(Level level = Level::Event) const { return consumed_[index(level)]; }
+  std::deque<ProductDeclaration> const& produced(Level level = Level::Event) const { return produced_[index(level)]; }
+
+  // The conditions records the module reads (consumesConditions), by name,
+  // with their index in the job's conditions service once it is built.
+  struct ConditionsDeclaration {
+    std::string record;
+    unsigned index = ~0u;
+  };
+  std::deque<ConditionsDeclaration> const& conditionsConsumed() const { return conditionsConsumed_; }
+
+  // The run and lumi transitions (TransitionBits) the module's type has
+  // callbacks for: a module registered by RegisterModule/RegisterOutput is
+  // called only for those; one made otherwise, for every transition. A `one`
+  // module that has lumi (run) callbacks sees the lumis (runs) one at a
+  // time: the job then holds one lumi (run) in flight.
+  unsigned transitions() const { return transitions_; }
+  // The LumiCache/RunCache/LumiSum/RunSum members, registered as they are
+  // constructed (Lumi.h).
+  std::vector<detail::BlockCacheBase*> const& blockCaches() const { return caches_; }
 
  protected:
   explicit Module(std::string label) : label_(std::move(label)) {}
 
   template <typename T>
   ProductToken<T> consumes(std::string label) {
-    consumed_.push_back({std::move(label), typeid(T)});
-    return ProductToken<T>(&consumed_.back().index);
+    consumed_[0].push_back({std::move(label), typeid(T)});
+    return ProductToken<T>(&consumed_[0].back().index);
   }
   ProductToken<AnyProduct> consumesAny(std::string label) {
-    consumed_.push_back({std::move(label), typeid(AnyProduct), true});
-    return ProductToken<AnyProduct>(&consumed_.back().index);
+    consumed_[0].push_back({std::move(label), typeid(AnyProduct), true});
+    return ProductToken<AnyProduct>(&consumed_[0].back().index);
   }
   template <typename T>
   ProductToken<T> produces(std::string label) {
-    produced_.push_back({std::move(label), typeid(T)});
-    return ProductToken<T>(&produced_.back().index);
+    produced_[0].push_back({std::move(label), typeid(T)});
+    return ProductToken<T>(&produced_[0].back().index);
+  }
+  // Run and lumi products: read from the source (NanoAOD's Runs and
+  // LuminosityBlocks trees), or put by this module at the block's end.
+  template <typename T>
+  LumiToken<T> consumesLumi(std::string label) {
+    return LumiToken<T>(declare<T>(consumed_[1], std::move(label)));
+  }
+  template <typename T>
+  LumiToken<T> producesLumi(std::string label) {
+    return LumiToken<T>(declare<T>(produced_[1], std::move(label)));
+  }
+  template <typename T>
+  RunToken<T> consumesRun(std::string label) {
+    return RunToken<T>(declare<T>(consumed_[2], std::move(label)));
+  }
+  template <typename T>
+  RunToken<T> producesRun(std::string label) {
+    return RunToken<T>(declare<T>(produced_[2], std::move(label)));
+  }
+  // A conditions record of the job's (Conditions.h), read through
+  // Event::conditions(): the module's calls of an event wait for its payload.
+  ConditionsToken consumesConditions(std::string record) {
+    conditionsConsumed_.push_back({std::move(record)});
+    return ConditionsToken(&conditionsConsumed_.back().index);
   }
 
  private:
   friend class detail::Worker;
+  friend class detail::Boundaries;
+  friend class detail::BlockCacheBase;
   friend class ProductRegistry;
+  friend class detail::Schedule;
+  friend void detail::setTransitions(Module& module, unsigned bits);
+  static std::size_t index(Level level) { return static_cast<std::size_t>(level); }
+  template <typename T>
+  ProductIndex const* declare(std::deque<ProductDeclaration>& declarations, std::string label) {
+    declarations.push_back({std::move(label), typeid(T), false, ~ProductIndex{0}, mergerOf<T>()});
+    return &declarations.back().index;
+  }
   // The scheduler's entry points; the typed bases forward them to the
   // user-facing produce()/filter()/analyze()/write() with the right constness.
   virtual bool doEvent(Event& event) = 0;  // returns the filter decision
   virtual void doAcquire(Event&, Completion) {}
+  virtual void doBeginRun(Run const&) {}
+  virtual void doEndRun(Run&) {}
+  virtual void doBeginLumi(Lumi const&) {}
+  virtual void doEndLumi(Lumi&) {}
 
   std::string label_;
-  std::deque<ProductDeclaration> consumed_;  // deque: tokens point into it
-  std::deque<ProductDeclaration> produced_;
+  // By Level: event, lumi, run. Deques: tokens point into them.
+  std::deque<ProductDeclaration> consumed_[3];
+  std::deque<ProductDeclaration> produced_[3];
+  std::deque<ConditionsDeclaration> conditionsConsumed_;
+  unsigned transitions_ = kAllTransitions;
+  std::vector<detail::BlockCacheBase*> caches_;
 };
 
 }  // namespace lanes

@@ -59,6 +59,25 @@ class LimitedModule : public TypedModule<Kind, Concurrency::Limited, Root> {
 
 }  // namespace detail
 
+// What every kind has for one concurrency class: the run and lumi
+// transitions (default: nothing), and TypedBase, which names the class for
+// RegisterModule (a module is called only for the transitions it overrides).
+// A `one` module that overrides a lumi (run) callback sees the lumis (runs)
+// one at a time, in order: the job then holds one lumi (run) in flight.
+#define LANES_DETAIL_TRANSITIONS(CLASS, CONST)                                   \
+ public:                                                                         \
+  using TypedBase = CLASS;                                                       \
+  virtual void beginRun(Run const&) CONST {}                                     \
+  virtual void endRun(Run&) CONST {}                                             \
+  virtual void beginLumi(Lumi const&) CONST {}                                   \
+  virtual void endLumi(Lumi&) CONST {}                                           \
+                                                                                 \
+ private:                                                                        \
+  void doBeginRun(Run const& run) final { beginRun(run); }                       \
+  void doEndRun(Run& run) final { endRun(run); }                                 \
+  void doBeginLumi(Lumi const& lumi) final { beginLumi(lumi); }                  \
+  void doEndLumi(Lumi& lumi) final { endLumi(lumi); }
+
 // The four kinds for one concurrency class. CONST is `const` for the classes
 // whose single instance is shared by concurrent lanes.
 #define LANES_DETAIL_MODULE_KINDS(BASE, CONST)                                                        \
@@ -71,6 +90,7 @@ class LimitedModule : public TypedModule<Kind, Concurrency::Limited, Root> {
                                                                                                       \
    private:                                                                                           \
     bool doEvent(Event& event) final { return produce(event), true; }                                 \
+    LANES_DETAIL_TRANSITIONS(Producer, CONST)                                                         \
   };                                                                                                  \
   class ExternalProducer : public BASE<ModuleKind::Producer> {                                        \
    public:                                                                                            \
@@ -84,6 +104,7 @@ class LimitedModule : public TypedModule<Kind, Concurrency::Limited, Root> {
    private:                                                                                           \
     void doAcquire(Event& event, Completion completion) final { acquire(event, std::move(completion)); } \
     bool doEvent(Event& event) final { return produce(event), true; }                                 \
+    LANES_DETAIL_TRANSITIONS(ExternalProducer, CONST)                                                 \
   };                                                                                                  \
   class Filter : public BASE<ModuleKind::Filter> {                                                    \
    public:                                                                                            \
@@ -94,6 +115,7 @@ class LimitedModule : public TypedModule<Kind, Concurrency::Limited, Root> {
                                                                                                       \
    private:                                                                                           \
     bool doEvent(Event& event) final { return filter(event); }                                        \
+    LANES_DETAIL_TRANSITIONS(Filter, CONST)                                                           \
   };                                                                                                  \
   class Analyzer : public BASE<ModuleKind::Analyzer> {                                                \
    public:                                                                                            \
@@ -104,16 +126,24 @@ class LimitedModule : public TypedModule<Kind, Concurrency::Limited, Root> {
                                                                                                       \
    private:                                                                                           \
     bool doEvent(Event& event) final { return analyze(event), true; }                                 \
+    LANES_DETAIL_TRANSITIONS(Analyzer, CONST)                                                         \
   };                                                                                                  \
+  /* An output also writes each lumi's and run's record, after the block's */                         \
+  /* end transition, once every event of it was written. */                                           \
   class Output : public BASE<ModuleKind::Output, OutputModule> {                                      \
    public:                                                                                            \
     virtual void write(Event const& event) CONST = 0;                                                 \
+    virtual void writeLumi(Lumi const&) CONST {}                                                      \
+    virtual void writeRun(Run const&) CONST {}                                                        \
                                                                                                       \
    protected:                                                                                         \
     using BASE<ModuleKind::Output, OutputModule>::BASE;                                               \
                                                                                                       \
    private:                                                                                           \
     bool doEvent(Event& event) final { return write(event), true; }                                   \
+    void doWriteLumi(Lumi const& lumi) final { writeLumi(lumi); }                                     \
+    void doWriteRun(Run const& run) final { writeRun(run); }                                          \
+    LANES_DETAIL_TRANSITIONS(Output, CONST)                                                           \
   };
 
 namespace global {
@@ -141,5 +171,6 @@ LANES_DETAIL_MODULE_KINDS(Base, const)
 }  // namespace limited
 
 #undef LANES_DETAIL_MODULE_KINDS
+#undef LANES_DETAIL_TRANSITIONS
 
 }  // namespace lanes

@@ -19,9 +19,18 @@ namespace lanes {
 // one event.
 class OutputModule : public Module {
  public:
-  // Resolves the keep patterns into consumed products. Called by the framework
-  // once every producer is known, before the dependency graph is built.
-  void selectProducts(ProductRegistry const& registry);
+  // Resolves the keep patterns into consumed products, and notes the job's
+  // run and lumi products (`runs`, `lumis`). Called by the framework once
+  // every producer is known, before the dependency graph is built.
+  void selectProducts(ProductRegistry const& registry, ProductRegistry const* runs = nullptr,
+                      ProductRegistry const* lumis = nullptr);
+
+  // The job's run and lumi products, as JobContext gives them, but known
+  // from selectProducts() on: the parent of a multi-process job merges its
+  // workers' run and lumi records without beginning its outputs. nullptr
+  // before (an output made outside a job).
+  ProductRegistry const* runRegistry() const { return runRegistry_; }
+  ProductRegistry const* lumiRegistry() const { return lumiRegistry_; }
 
   // Ask for productReady() as each kept product becomes available, before write().
   virtual bool wantsProductReady() const { return false; }
@@ -69,7 +78,14 @@ class OutputModule : public Module {
   void keep(std::vector<std::string> patterns) { keepPatterns_ = std::move(patterns); }
 
  private:
+  friend class detail::Boundaries;
+  // The typed bases forward these to writeLumi()/writeRun() (ModuleTypes.h).
+  virtual void doWriteLumi(Lumi const&) {}
+  virtual void doWriteRun(Run const&) {}
+
   std::vector<std::string> keepPatterns_;
+  ProductRegistry const* runRegistry_ = nullptr;
+  ProductRegistry const* lumiRegistry_ = nullptr;
 };
 
 // Glob match with '*' (any run) and '?' (any one character).

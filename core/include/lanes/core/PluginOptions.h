@@ -23,7 +23,9 @@ class PluginOptions {
   // Threads, queues or concurrent calls one plugin may ask for.
   static constexpr std::uint64_t kMaxConcurrency = 4096;
 
-  PluginOptions(Options const& options, std::string plugin) : options_(&options), plugin_(std::move(plugin)) {}
+  // `what` names what the options are of in messages ("plugin 'NAME'").
+  PluginOptions(Options const& options, std::string plugin, std::string what = "plugin")
+      : options_(&options), plugin_(std::move(plugin)), what_(std::move(what)) {}
 
   Options const& raw() const { return *options_; }
 
@@ -60,6 +62,7 @@ class PluginOptions {
 
   Options const* options_;
   std::string plugin_;
+  std::string what_;
 };
 
 }  // namespace lanes

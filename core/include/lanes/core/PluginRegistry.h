@@ -8,9 +8,11 @@
 //   }
 
 #include <functional>
+#include <utility>
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "lanes/core/Module.h"
@@ -114,6 +116,37 @@ class PluginRegistry {
   std::vector<PluginConflict> conflicts_;
 };
 
+namespace detail {
+// Tells `module` which run and lumi callbacks its type T overrides: T's
+// member is then its own, not its lanes base's (T::TypedBase, ModuleTypes.h).
+template <typename T>
+void noteTransitions(Module& module) {
+  using Base = typename T::TypedBase;
+  unsigned bits = 0;
+  if (!std::is_same_v<decltype(&T::beginRun), decltype(&Base::beginRun)>) bits |= kBeginRun;
+  if (!std::is_same_v<decltype(&T::endRun), decltype(&Base::endRun)>) bits |= kEndRun;
+  if (!std::is_same_v<decltype(&T::beginLumi), decltype(&Base::beginLumi)>) bits |= kBeginLumi;
+  if (!std::is_same_v<decltype(&T::endLumi), decltype(&Base::endLumi)>) bits |= kEndLumi;
+  if constexpr (std::is_base_of_v<OutputModule, T>) {
+    if (!std::is_same_v<decltype(&T::writeRun), decltype(&Base::writeRun)>) bits |= kWriteRun;
+    if (!std::is_same_v<decltype(&T::writeLumi), decltype(&Base::writeLumi)>) bits |= kWriteLumi;
+  }
+  setTransitions(module, bits);
+}
+}  // namespace detail
+
+// Makes a module (or output) of type T, telling it which run and lumi
+// callbacks T overrides: what a factory of one's own (PluginRegistry::
+// addModule) uses, as the registrars below do. A module made otherwise gets
+// every run and lumi transition, and a `one` module among them holds the job
+// to one lumi and one run in flight.
+template <typename T, typename... Arguments>
+std::unique_ptr<T> constructModule(Arguments&&... arguments) {
+  auto module = std::make_unique<T>(std::forward<Arguments>(arguments)...);
+  detail::noteTransitions<T>(*module);
+  return module;
+}
+
 // Static registrars. A module type registered this way must be constructible
 // from (std::string label, Options const&).
 template <typename T>
@@ -122,7 +155,7 @@ struct RegisterModule {
                  std::vector<FileOption> files = {}) {
     PluginRegistry::instance().addModule({std::move(name), std::move(help), role, std::move(files)},
                                          [](std::string const& label, Options const& options) {
-                                           return std::unique_ptr<Module>(std::make_unique<T>(label, options));
+                                           return std::unique_ptr<Module>(constructModule<T>(label, options));
                                          });
   }
 };
@@ -132,7 +165,7 @@ struct RegisterOutput {
   RegisterOutput(std::string name, std::string help, std::vector<FileOption> files = kOutputFiles) {
     PluginRegistry::instance().addOutput({std::move(name), std::move(help), PluginRole::Module, std::move(files)},
                                          [](std::string const& label, Options const& options) {
-                                           return std::unique_ptr<OutputModule>(std::make_unique<T>(label, options));
+                                           return std::unique_ptr<OutputModule>(constructModule<T>(label, options));
                                          });
   }
 };

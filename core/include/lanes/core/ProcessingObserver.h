@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lanes/core/EventId.h"
+#include "lanes/core/Lumi.h"
 #include "lanes/core/Exception.h"
 #include "lanes/core/Module.h"
 #include "lanes/core/Product.h"
@@ -22,7 +23,11 @@ using Clock = std::chrono::steady_clock;
 // The time of what a job whose timing is sampled did not time (see ProcessingObserver).
 inline constexpr Clock::time_point kUntimed{};
 
-// One module call, source access or output call, as it happened.
+// The lane of a call that belongs to no lane: a run or lumi transition.
+inline constexpr unsigned kNoLane = ~0u;
+
+// One module call, source access or output call, as it happened. A run or
+// lumi transition's call has lane kNoLane and event EventId{run, lumi, 0}.
 struct CallRecord {
   unsigned module;  // index into JobInfo::modules, or kSourceProducer
   Transition transition;
@@ -40,6 +45,10 @@ enum class WaitKind {
   External,  // external work: from the start of acquire() (its call included) to the completion
   Idle,      // a lane without an event: from the end of its last event (or the part's start) to the
              // source's next(), or to the moment it finds no more events (its event is then EventId{})
+  Conditions,  // a module's call, waiting for a conditions payload of its event's interval to load
+  Boundary,  // a lane whose next event's lumi (or run) cannot begin yet: no slot is free (--concurrent-lumis,
+             // --concurrent-runs), or its begin transition runs; `module` is kSourceProducer, `event` EventId{};
+             // within the lane's Idle wait, which it does not end
 };
 char const* toString(WaitKind kind);
 
@@ -53,6 +62,20 @@ struct WaitRecord {
 };
 
 enum class EventStatus { Done, Failed };
+
+// A run or lumi as the job went through it: when it took its slot (the
+// frontier reached it), when its begin transition ended (its events could
+// start), and when its end transition ended (its slot was free again).
+struct BlockRecord {
+  Level level;
+  EventId id;             // EventId{run, lumi, 0}; lumi 0 for a run
+  std::uint64_t entry;    // Block::index()
+  unsigned slot;          // Block::slot(): the blocks of one slot never overlap in time
+  std::uint64_t events;   // its events that finished without error
+  Clock::time_point opened;
+  Clock::time_point begun;
+  Clock::time_point ended;
+};
 
 // How a path ended for one event: `step` modules of it passed; the module at
 // `step` (if any) rejected the event (Rejected) or the event failed (Failed).
@@ -110,6 +133,13 @@ struct JobInfo {
   std::vector<OutputInfo> outputs{};
   bool replicatedSource = false;  // each lane has its own copy of the source (else one, under a serial queue)
   SourceReads sourceReads = SourceReads::Inline;
+  // Lumis and runs in flight at once, as the job holds them (JobConfig's, or
+  // 1 where `one` modules watch them: these name them).
+  bool lumisTracked = false;  // whether the job tracks runs and lumis (Event::lumi())
+  unsigned concurrentLumis = 1;
+  unsigned concurrentRuns = 1;
+  std::vector<std::string> lumisSerialisedBy{};
+  std::vector<std::string> runsSerialisedBy{};
 };
 
 // Thread-safe: the per-event hooks are called concurrently from every worker
@@ -140,7 +170,8 @@ class ProcessingObserver {
     kCalls = 1,   // callFinished()
     kWaits = 2,   // waitFinished()
     kEvents = 4,  // eventStarted(), pathFinished(), eventFinished()
-    kAll = kCalls | kWaits | kEvents,
+    kBlocks = 8,  // blockFinished()
+    kAll = kCalls | kWaits | kEvents | kBlocks,
   };
   virtual ~ProcessingObserver() = default;
   virtual unsigned hooks() const { return kAll; }
@@ -152,6 +183,9 @@ class ProcessingObserver {
   virtual void pathFinished(unsigned /*lane*/, unsigned /*path*/, PathStatus, unsigned /*step*/) {}
   // `when`: as the event finished, which frees its lane.
   virtual void eventFinished(unsigned /*lane*/, EventId const&, EventStatus, Clock::time_point /*when*/) {}
+  // Each run and lumi, once its end transition ended (the lumis of a run
+  // before the run), from any thread; times kUntimed unless timed.
+  virtual void blockFinished(BlockRecord const&) {}
   virtual void jobFinished() {}
 };
 

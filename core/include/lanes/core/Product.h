@@ -15,11 +15,18 @@ namespace lanes {
 
 using ProductIndex = std::uint32_t;
 
+class ProductSlot;
+// Merges the product in `from` into the one in `into`, both of one type: a
+// run or lumi product's parts (Lumi.h: mergeInto); nullptr where the type
+// does not merge.
+using MergeProducts = void (*)(ProductSlot& into, ProductSlot const& from);
+
 // Immutable after registration.
 struct ProductDescription {
   std::string label;
   std::type_index type;
   std::string typeName;  // for messages; the registry fills it from `type` if empty
+  MergeProducts merge = nullptr;  // run and lumi products only (Lumi.h)
 };
 
 // A handle a module obtains from consumes<T>() or produces<T>() at

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lanes/core/Lumi.h"
 #include "lanes/core/Product.h"
 
 namespace lanes {
@@ -33,11 +34,12 @@ class ProductRegistry {
   ProductIndex const* find(std::string const& label) const;
 
   // Fills the indices of a module's produced declarations (registering them)
-  // or its consumed ones (checking that a producer exists and the type fits).
-  void registerProducts(Module& module, unsigned moduleIndex);
+  // or its consumed ones (checking that a producer exists and the type fits),
+  // of one level: a registry holds the products of one level.
+  void registerProducts(Module& module, unsigned moduleIndex, Level level = Level::Event);
   // Another instance of the same stream module: same products, same indices.
-  void registerReplica(Module& replica, Module const& original) const;
-  void resolveConsumed(Module& module) const;
+  void registerReplica(Module& replica, Module const& original, Level level = Level::Event) const;
+  void resolveConsumed(Module& module, Level level = Level::Event) const;
 
  private:
   std::vector<Entry> entries_;

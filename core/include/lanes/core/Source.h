@@ -19,6 +19,31 @@ struct SourceEvent {
   std::uint64_t entry = 0;  // source-defined: entry number, cache slot, ...
 };
 
+// Which run and lumi.
+struct LumiNumber {
+  std::uint32_t run = 1;
+  std::uint32_t luminosityBlock = 1;
+  friend bool operator==(LumiNumber const& a, LumiNumber const& b) {
+    return a.run == b.run && a.luminosityBlock == b.luminosityBlock;
+  }
+  friend bool operator!=(LumiNumber const& a, LumiNumber const& b) { return !(a == b); }
+  friend bool operator<(LumiNumber const& a, LumiNumber const& b) {
+    return a.run != b.run ? a.run < b.run : a.luminosityBlock < b.luminosityBlock;
+  }
+};
+
+// A stretch of consecutive events of one run and lumi: the ordinals [first,
+// end). An empty stretch (first == end) is the input's end.
+struct LumiStretch {
+  LumiNumber lumi;
+  std::uint64_t first = 0;
+  std::uint64_t end = 0;
+  // Lumis the input lists without any event (NanoAOD's LuminosityBlocks
+  // tree) that come right before the stretch, in order: each still gets its
+  // begin and end transitions, as CMSSW processes empty lumis.
+  std::vector<LumiNumber> emptyBefore = {};
+};
+
 // Externally synchronised by the scheduler. A shared source is used by all
 // lanes through one serial queue: next() and read() are never called
 // concurrently, unless concurrentReads() allows read() to be. A source that
@@ -119,6 +144,30 @@ class Source {
   // read. Throws lanes::Exception if it cannot.
   virtual void beforeFork() {}
 
+  // Runs and luminosity blocks: the stretch of consecutive events of one run
+  // and lumi that holds the event of `ordinal` (or, past the input's end, the
+  // empty stretch there, with the input's last empty lumis). A stretch may
+  // stop at a file's end while the next file's first events go on with the
+  // same run and lumi: the job joins them into one lumi. Throws
+  // lanes::Exception naming the file if the ids cannot be read, or hold a
+  // run or lumi number 0. Called on a lane's copy (replicated use) or under
+  // the serial queue (shared use), in no particular order of ordinals. The
+  // default, nullopt, leaves the job to read the ids ahead through at() of a
+  // copy. A source that numbers events by ordinal is never asked: the job
+  // numbers their runs and lumis (the events-per-lumi= options of every SPEC).
+  virtual std::optional<LumiStretch> stretchAt(std::uint64_t ordinal) { return std::nullopt; }
+
+  // The run and lumi products every run and lumi offers (NanoAOD's Runs and
+  // LuminosityBlocks trees), declared by the constructor; readRun() and
+  // readLumi() read them, each product into its slot of `slots` (indexed as
+  // runProducts() and lumiProducts()), as the run or lumi begins. Called as
+  // stretchAt() is. A lumi the input does not list gets none: its slots stay
+  // empty. Throw lanes::Exception naming the file.
+  std::vector<ProductDescription> const& runProducts() const { return runProducts_; }
+  std::vector<ProductDescription> const& lumiProducts() const { return lumiProducts_; }
+  virtual void readRun(std::uint32_t run, ProductSlot* slots) {}
+  virtual void readLumi(LumiNumber lumi, ProductSlot* slots) {}
+
   // The file (or other origin) the current events come from, for error messages.
   virtual std::string origin() const { return {}; }
 
@@ -133,9 +182,13 @@ class Source {
     products_.push_back({std::move(label), typeid(T), {}});
   }
   void declare(ProductDescription description) { products_.push_back(std::move(description)); }
+  void declareRunProduct(ProductDescription description) { runProducts_.push_back(std::move(description)); }
+  void declareLumiProduct(ProductDescription description) { lumiProducts_.push_back(std::move(description)); }
 
  private:
   std::vector<ProductDescription> products_;
+  std::vector<ProductDescription> runProducts_;
+  std::vector<ProductDescription> lumiProducts_;
 };
 
 }  // namespace lanes

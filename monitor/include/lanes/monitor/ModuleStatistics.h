@@ -7,8 +7,9 @@
 // What counts where:
 //   - a module's calls: its Acquire and Event calls; its time: those and its
 //     ProductReady calls (an output's per-product work is its own);
-//   - a module's waits: its Queue waits (its stall) and External waits;
-//   - a lane's idle time: its Idle waits;
+//   - a module's waits: its Queue waits (its stall), External and Conditions waits;
+//   - a lane's idle time: its Idle waits; its boundary wait: its Boundary waits;
+//   - a module's run and lumi transitions, each kind apart (transitions);
 //   - time in source: every call whose module is kSourceProducer;
 //   - time in outputs: every Acquire, Event and ProductReady call of a module
 //     whose kind is Output.
@@ -19,8 +20,10 @@
 // each module's, the source's and the outputs' sums and waits scaled by their
 // calls / timed calls, the lanes' idle time by the source's.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <new>
 #include <vector>
 
@@ -50,6 +53,7 @@ struct WaitTotals {
   Clock::duration queue{};     // runnable, waiting for the module's queue: its stall
   Clock::duration external{};  // External waits, the acquire() calls in them included
   Clock::duration acquire{};   // those acquire() calls
+  Clock::duration conditions{};  // waiting for a conditions payload of the event's interval to load
 
   double stallSeconds() const { return std::chrono::duration<double>(queue).count(); }
   // The external work's own time: the External waits less the acquire() calls.
@@ -69,6 +73,12 @@ struct CallTimes {
   CallTimes& operator+=(CallTimes const& other);
 };
 
+// The run and lumi transitions, in the order kBlockTransitions lists them.
+inline constexpr Transition kBlockTransitions[] = {Transition::BeginRun,  Transition::BeginLumi, Transition::EndLumi,
+                                                   Transition::EndRun,    Transition::WriteLumi, Transition::WriteRun};
+inline constexpr std::size_t kBlockTransitionCount = std::size(kBlockTransitions);
+using BlockTransitionTotals = std::array<CallTotals, kBlockTransitionCount>;
+
 // Thread-safe: callFinished() and waitFinished() may be called concurrently
 // from any thread, once jobStarted() has returned. totals() merges the
 // per-thread accumulators and must not overlap with those calls: call it
@@ -79,6 +89,8 @@ class ModuleStatistics : public ProcessingObserver {
     std::vector<CallTotals> modules;  // indexed like JobInfo::modules
     std::vector<WaitTotals> waits;    // indexed like JobInfo::modules
     std::vector<Clock::duration> laneIdle;  // by lane
+    std::vector<Clock::duration> laneBoundary;  // by lane
+    std::vector<BlockTransitionTotals> transitions;  // indexed like JobInfo::modules
     CallTotals source;
     CallTotals outputs;
     std::uint64_t timedCalls = 0;  // every timed call record received (what the monitor's timing cost: see MonitorCost)
@@ -130,6 +142,9 @@ class ModuleStatistics : public ProcessingObserver {
     Lines<Clock::duration> laneIdle;
     std::vector<CallTimes> callTimes;  // by module
     CallTimes sourceTimes;
+    Lines<Clock::duration> laneBoundary;
+    // Sized at a thread's first transition: most threads of most jobs have none.
+    std::vector<BlockTransitionTotals> transitions;
     CallTotals source;
     CallTotals outputs;
     std::uint64_t timedCalls = 0;

@@ -6,9 +6,14 @@
 // JSON keys (snake_case, with units): threads, lanes, events, events_skipped,
 // runs_stolen, wall_s, events_per_s, cpu_user_s, cpu_sys_s, cpu_efficiency,
 // peak_rss_bytes, modules [{label, plugin, kind, concurrency, calls, events,
-// total_s, stall_s, external_s}], source_s, outputs_s, thread_time {total_s,
-// modules_s, source_s, outputs_s, overhead_s, idle_s}, stall_s, lane_idle_s
-// [by lane], path_report {paths, outputs [{label, events}]}, event_times,
+// total_s, stall_s, external_s, conditions_s, transitions {beginLumi: {calls, total_s},
+// ...: those it had}}], source_s, outputs_s, thread_time {total_s, modules_s,
+// source_s, outputs_s, transitions_s, overhead_s, boundary_s, idle_s},
+// stall_s, lane_idle_s [by lane], lane_boundary_s [by lane: the part of its
+// idle time spent at run and lumi boundaries], runs_and_lumis (BlockReport),
+// conditions [{record, concurrent_iovs, loads, load_s, deferred_begins,
+// deferred_s}: what each record of the conditions service did],
+// path_report {paths, outputs [{label, events}]}, event_times,
 // memory, activity (MemorySampler's), monitor {timed_calls, timed_waits,
 // timed_events, ns_per_call, ns_per_wait, estimated_s, thread_time_share,
 // timing_sample} (MonitorCost: timing_sample above 1 makes every time above
@@ -45,7 +50,11 @@ struct ModuleReport {
   double totalSeconds = 0;   // its calls, productReady ones included
   double stallSeconds = 0;   // runnable, waiting for its queue (`one`/`limited`)
   double externalSeconds = 0;  // waiting for its external work to complete
+  double conditionsSeconds = 0;  // waiting for conditions payloads to load
   nlohmann::json details;  // Module::details(), parsed; null when it had none
+  // Its run and lumi transitions: {"beginLumi": {"calls": N, "total_s": S}, ...}, those it had; null if none.
+  nlohmann::json transitions = nullptr;
+  double transitionsSeconds = 0;  // summed
 };
 
 // Immutable value type: where the threads' time went. modules, source and
@@ -58,9 +67,31 @@ struct ThreadTime {
   double modulesSeconds = 0;  // modules but outputs
   double sourceSeconds = 0;
   double outputsSeconds = 0;
+  double transitionsSeconds = 0;  // the modules' run and lumi transitions
   double overheadSeconds = 0;
+  double boundarySeconds = 0;  // idle because the lanes waited at run and lumi boundaries
   double idleSeconds = 0;
 };
+
+// Immutable value type: the runs and lumis the job went through
+// (RunSummary), and how many it held in flight (JobInfo).
+struct BlockReport {
+  bool tracked = false;  // a job where nothing watches runs and lumis does not count them
+  std::uint64_t runs = 0;
+  std::uint64_t lumis = 0;
+  std::uint64_t repeatedRuns = 0;
+  std::uint64_t repeatedLumis = 0;
+  std::uint64_t emptyLumis = 0;
+  unsigned concurrentRuns = 1;
+  unsigned concurrentLumis = 1;
+  std::vector<std::string> runsSerialisedBy;
+  std::vector<std::string> lumisSerialisedBy;
+  nlohmann::json timeline = nullptr;  // BlockTimeline's, where the job timed its lumis
+  nlohmann::json toJson() const;
+};
+
+// The report's "conditions": what each record of the job's conditions service did.
+nlohmann::json conditionsJson(std::vector<ConditionsSummary> const& records);
 
 // Immutable value type: how much of the summary is printed. The module table
 // lists the `modules` longest and one row sums up the rest; the path report
@@ -91,7 +122,10 @@ struct RunReport {
   double outputsSeconds = 0;
   ThreadTime threadTime;
   double stallSeconds = 0;            // the modules' stalls, summed
-  std::vector<double> laneIdleSeconds;  // by lane: without an event, waiting for the source
+  std::vector<double> laneIdleSeconds;  // by lane: without an event, waiting for the source (or at a boundary)
+  std::vector<double> laneBoundarySeconds;  // by lane: waiting for a lumi (or run) to begin, or a slot for one
+  BlockReport blocks;
+  std::vector<ConditionsSummary> conditions;
   // What other observers gathered (PathStatistics, EventStatistics,
   // MemorySampler's toJson() and activityJson()); null when not gathered.
   nlohmann::json paths;

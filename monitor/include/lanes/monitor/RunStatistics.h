@@ -4,6 +4,7 @@
 // the job's observer list, so that each call or event costs one virtual call
 // however many of them listen (the members are called directly).
 
+#include "lanes/monitor/BlockTimeline.h"
 #include "lanes/monitor/EventStatistics.h"
 #include "lanes/monitor/ModuleStatistics.h"
 #include "lanes/monitor/PathStatistics.h"
@@ -18,6 +19,7 @@ class RunStatistics final : public ProcessingObserver {
     modules.jobStarted(info);
     paths.jobStarted(info);
     events.jobStarted(info);
+    blocks.jobStarted(info);
   }
   void callFinished(CallRecord const& record) override { modules.callFinished(record); }
   void waitFinished(WaitRecord const& record) override { modules.waitFinished(record); }
@@ -30,16 +32,19 @@ class RunStatistics final : public ProcessingObserver {
   void eventFinished(unsigned lane, EventId const& id, EventStatus status, Clock::time_point when) override {
     events.eventFinished(lane, id, status, when);
   }
+  void blockFinished(BlockRecord const& record) override { blocks.blockFinished(record); }
 
   // The path report and the event times, into a report built from `modules`.
   void addTo(RunReport& report) const {
     report.paths = paths.toJson();
     report.eventTimes = events.toJson();
+    report.blocks.timeline = blocks.toJson();
   }
 
   ModuleStatistics modules;
   PathStatistics paths;
   EventStatistics events;
+  BlockTimeline blocks;
 };
 
 }  // namespace lanes

@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,11 +52,12 @@ class TraceRecorder : public ProcessingObserver {
   TraceRecorder(TraceRecorder const&) = delete;
   TraceRecorder& operator=(TraceRecorder const&) = delete;
 
-  unsigned hooks() const override { return kCalls | kWaits; }
+  unsigned hooks() const override { return kCalls | kWaits | kBlocks; }
   // Creates the temporary file (a failure is kept for close()).
   void jobStarted(JobInfo const& info) override;
   void callFinished(CallRecord const& record) override;
   void waitFinished(WaitRecord const& record) override;
+  void blockFinished(BlockRecord const& record) override;
 
   // DeviceTrace.h's sink (thread-safe): a flow begun (or ended) on the calling thread now ...
   void hostFlow(bool begins, std::uint64_t flow);
@@ -64,6 +66,10 @@ class TraceRecorder : public ProcessingObserver {
                   std::uint64_t into, std::uint64_t out);
 
   static constexpr unsigned kWaitTrack = 1'000'000;
+  // Lumi slot N's lumis are thread kLumiTrack + N ("lumi slot N"), one slice a lumi from its slot taken to its end,
+  // with its begin transition's span inside; runs likewise on kRunTrack + N.
+  static constexpr unsigned kLumiTrack = 2'000'000;
+  static constexpr unsigned kRunTrack = 2'100'000;
 
   // The number of calls and waits recorded.
   std::size_t size() const;
@@ -95,11 +101,14 @@ class TraceRecorder : public ProcessingObserver {
   std::vector<std::string> names_;  // JSON strings by module index
   std::string source_;              // the source's, as a JSON string
   std::string idle_;                // an Idle wait's name, as a JSON string
+  std::string boundary_;            // a Boundary wait's
   tbb::enumerable_thread_specific<Buffer> perThread_;
   std::atomic<unsigned> threads_{0};
   std::mutex deviceMutex_;           // guards device_ and queues_
   std::string device_;               // the device's events, formatted, not yet written
   std::vector<unsigned> queues_;     // the device queues seen
+  std::mutex blockMutex_;            // guards blockTracks_
+  std::set<unsigned> blockTracks_;   // the lumi and run slots' tracks seen
   unsigned lanes_ = 0;
   std::mutex fileMutex_;  // guards file_ and error_
   std::FILE* file_ = nullptr;

@@ -18,7 +18,8 @@ def number(value):
 
 def time_rows(report):
     """The time chart's rows: the modules that are not outputs by total time (their stall stacked on), the rest of
-    them as one row, then source, outputs, overhead and idle from the thread-time breakdown."""
+    them as one row, then source, outputs, run and lumi transitions, overhead, boundary wait and idle from the
+    thread-time breakdown."""
     modules = [m for m in report.get("modules", []) if m.get("kind") != "output"]
     modules.sort(key=lambda m: -number(m.get("total_s")))
     outputs = [m for m in report.get("modules", []) if m.get("kind") == "output"]
@@ -38,8 +39,15 @@ def time_rows(report):
     rows.append(row("outputs", number(breakdown.get("outputs_s", report.get("outputs_s"))),
                     sum(number(m.get("stall_s")) for m in outputs), COLOURS[1]))
     if breakdown:
+        if number(breakdown.get("transitions_s")):
+            rows.append(row("transitions", number(breakdown.get("transitions_s")), 0.0, COLOURS[5],
+                            "transitions: the modules' begin and end of runs and lumis"))
         rows.append(row("overhead", number(breakdown.get("overhead_s")), 0.0, COLOURS[4],
                         "overhead: CPU time outside the calls (scheduling, oneTBB's spinning)"))
+        if number(breakdown.get("boundary_s")):
+            rows.append(row("boundary wait", number(breakdown.get("boundary_s")), 0.0, COLOURS[3],
+                            "boundary wait: lanes idle at run and lumi boundaries (no lumi slot free, or a begin "
+                            "transition running)"))
         rows.append(row("idle", number(breakdown.get("idle_s")), 0.0, GREY, "idle: threads without work"))
     return rows
 
@@ -111,13 +119,28 @@ def activity_chart(report):
         series.append((prefix + "events in flight", [(t, events) for t, _, events in samples],
                        colour if name else COLOURS[1], True))
     merged = bool(parts[0][0])
+    lumis = lumis_in_flight(report, [t for t, _, _ in parts[0][1]]) if not merged else []
+    if lumis:
+        series.append(("lumis in flight", lumis, COLOURS[3], True))
     references = [] if merged else [(f"{report[key]} {key}", report[key], "#777") for key in ("threads", "lanes")
                                     if isinstance(report.get(key), int)]
     keys = ([(name, COLOURS[i % len(COLOURS)], None) for i, (name, _) in enumerate(parts)]
             + [("busy threads", "#555", False), ("events in flight", "#555", True)]) if merged else None
     return charts.line_chart("chart-activity", "Concurrency over time", series, "seconds since the start", "count",
                              references, keys=keys, note="busy threads: CPU time per second of each sample's "
-                             "interval; events in flight: lanes holding an event, at each sample")
+                             "interval; events in flight: lanes holding an event, at each sample"
+                             + ("; lumis in flight: from their slot taken to their end (runs_and_lumis.timeline)"
+                                if lumis else ""))
+
+
+def lumis_in_flight(report, times):
+    """[(t, lumis in flight at t)] at the activity samples' times, where the job had more than one lumi."""
+    blocks = report.get("runs_and_lumis")
+    timeline = blocks.get("timeline") if isinstance(blocks, dict) else None
+    lumis = timeline.get("lumis") if isinstance(timeline, dict) else None
+    if not lumis or len(lumis) < 2:
+        return []
+    return [(t, sum(1 for opened, _, ended, *_ in lumis if opened <= t < ended)) for t in times]
 
 
 def model_chart(report):

@@ -41,8 +41,12 @@ class ClaimedRuns {
 
   // A part starts: no lane holds a run, the input's end is unknown.
   void clear();
-  // `lane` starts the run [first, end) it claimed.
-  void assign(unsigned lane, std::uint64_t first, std::uint64_t end);
+  // `lane` starts the run [first, end) it claimed. `tag` is the caller's
+  // note of what the run belongs to (the scheduler's: its lumi), which a
+  // thief's half keeps.
+  void assign(unsigned lane, std::uint64_t first, std::uint64_t end, void* tag = nullptr);
+  // The tag of `lane`'s run.
+  void* tag(unsigned lane) const;
   // The next ordinal of `lane`'s run, into `ordinal`; false once it is
   // finished, or at the input's end. (Not an optional: one returned from a
   // call is written a byte and read a word at a time, and the load waits for
@@ -51,9 +55,9 @@ class ClaimedRuns {
   // The input has no event `ordinal`: no run goes on to it.
   void endInputAt(std::uint64_t ordinal);
   // Gives `lane`, whose run is finished, the back half of the run of another
-  // lane with the most ordinals left, when worthStealing() says so; false if
-  // there is no such run.
-  bool steal(unsigned lane);
+  // lane with the most ordinals left, of those whose next ordinal is at
+  // least `floor`, when worthStealing() says so; false if there is no such run.
+  bool steal(unsigned lane, std::uint64_t floor = 0);
   // Runs stolen since clear().
   std::uint64_t steals() const { return steals_.load(std::memory_order_relaxed); }
 
@@ -62,8 +66,8 @@ class ClaimedRuns {
   // Gives `run`'s lane its next few ordinals, to take without the lock;
   // false if none is left.
   bool grab(Run& run);
-  // The other lane whose run has the most ordinals left, if any has two.
-  std::optional<unsigned> fullest(unsigned lane) const;
+  // The other lane whose run has the most ordinals left, from `floor` on, if any has two.
+  std::optional<unsigned> fullest(unsigned lane, std::uint64_t floor) const;
   std::uint64_t inputEnd() const { return inputEnd_.load(std::memory_order_acquire); }
 
   unsigned const lanes_;

@@ -55,6 +55,9 @@ def lanes_binary():
 
 def menu_args(machine, menu, events_per_lumi, concurrent_lumis, concurrent_iovs=1):
     threads, lanes, work, seconds, events = MACHINES[machine]
+    if events_per_lumi is not None:
+        # Lumis of a few events run at a few lumis' worth of events/s: the point keeps to about 10 s.
+        events = min(events, 600 * events_per_lumi)
     source = "empty" if events_per_lumi is None else f"empty:events-per-lumi={events_per_lumi}"
     args = ["-t", threads, "-l", lanes, "-n", events, "--source", source, "--output", "dummy",
             "--module", f"analyzer:label=event,time={seconds},work={work}",

@@ -17,6 +17,7 @@ set(LANES_PUBLIC_HEADERS
     core/Completion.h core/Event.h core/EventId.h core/Exception.h core/Module.h core/ModuleTypes.h
     core/Options.h core/OutputModule.h core/PluginOptions.h core/PluginRegistry.h core/ProcessGroup.h
     core/ProcessingObserver.h core/Product.h core/ProductRegistry.h core/Source.h core/TemporaryName.h
+    core/Lumi.h core/Conditions.h
     monitor/DeviceTrace.h)
 set(LANES_PUBLIC_HEADER_FILES "")
 foreach(header IN LISTS LANES_PUBLIC_HEADERS)

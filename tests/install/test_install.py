@@ -184,8 +184,8 @@ def test_the_installed_lanes_runs_its_default_job_and_its_python_tools(installed
 
 def test_the_installed_tree_holds_the_plugin_api_and_no_private_header(installed):
     headers = {str(p.relative_to(installed.prefix / "include")) for p in (installed.prefix / "include").rglob("*.h")}
-    assert {"lanes/core/ModuleTypes.h", "lanes/core/PluginRegistry.h", "lanes/core/Completion.h",
-            "lanes/core/Version.h", "lanes/monitor/DeviceTrace.h"} <= headers
+    assert {"lanes/core/ModuleTypes.h", "lanes/core/PluginRegistry.h", "lanes/core/Completion.h", "lanes/core/Lumi.h",
+            "lanes/core/Conditions.h", "lanes/core/Version.h", "lanes/monitor/DeviceTrace.h"} <= headers
     assert not headers & {"lanes/core/EventProcessor.h", "lanes/core/JobConfig.h", "lanes/monitor/RunReport.h"}
     assert not any(h.startswith("lanes/node/") for h in headers)
 

@@ -264,7 +264,7 @@ def test_fill_machine_runs_concurrent_copies_and_sums_their_rates(tmp_path):
 
 def test_a_full_disk_fails_the_scan_in_one_line_and_leaves_no_half_plot(tmp_path):
     completed = run_limited("scan", "-o", tmp_path / "scan", "--vary", "threads=1", "--", *EMPTY, cwd=tmp_path,
-                            file_size_limit=16000, report=False)  # room for the reports and tables, not a plot
+                            file_size_limit=9000, report=False)  # room for the reports and tables, not a plot
     assert completed.returncode == 1
     assert completed.stderr.strip().splitlines()[-1].startswith("lanes: error: ")
     assert "File too large" in completed.stderr and "rate.png" in completed.stderr

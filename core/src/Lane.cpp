@@ -433,10 +433,15 @@ unsigned Lane::conditionsReady(unsigned module) {
   return ready;
 }
 
+// Called by the load's markDone() for every lane that waits for the payload:
+// each lane goes on in a task of its own. Run inline, the first lane would
+// go on through its next events before markDone() told the second.
 void Lane::conditionsLoaded(unsigned module) {
-  auto& state = modules_[module];
-  recordWait(module, WaitKind::Conditions, state.conditionsSince);
-  if (state.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
+  schedule_.group.run(handedOver([this, module] {
+    auto& state = modules_[module];
+    recordWait(module, WaitKind::Conditions, state.conditionsSince);
+    if (state.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
+  }, &schedule_.group));
 }
 
 bool Lane::ensureSourceProduct(unsigned module, unsigned prerequisite) {

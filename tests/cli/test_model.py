@@ -69,8 +69,10 @@ def test_a_prediction_is_a_run_report_with_its_curve(lanes, measured, tmp_path):
     rates = [p["events_per_s"] for p in model["curve"]["points"]]
     assert rates == sorted(rates) and 1.7 * rates[0] < rates[1] and max(rates) < 1000
     assert model["saturation"]["name"] == "histograms"
-    assert model["saturation"]["threads"] == 8
-    assert "first to saturate: histograms (one), at 8 threads" in result.stdout
+    # Busy 80% of the time at 4 threads (more where the run's calls took longer than asked), 100% at 8.
+    saturated = model["saturation"]["threads"]
+    assert saturated in (4, 8)
+    assert f"first to saturate: histograms (one), at {saturated} threads" in result.stdout
     assert predicted["provenance"]["command"][1] == "model"
 
 

@@ -8,6 +8,8 @@
 #include "Worker.h"
 #include "lanes/core/Exception.h"
 
+#include "lanes/core/detail/TbbHandOff.h"
+
 namespace lanes::detail {
 
 namespace {
@@ -50,7 +52,8 @@ struct Boundaries::RunBegun final : Waiter {
   Boundaries* boundaries;
   BlockSlot* lumi;
   void notify() override {
-    boundaries->schedule_.group.run([b = boundaries, l = lumi] { b->beginCalls(*l); });
+    auto& group = boundaries->schedule_.group;
+    group.run(handedOver([b = boundaries, l = lumi] { b->beginCalls(*l); }, &group));
   }
 };
 
@@ -471,7 +474,7 @@ void Boundaries::leave(BlockSlot& lumi, std::uint64_t events) {
 
 void Boundaries::release(BlockSlot& slot) {
   if (slot.holds.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  schedule_.group.run([this, &slot] { end(slot); });
+  schedule_.group.run(handedOver([this, &slot] { end(slot); }, &schedule_.group));
 }
 
 bool Boundaries::failed() const {
@@ -485,16 +488,16 @@ void Boundaries::resetCaches(BlockSlot& slot) {
 }
 
 void Boundaries::beginRun(BlockSlot& run) {
-  schedule_.group.run([this, &run] {
+  schedule_.group.run(handedOver([this, &run] {
     resetCaches(run);
     readSourceProducts(run);
     callEach(beginRun_, run, Transition::BeginRun, [this, &run] { begun(run); });
-  });
+  }, &schedule_.group));
 }
 
 void Boundaries::beginLumi(BlockSlot& lumi) {
   auto& waiter = *frontier_->runBegun[lumi.index];
-  if (!lumi.run->begun.add(&waiter)) schedule_.group.run([this, &lumi] { beginCalls(lumi); });
+  if (!lumi.run->begun.add(&waiter)) schedule_.group.run(handedOver([this, &lumi] { beginCalls(lumi); }, &schedule_.group));
 }
 
 void Boundaries::beginCalls(BlockSlot& lumi) {
@@ -567,7 +570,7 @@ void Boundaries::freed(BlockSlot& slot) {
     ++f.generation;
     parked.swap(f.parked);
   }
-  for (auto& wake : parked) schedule_.group.run(std::move(wake));
+  for (auto& wake : parked) schedule_.group.run(handedOver(std::move(wake), &schedule_.group));
   if (run) release(*run);
 }
 

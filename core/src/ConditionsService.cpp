@@ -6,6 +6,8 @@
 
 #include "lanes/core/Exception.h"
 
+#include "lanes/core/detail/TbbHandOff.h"
+
 namespace lanes {
 
 ConditionsPayload::ConditionsPayload(std::string record, std::uint64_t interval, LumiNumber first, std::uint64_t bytes)
@@ -164,7 +166,7 @@ void ConditionsService::acquireFrom(std::size_t r, LumiNumber lumi, std::vector<
 
 // The payload was made as the slot was taken; its load's cost is spent in a task of its own.
 void ConditionsService::load(Record& record, IovSlot& slot) {
-  group_.run([&record, &slot] {
+  group_.run(handedOver([&record, &slot] {
     auto const begin = SteadyClock::now();
     spend(record.spec.loadSeconds, record.spec.busy);
     {
@@ -172,7 +174,7 @@ void ConditionsService::load(Record& record, IovSlot& slot) {
       record.summary.loadSeconds += std::chrono::duration<double>(SteadyClock::now() - begin).count();
     }
     slot.loaded.markDone();
-  });
+  }, &group_));
 }
 
 void ConditionsService::release(std::vector<IovSlot*>& slots) {
@@ -187,7 +189,7 @@ void ConditionsService::release(std::vector<IovSlot*>& slots) {
         record.deferred.pop_front();
       }
     }
-    if (next) group_.run(std::move(next));
+    if (next) group_.run(handedOver(std::move(next), &group_));
   }
   slots.clear();
 }

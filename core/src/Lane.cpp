@@ -161,7 +161,7 @@ bool Lane::enter(BlockSlot* lumi) {
 }
 
 void Lane::BegunWaiter::notify() {
-  lane->schedule_.group.run([lane = lane] { lane->lumiBegun(); });
+  lane->schedule_.group.run(handedOver([lane = lane] { lane->lumiBegun(); }, &lane->schedule_.group));
 }
 
 void Lane::lumiBegun() {

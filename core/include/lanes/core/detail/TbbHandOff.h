@@ -41,10 +41,16 @@ inline void tsanAcquire(void const* point) { __tsan_acquire(const_cast<void*>(po
 template <typename Task>
 class HandedOver {
  public:
-  HandedOver(Task task, void const* group) : task_(std::move(task)), group_(group) { tsanRelease(this); }
-  HandedOver(HandedOver const& other) : task_(other.task_), group_(other.group_) { tsanRelease(this); }
-  HandedOver(HandedOver&& other) : task_(std::move(other.task_)), group_(other.group_) { tsanRelease(this); }
+  // Each acquires at its own address first: oneTBB recycles a finished
+  // task's memory for the next one without TSan seeing it, and the one that
+  // ran there released at that address as it was destroyed. A copy also
+  // acquires at its source, which a thread that split a body may not have
+  // made itself.
+  HandedOver(Task task, void const* group) : task_(acquired(this, std::move(task))), group_(group) { tsanRelease(this); }
+  HandedOver(HandedOver const& other) : task_(acquired(this, other)), group_(other.group_) { tsanRelease(this); }
+  HandedOver(HandedOver&& other) : task_(acquired(this, std::move(other))), group_(other.group_) { tsanRelease(this); }
   HandedOver& operator=(HandedOver const&) = delete;
+  ~HandedOver() { tsanRelease(this); }
 
   template <typename... Arguments>
   void operator()(Arguments&&... arguments) const {
@@ -54,6 +60,21 @@ class HandedOver {
   }
 
  private:
+  static Task acquired(void const* at, Task task) {
+    tsanAcquire(at);
+    return task;
+  }
+  static Task acquired(void const* at, HandedOver const& other) {
+    tsanAcquire(at);
+    tsanAcquire(&other);
+    return other.task_;
+  }
+  static Task acquired(void const* at, HandedOver&& other) {
+    tsanAcquire(at);
+    tsanAcquire(&other);
+    return std::move(other.task_);
+  }
+
   Task task_;
   void const* group_;
 };

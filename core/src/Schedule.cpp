@@ -471,6 +471,7 @@ void Schedule::listen() {
     if (hooks & ProcessingObserver::kBlocks) blockObservers.push_back(observer);
   }
   clock = timing() ? FastClock::calibrated() : FastClock::steady();
+  info.clock = clock;
 }
 
 void Schedule::endJob() {

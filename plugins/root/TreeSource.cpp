@@ -35,6 +35,7 @@
 #include "root/Dictionaries.h"
 #include "root/InputFiles.h"
 #include "root/RootSupport.h"
+#include "root/SharedBaskets.h"
 #include "root/UnreadableProducts.h"
 #include "root/TreeLumis.h"
 
@@ -62,6 +63,7 @@ struct TreeSource::TreeLayout {
   std::size_t fromBaskets = 0;  // the branches of the first file that can be read from baskets, where fromBaskets()
   std::uint64_t chunk = 1;     // handles=lane: consecutive entries a lane takes
   std::shared_ptr<EntryCounts> counts;  // with lumis.index, the parts copies change: thread-safe
+  std::shared_ptr<SharedBaskets> baskets = std::make_shared<SharedBaskets>();  // thread-safe, too
   SourceLumis lumis;
   SkippedFiles skipped;
   UnreadableProducts unreadable;  // the selected branches of the first file that cannot be read here
@@ -114,11 +116,15 @@ struct alignas(64) TreeSource::Reader {
   TLeaf* leaf = nullptr;                      // of a fundamental or string branch
   void* object = nullptr;                     // the address an object branch reads into
   std::optional<BasketCheck> check;
+  // The basket in hand, where it is shared with other lanes (SharedBaskets).
+  SharedBaskets::Held shared;
+  long long sharedNumber = -1;
 };
 
 // One opened file, with the branches of every product located in it.
 struct TreeSource::OpenFile {
   std::shared_ptr<TreeLayout const> layout;
+  std::size_t index = 0;  // in the layout's files
   std::unique_ptr<TFile> file;
   TTree* tree = nullptr;
   std::vector<Reader> readers;  // per product
@@ -136,7 +142,13 @@ struct TreeSource::OpenFile {
   // The entry `first + k` of the window of `product` that begins at `first`.
   Held& heldOf(std::size_t product, long long k) { return held[static_cast<std::size_t>(k) * readers.size() + product]; }
 
+  void letGoOfShared(std::size_t product) {
+    auto& reader = readers[product];
+    layout->baskets->release({index, product, reader.sharedNumber}, reader.shared);
+  }
+
   ~OpenFile() {
+    for (std::size_t p = 0; p < readers.size(); ++p) letGoOfShared(p);
     for (std::size_t i = 0; i < held.size(); ++i) {
       auto const& reader = readers[i % readers.size()];
       drop(reader, held[i]);
@@ -569,6 +581,7 @@ std::unique_ptr<Source> TreeSource::lookAhead() const { return std::unique_ptr<S
 
 std::unique_ptr<Source> TreeSource::replicate() const {
   if (!perLane_) return nullptr;
+  layout_->baskets->readerJoined();
   return std::unique_ptr<Source>(new TreeSource(layout_, chunk_));
 }
 
@@ -608,6 +621,9 @@ std::string TreeSource::origin() const { return sequence_.files()[originFile_]; 
 // and lumi records.
 std::string TreeSource::details() const {
   auto details = nlohmann::json{{"readahead", layout_->readAhead}, {"branches_from_baskets", layout_->fromBaskets}};
+  if (auto const made = layout_->baskets->made()) {
+    details["baskets_shared"] = {{"decompressed", made}, {"reused", layout_->baskets->reused()}};
+  }
   details.update(layout_->unreadable.details());
   for (auto const& more : {layout_->skipped.details(), layout_->lumis.records.details()}) {
     if (!more.empty()) details.update(nlohmann::json::parse(more));
@@ -782,7 +798,7 @@ void TreeSource::readProduct(OpenFile& file, std::uint64_t entry, long long loca
   auto& reader = file.readers[product];
   if (layout_->readAhead == 1) return readStraight(file, product, local, slot);
   if (reader.fromBaskets) {
-    if (!stored(file, product, local).value) loadBasket(file, product, local);
+    if (!stored(file, product, local).value) loadBasket(file, product, local, entry - static_cast<std::uint64_t>(local));
     if (auto const entry = stored(file, product, local); entry.value) return handStored(reader, entry, slot);
     // loadBasket found the basket laid out otherwise: read on entry by entry.
   }
@@ -865,11 +881,57 @@ void TreeSource::readAhead(OpenFile& file, std::size_t product, long long first,
   }
 }
 
-void TreeSource::loadBasket(OpenFile& file, std::size_t product, long long local) {
+void TreeSource::loadBasket(OpenFile& file, std::size_t product, long long local, std::uint64_t fileStart) {
+  auto& reader = file.readers[product];
+  reader.values = nullptr;
+  file.letGoOfShared(product);
+  if (reader.fatal) throw readFailure(product, local, "not read after ROOT's fatal error in " + file.fatal[product]);
+  auto& branch = *reader.branch;
+  auto const number = TMath::BinarySearch(static_cast<Long64_t>(branch.GetWriteBasket()) + 1, branch.GetBasketEntry(),
+                                          static_cast<Long64_t>(local));
+  auto const runs = number >= 0 && number < branch.GetWriteBasket() ? runsIn(branch, number, fileStart) : 1;
+  if (runs < 2 && !layout_->baskets->severalReaders()) return unzip(file, product, local, number);
+  SharedBaskets::Key const key{file.index, product, number};
+  bool unzipped = false;
+  auto basket = layout_->baskets->find(key, runs, [&]() -> SharedBaskets::Held {
+    unzipped = true;
+    unzip(file, product, local, number);
+    return reader.values ? copyOut(reader) : nullptr;
+  });
+  if (basket) {
+    reader.window = {basket->first, basket->end, -1};
+    reader.values = basket->values();
+    reader.offsets = basket->entryOffsets();
+    reader.last = basket->last;
+    reader.shared = std::move(basket);
+    reader.sharedNumber = number;
+  } else if (!unzipped) {
+    unzip(file, product, local, number);  // the lane that made it found it unfit for reading from baskets
+  }
+}
+
+long long TreeSource::runsIn(TBranch& branch, long long number, std::uint64_t fileStart) const {
+  auto const* entries = branch.GetBasketEntry();
+  auto const first = fileStart + static_cast<std::uint64_t>(entries[number]);
+  auto const last = fileStart + static_cast<std::uint64_t>(entries[number + 1]) - 1;
+  return static_cast<long long>(last / chunk_ - first / chunk_) + 1;
+}
+
+SharedBaskets::Held TreeSource::copyOut(Reader const& reader) {
+  auto basket = std::make_shared<UnzippedBasket>();
+  auto const entries = static_cast<std::size_t>(reader.window.end - reader.window.first);
+  auto const bytes = reader.offsets ? static_cast<std::size_t>(reader.last) : entries * reader.stride;
+  basket->bytes.assign(reader.values, reader.values + bytes);
+  if (reader.offsets) basket->offsets.assign(reader.offsets, reader.offsets + entries);
+  basket->first = reader.window.first;
+  basket->end = reader.window.end;
+  basket->last = reader.last;
+  return basket;
+}
+
+void TreeSource::unzip(OpenFile& file, std::size_t product, long long local, long long number) {
   auto& reader = file.readers[product];
   auto& branch = *reader.branch;
-  reader.values = nullptr;
-  if (reader.fatal) throw readFailure(product, local, "not read after ROOT's fatal error in " + file.fatal[product]);
   ReadingScope const reading(noteOf(layout_->branches[product].name.c_str(), local));
   ThrowOnRootFatal const guard;
   auto const errors = rootErrorsOnThisThread();
@@ -879,8 +941,6 @@ void TreeSource::loadBasket(OpenFile& file, std::size_t product, long long local
   } catch (Exception const& damage) {
     throw readFailure(product, local, damage.message());
   }
-  auto const number = TMath::BinarySearch(static_cast<Long64_t>(branch.GetWriteBasket()) + 1, branch.GetBasketEntry(),
-                                          static_cast<Long64_t>(local));
   TBasket* basket = nullptr;
   try {
     if (number >= 0 && number < branch.GetWriteBasket()) basket = branch.GetBasket(static_cast<Int_t>(number));
@@ -1022,6 +1082,7 @@ TreeSource::OpenFile& TreeSource::opened(std::size_t index) {
 std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const {
   auto file = std::make_unique<OpenFile>();
   file->layout = layout_;
+  file->index = index;
   auto const& path = sequence_.files()[index];
   auto opening = layout_->counts->opening(index);
   file->file = openInputFile(path);

@@ -25,6 +25,7 @@ class TTree;
 namespace lanes::rootio {
 
 struct Fundamental;
+struct UnzippedBasket;
 
 // Shared use (handles=shared): externally synchronised by the scheduler's
 // serial source queue, like every shared Source. With handles=lane, the
@@ -150,8 +151,18 @@ class TreeSource : public Source {
   // Makes the basket that holds entry `local` of `product`, read from
   // baskets, the one in hand: read, if it is sound, else throws naming the
   // entry. One laid out otherwise (entriesFit) ends the product's reading
-  // from baskets for this file (Reader::fromBaskets): ROOT reads it.
-  void loadBasket(OpenFile& file, std::size_t product, long long local);
+  // from baskets for this file (Reader::fromBaskets): ROOT reads it. One
+  // that holds entries of two lanes' runs is decompressed once for all lanes
+  // (SharedBaskets). `fileStart`: the file's first entry, in the source's.
+  void loadBasket(OpenFile& file, std::size_t product, long long local, std::uint64_t fileStart);
+  // Reads basket `number` of `product`, holding entry `local`, into its
+  // reader from its branch, as loadBasket() says.
+  void unzip(OpenFile& file, std::size_t product, long long local, long long number);
+  // The runs of the kind lanes take (chunk_ entries from a multiple of
+  // chunk_) that basket `number` of `branch` holds entries of.
+  long long runsIn(TBranch& branch, long long number, std::uint64_t fileStart) const;
+  // The basket in hand of `reader`, copied out of ROOT's TBasket.
+  static std::shared_ptr<UnzippedBasket const> copyOut(Reader const& reader);
   // Whether every entry of the basket in hand of `product` is laid out as
   // its kind is (a whole number of values; a std::vector streamed whole).
   static bool entriesFit(OpenFile& file, std::size_t product);

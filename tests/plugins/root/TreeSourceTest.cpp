@@ -322,6 +322,32 @@ void writeFundamentals(std::string const& path, bool embedded) {
   }
 }
 
+// Reads every product of `entry` through `copy` and checks its value (see fillFundamentals).
+void expectFundamentals(Source& copy, long long entry, std::string const& where) {
+  SCOPED_TRACE(where + ", entry " + std::to_string(entry));
+  SourceEvent event;
+  ASSERT_TRUE(copy.at(static_cast<std::uint64_t>(entry), event));
+  for (std::size_t k = 0; k < std::size(kScalars); ++k) {
+    ProductSlot slot;
+    copy.read(event, indexOf(copy, kScalars[k].name), slot);
+    auto const expected = scalarValue(k, entry);
+    EXPECT_EQ(std::memcmp(slot.object(), expected.data(), kScalars[k].size), 0) << kScalars[k].name;
+    EXPECT_EQ(slot.bytes(), kScalars[k].size) << kScalars[k].name;
+  }
+  ProductSlot v, fixed;
+  copy.read(event, indexOf(copy, "v"), v);
+  copy.read(event, indexOf(copy, "fixed"), fixed);
+  EXPECT_EQ(*static_cast<std::vector<float> const*>(v.object()), variableArray(entry));
+  EXPECT_EQ(v.bytes(), variableArray(entry).size() * sizeof(float));
+  EXPECT_EQ(*static_cast<std::vector<std::int16_t> const*>(fixed.object()), fixedArray(entry));
+  ProductSlot vf, vb;
+  copy.read(event, indexOf(copy, "vf"), vf);
+  copy.read(event, indexOf(copy, "vb"), vb);
+  EXPECT_EQ(*static_cast<std::vector<float> const*>(vf.object()), variableArray(entry));
+  EXPECT_EQ(vf.bytes(), 10 + variableArray(entry).size() * sizeof(float)) << "a streamed vector's bytes";
+  EXPECT_EQ(*static_cast<std::vector<bool> const*>(vb.object()), boolVector(entry));
+}
+
 TEST(TreeSourceTest, BranchesReadFromTheirBasketsHoldTheirValuesInAnyOrder) {
   // A lane's copy reads branches of fundamental types a basket at a time
   // and converts each value as it hands it over: every type, arrays and
@@ -337,35 +363,44 @@ TEST(TreeSourceTest, BranchesReadFromTheirBasketsHoldTheirValuesInAnyOrder) {
     }
     TreeSource source(optionsOf("file=" + path));
     EXPECT_EQ(nlohmann::json::parse(source.details()).at("branches_from_baskets"), 16) << "every branch";
-    source.useReplicaChunk(10);
-    auto copy = source.replicate();
-    std::vector<ProductSlot> slots(std::size(kScalars));
-    for (long long entry : {0, 1, 36, 37, 38, 73, 74, 99, 98, 50, 5, 36, 37, 0, 99}) {
-      SourceEvent event;
-      ASSERT_TRUE(copy->at(static_cast<std::uint64_t>(entry), event));
-      for (std::size_t k = 0; k < std::size(kScalars); ++k) {
-        auto& slot = slots[k];
-        slot.vacate();
-        copy->read(event, indexOf(*copy, kScalars[k].name), slot);
-        auto const expected = scalarValue(k, entry);
-        EXPECT_EQ(std::memcmp(slot.object(), expected.data(), kScalars[k].size), 0)
-            << kScalars[k].name << " at entry " << entry << (embedded ? " (embedded)" : "");
-        EXPECT_EQ(slot.bytes(), kScalars[k].size) << kScalars[k].name;
+    for (auto const chunk : {10u, 1000u}) {  // baskets of 37 entries that span lanes' runs (shared), or not
+      source.useReplicaChunk(chunk);
+      auto copy = source.replicate();
+      for (long long entry : {0, 1, 36, 37, 38, 73, 74, 99, 98, 50, 5, 36, 37, 0, 99}) {
+        expectFundamentals(*copy, entry, embedded ? "embedded" : "chunk " + std::to_string(chunk));
       }
-      ProductSlot v, fixed;
-      copy->read(event, indexOf(*copy, "v"), v);
-      copy->read(event, indexOf(*copy, "fixed"), fixed);
-      EXPECT_EQ(*static_cast<std::vector<float> const*>(v.object()), variableArray(entry)) << "entry " << entry;
-      EXPECT_EQ(v.bytes(), variableArray(entry).size() * sizeof(float));
-      EXPECT_EQ(*static_cast<std::vector<std::int16_t> const*>(fixed.object()), fixedArray(entry)) << "entry " << entry;
-      ProductSlot vf, vb;
-      copy->read(event, indexOf(*copy, "vf"), vf);
-      copy->read(event, indexOf(*copy, "vb"), vb);
-      EXPECT_EQ(*static_cast<std::vector<float> const*>(vf.object()), variableArray(entry)) << "entry " << entry;
-      EXPECT_EQ(vf.bytes(), 10 + variableArray(entry).size() * sizeof(float)) << "a streamed vector's bytes";
-      EXPECT_EQ(*static_cast<std::vector<bool> const*>(vb.object()), boolVector(entry)) << "entry " << entry;
     }
   }
+}
+
+// A basket that holds entries of two lanes' runs is decompressed by the
+// first lane that needs it and read by both from one copy, kept until the
+// lane of the other run came; then, once no lane holds it, the next lane to
+// need it decompresses it again.
+TEST(TreeSourceTest, ABasketInTwoLanesRunsIsDecompressedOnce) {
+  ScratchDirectory scratch;
+  auto const path = scratch.path("baskets.root");
+  writeFundamentals(path, false);  // baskets of 37 entries
+  TreeSource source(optionsOf("file=" + path));
+  source.useReplicaChunk(30);  // runs [0, 30), [30, 60), ...: the basket [0, 37) spans the first two, [37, 74) the next
+  auto first = source.replicate(), second = source.replicate();
+  auto const shared = [&] { return nlohmann::json::parse(source.details()).value("baskets_shared", nlohmann::json{}); };
+  EXPECT_TRUE(shared().is_null()) << "nothing shared yet";
+  expectFundamentals(*first, 5, "the first lane");
+  // One basket of each branch read from baskets (not every branch: one laid out otherwise is read by ROOT).
+  auto const branches = shared().at("decompressed").get<int>();
+  EXPECT_GE(branches, static_cast<int>(std::size(kScalars)));
+  expectFundamentals(*first, 40, "the first lane moves on, to the next basket");
+  EXPECT_EQ(shared().at("decompressed"), 2 * branches);
+  expectFundamentals(*second, 31, "the second lane, after the first let go of the basket");
+  expectFundamentals(*second, 62, "the second lane moves on");
+  EXPECT_EQ(shared().at("decompressed"), 2 * branches) << "both kept for the second lane";
+  EXPECT_EQ(shared().at("reused"), 2 * branches);
+  second.reset();
+  auto third = source.replicate();
+  expectFundamentals(*third, 6, "a lane back at a basket that both runs' lanes read, which no lane holds");
+  EXPECT_EQ(shared().at("decompressed"), 3 * branches) << "decompressed again";
+  for (long long entry = 0; entry < 100; ++entry) expectFundamentals(*first, entry, "every entry, one lane");
 }
 
 TEST(TreeSourceTest, ObjectBranchesAreTheirClassesAndUnknownClassesAreEmulated) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -90,10 +91,31 @@ TEST(LogHistogram, RoundTripsThroughJson) {
   EXPECT_EQ(LogHistogram().percentile(0.5), 0.0);
 }
 
+// Held dense from the lowest bucket used to the highest, whichever comes first.
+TEST(LogHistogram, GrowsBothWaysAndClampsTheExtremes) {
+  LogHistogram histogram;
+  histogram.add(1.0);
+  histogram.add(0.25);  // below: room made in front
+  histogram.add(4.0, 2);
+  histogram.add(1.0);
+  EXPECT_EQ(histogram.buckets(), (std::vector<std::pair<int, std::uint64_t>>{{-128, 1}, {0, 2}, {128, 2}}));
+  histogram.add(1e30);
+  histogram.add(std::numeric_limits<double>::infinity());
+  histogram.add(-1.0);
+  auto const buckets = histogram.buckets();
+  EXPECT_EQ(buckets.front(), (std::pair<int, std::uint64_t>{LogHistogram::kFirstBucket, 1}));
+  EXPECT_EQ(buckets.back(), (std::pair<int, std::uint64_t>{LogHistogram::kLastBucket, 2}));
+  EXPECT_EQ(histogram.count(), 8u);
+  EXPECT_EQ(LogHistogram::fromJson(histogram.toJson()).toJson(), histogram.toJson());
+}
+
 TEST(LogHistogram, RefusesJsonThatIsNotOne) {
   for (auto const* text : {R"(null)", R"({"counts": []})", R"({"buckets_per_octave": 32, "counts": []})",
                            R"({"buckets_per_octave": 64, "counts": [[1]]})",
-                           R"({"buckets_per_octave": 64, "counts": [[1, -2]]})"}) {
+                           R"({"buckets_per_octave": 64, "counts": [[1, -2]]})",
+                           // Held dense: a bucket past 10^12 s would cost memory for every one between.
+                           R"({"buckets_per_octave": 64, "counts": [[-2000000000, 1], [2000000000, 1]]})",
+                           R"({"buckets_per_octave": 64, "counts": [[4000, 1]]})"}) {
     EXPECT_THROW(LogHistogram::fromJson(nlohmann::json::parse(text)), Exception) << text;
   }
 }

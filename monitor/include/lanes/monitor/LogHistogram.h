@@ -1,12 +1,14 @@
 #pragma once
 // A histogram of positive durations in logarithmic buckets, 64 to an octave
-// (each about 1.1% wide), kept sparse: what a run report carries of its event
+// (each about 1.1% wide), from 1 ns to 10^12 s (a shorter duration counts in
+// the first, a longer one in the last), held dense from the lowest bucket
+// used to the highest (an add() is an index, not a search: the monitor adds
+// every timed call), written sparse: what a run report carries of its event
 // times so that the reports of a job's parts (a multi-process job's workers)
 // merge into the distribution one process would have given. A percentile
 // read from it is the middle of its bucket: within 0.55% of the exact one.
 
 #include <cstdint>
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -23,8 +25,9 @@ class LogHistogram {
   void merge(LogHistogram const& other);
 
   std::uint64_t count() const { return count_; }
-  // [bucket, count] pairs, ascending: bucket b holds [2^(b/64), 2^((b+1)/64)) seconds.
-  std::vector<std::pair<int, std::uint64_t>> buckets() const { return {counts_.begin(), counts_.end()}; }
+  // [bucket, count] pairs of the buckets that hold any, ascending: bucket b
+  // holds [2^(b/64), 2^((b+1)/64)) seconds.
+  std::vector<std::pair<int, std::uint64_t>> buckets() const;
   // The nearest-rank percentile (`fraction` in [0, 1]); 0 when empty.
   double percentile(double fraction) const;
 
@@ -39,8 +42,17 @@ class LogHistogram {
   // Throws lanes::Exception when `json` is not what toJson() writes.
   static LogHistogram fromJson(nlohmann::json const& json);
 
+  // The buckets of 1 ns and 10^12 s.
+  static int const kFirstBucket;
+  static int const kLastBucket;
+
  private:
-  std::map<int, std::uint64_t> counts_;  // by bucket, ascending
+  void addTo(int bucket, std::uint64_t count);
+  // Makes room for `bucket` (in [kFirstBucket, kLastBucket]); its index.
+  std::size_t widenTo(int bucket);
+
+  std::vector<std::uint64_t> counts_;  // counts_[i]: bucket first_ + i
+  int first_ = 0;
   std::uint64_t count_ = 0;
 };
 

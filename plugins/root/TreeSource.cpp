@@ -31,6 +31,7 @@
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
 #include "lanes/core/ReadingNote.h"
+#include "lanes/core/StartupMarks.h"
 #include "root/BasketCheck.h"
 #include "root/Dictionaries.h"
 #include "root/InputFiles.h"
@@ -483,6 +484,7 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
     file = openInputFile(files[index]);
     tree = findTree(*file, layout->tree);
   });
+  markStartup("open");
   ReadingScope const reading({files[first].c_str(), "TTree", layout->tree.c_str()});
   auto const emulated = emulatedClasses(*tree, include, exclude);
   if (auto const dictionaries = options.getString("dictionaries"); dictionaries && !emulated.empty()) {
@@ -525,6 +527,7 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   layout->lumis.setUp(files, layout->skipped, layout->tree, [&](char const* name) { return treeRecordColumns(*file, name); });
   declareRecords();
   if (!layout->lumis.records.empty()) readAllLumis(*layout, first, *file, *tree);
+  markStartup("layout");
 }
 
 TreeSource::TreeSource(std::shared_ptr<TreeLayout const> layout, std::uint64_t chunk)

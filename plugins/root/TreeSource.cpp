@@ -201,13 +201,13 @@ TreeSource::BranchLayout layoutOf(TBranch& branch) {
 
 }  // namespace
 
-std::string whyUnreadable(TBranch& branch, TFile& file) {
+std::string whyUnreadable(TBranch& branch, long long fileBytes) {
   try {
     layoutOf(branch);
   } catch (Exception const& error) {
     return error.message();
   }
-  return basketPlaceProblem(branch, file);
+  return basketPlaceProblem(branch, fileBytes);
 }
 
 namespace {
@@ -253,6 +253,7 @@ bool describeBranches(TTree& tree, TFile& file, std::vector<std::string> const& 
                       std::vector<TreeSource::BranchLayout>& branches, UnreadableProducts& unreadable) {
   std::size_t ids = 0;
   std::vector<std::string> readable;
+  auto const fileBytes = file.GetSize();
   for (auto* object : *tree.GetListOfBranches()) {
     auto* branch = static_cast<TBranch*>(object);
     std::string const name = branch->GetName();
@@ -261,7 +262,7 @@ bool describeBranches(TTree& tree, TFile& file, std::vector<std::string> const& 
       readable.push_back(name);
     } else if (selectedName(name, include, exclude)) {
       ReadingScope const reading({file.GetName(), "TTree", tree.GetName(), "branch", branch->GetName()});
-      if (auto why = whyUnreadable(*branch, file); !why.empty()) {
+      if (auto why = whyUnreadable(*branch, fileBytes); !why.empty()) {
         unreadable.add(name, std::move(why));
       } else {
         branches.push_back(layoutOf(*branch));
@@ -1039,12 +1040,13 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
   file->errors.resize(products);
   file->fatal.resize(products);
   auto const topLevel = topLevelBranches(*file->tree);
+  auto const fileBytes = file->file->GetSize();
   for (std::size_t p = 0; p < products; ++p) {
     auto const& layout = layout_->branches[p];
     auto const found = topLevel.find(layout.name);
     auto* branch = found == topLevel.end() ? nullptr : found->second;
     if (!branch) throw Exception("'" + path + "' has no branch '" + layout.name + "' (the first input file has)");
-    requireBasketsInFile(*branch, *file->file, path, layout_->tree);
+    requireBasketsInFile(*branch, fileBytes, path, layout_->tree);
     auto& reader = file->readers[p];
     reader.kind = layout.kind;
     reader.pool = pools_[p].get();

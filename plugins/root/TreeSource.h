@@ -197,9 +197,9 @@ class TreeSource : public Source {
   std::size_t originFile_ = 0;  // the file of the last position or read, for errors
 };
 
-// Why the root source cannot read `branch` of `file` as a product, in one
-// line ("" if it can): its leaves, a class ROOT cannot emulate without a
-// dictionary, or a basket the branch places outside the file.
-std::string whyUnreadable(TBranch& branch, TFile& file);
+// Why the root source cannot read `branch` of a file of `fileBytes` as a
+// product, in one line ("" if it can): its leaves, a class ROOT cannot
+// emulate without a dictionary, or a basket the branch places outside the file.
+std::string whyUnreadable(TBranch& branch, long long fileBytes);
 
 }  // namespace lanes::rootio

@@ -86,7 +86,9 @@ class TreeSource : public Source {
   std::uint64_t fileEntries(std::size_t file) override;
   void learnFileEntries(std::size_t file, std::uint64_t entries) override;
   // Closes the files this copy holds open, with what was read ahead from
-  // them: reading goes on through files this process opens itself.
+  // them, and the first file as the source was built from it: reading goes
+  // on through files this process opens itself.
+  void beforeFork() override;
   void afterFork() override;
   std::string origin() const override;
   std::string details() const override;

@@ -79,7 +79,7 @@ struct TreeSource::TreeLayout {
   // (NanoAOD's 947 branches: about as long as opening the file). Thread-safe.
   OpenedTree takeFirstFile(std::size_t index) const {
     std::lock_guard const lock(firstFileMutex_);
-    return index == firstIndex_ ? std::move(firstFile_) : OpenedTree{};
+    return index == firstIndex_ ? std::exchange(firstFile_, {}) : OpenedTree{};
   }
   void keepFirstFile(std::size_t index, OpenedTree opened) {
     std::lock_guard const lock(firstFileMutex_);
@@ -1065,9 +1065,13 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
   file->layout = layout_;
   auto const& path = sequence_.files()[index];
   auto opening = layout_->counts->opening(index);
-  auto first = layout_->takeFirstFile(index);
-  file->file = first.file ? std::move(first.file) : openInputFile(path);
-  file->tree = first.tree ? first.tree : findTree(*file->file, layout_->tree);
+  if (auto first = layout_->takeFirstFile(index); first.file) {
+    file->file = std::move(first.file);
+    file->tree = first.tree;
+  } else {
+    file->file = openInputFile(path);
+    file->tree = findTree(*file->file, layout_->tree);
+  }
   layout_->counts->learn(index, static_cast<std::uint64_t>(file->tree->GetEntries()));
   if (opening) opening.unlock();
   ReadingScope const reading({path.c_str(), "TTree", layout_->tree.c_str()});

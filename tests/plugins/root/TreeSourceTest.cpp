@@ -231,6 +231,11 @@ TEST(TreeSourceTest, TheFirstCopyReadsTheFileTheSourceWasBuiltFrom) {
   EXPECT_EQ(openFiles(), before + 1) << "taken over, not opened again";
   ASSERT_TRUE(second->at(1, event));
   EXPECT_EQ(openFiles(), before + 2) << "the second copy opens its own";
+  SourceEvent alone;
+  ASSERT_TRUE(nanoAod().next(alone));  // entry 0, read by a source of its own
+  first.reset();  // its file and tree go
+  ASSERT_TRUE(second->at(0, event)) << "the second copy reads its own file's tree";
+  EXPECT_EQ(event.id, alone.id);
 }
 
 // A descriptor opened before a fork would share its offset with the other processes.

@@ -25,6 +25,7 @@
 #include "PinCommand.h"
 #include "PluginLibraries.h"
 #include "SignalStop.h"
+#include "StartupReport.h"
 #include "StrayOutput.h"
 #include "WholeNumber.h"
 #include "ConditionsOptions.h"
@@ -32,6 +33,7 @@
 #include "lanes/core/Exception.h"
 #include "lanes/core/JobFiles.h"
 #include "lanes/core/PathClaim.h"
+#include "lanes/core/StartupMarks.h"
 #include "lanes/monitor/MemorySampler.h"
 #include "lanes/monitor/ProgressTicker.h"
 #include "lanes/monitor/ResourceUsage.h"
@@ -352,7 +354,9 @@ RunReport runPart(EventProcessor& processor, ProcessPart const* part, RunArgumen
 int runSingleProcess(RunArguments const& arguments) {
   SignalStop signalStop;  // before any thread starts
   auto const provenance = jobProvenance(arguments.menu);
+  markStartup("command");
   auto job = makeJob(arguments);
+  markStartup("plugins");
   auto const written = filesOf(job, arguments);
   auto const files = outputFiles(job);
   signalStop.onAbort([&files] {
@@ -360,10 +364,11 @@ int runSingleProcess(RunArguments const& arguments) {
     releaseClaims();  // nothing of this job's is left for its claims to name
   });
   EventProcessor processor(std::move(job));
+  markStartup("construction");
   claimJobFiles(written);
   warnAboutSkippedFiles(processor);
-  auto const report =
-      runPart(processor, nullptr, arguments, &signalStop, progressStyle(arguments), provenance);
+  auto report = runPart(processor, nullptr, arguments, &signalStop, progressStyle(arguments), provenance);
+  report.sections["startup"] = startupJson();
   if (report.sections.count("configuration_error")) {  // bad input, found as the modules began: no event ran
     std::cerr << "lanes: error: " << report.error << "\n";
     return 2;

@@ -14,6 +14,7 @@
 #include "ReportCommand.h"
 #include "RunCommand.h"
 #include "ScanCommand.h"
+#include "StartupReport.h"
 #include "StrayOutput.h"
 #include "SuperviseCommand.h"
 #include "TopologyCommand.h"
@@ -21,6 +22,7 @@
 #include "lanes/core/Exception.h"
 
 int main(int argc, char** argv) {
+  lanes::cli::beginStartup();  // the report's start-up phases are timed from here
   lanes::cli::exportPythonEnvironment();  // for the Python tools and analyzers; before any thread
   CLI::App app{"lanes: a HEP event-processing framework and throughput laboratory on oneTBB", "lanes"};
   app.require_subcommand(1);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lanes/core/StartupMarks.h"
 #include "lanes/monitor/LogHistogram.h"
 
 namespace lanes {
@@ -31,6 +32,7 @@ void EventStatistics::eventFinished(unsigned lane, EventId const& id, EventStatu
   times.inFlight.store(false, std::memory_order_relaxed);
   if (when == kUntimed) return;  // a sampled job's untimed event
   auto const seconds = std::max(0.0f, std::chrono::duration<float>(when - times.started).count());
+  if (times.seconds.empty()) markStartup(StartupMarks::kFirstEvent);  // once per lane: the first ends the start-up
   times.seconds.push_back(seconds);
   auto const fastest = [](Timed const& a, Timed const& b) { return a.seconds < b.seconds; };
   auto const floor = [&] { return std::min_element(times.slowest.begin(), times.slowest.end(), fastest)->seconds; };

@@ -120,17 +120,17 @@ void requireBasketPlaces(TBranch& top, long long fileBytes) {
 
 }  // namespace
 
-void requireBasketsInFile(TBranch& branch, TFile& file, std::string const& path, std::string const& tree) {
+void requireBasketsInFile(TBranch& branch, long long fileBytes, std::string const& path, std::string const& tree) {
   try {
-    requireBasketPlaces(branch, file.GetSize());
+    requireBasketPlaces(branch, fileBytes);
   } catch (Exception const& damage) {
     throw Exception("'" + path + "': TTree '" + tree + "': " + damage.message());
   }
 }
 
-std::string basketPlaceProblem(TBranch& branch, TFile& file) {
+std::string basketPlaceProblem(TBranch& branch, long long fileBytes) {
   try {
-    requireBasketPlaces(branch, file.GetSize());
+    requireBasketPlaces(branch, fileBytes);
   } catch (Exception const& damage) {
     return damage.message();
   }

@@ -23,12 +23,14 @@ namespace lanes::rootio {
 
 // Throws lanes::Exception naming the file at `path`, TTree `tree`, `branch`
 // (or a sub-branch) and the basket whose place or entry range, as the tree's
-// metadata states it, does not fit `file` or the branch's entries.
-void requireBasketsInFile(TBranch& branch, TFile& file, std::string const& path, std::string const& tree);
+// metadata states it, does not fit the file's `fileBytes` (TFile::GetSize(),
+// which asks the system each time: take it once per file, not per branch)
+// or the branch's entries.
+void requireBasketsInFile(TBranch& branch, long long fileBytes, std::string const& path, std::string const& tree);
 
-// What requireBasketsInFile() finds wrong with `branch` in `file`, naming the
-// branch and basket but not the file ("" if nothing).
-std::string basketPlaceProblem(TBranch& branch, TFile& file);
+// What requireBasketsInFile() finds wrong with `branch` in a file of
+// `fileBytes`, naming the branch and basket but not the file ("" if nothing).
+std::string basketPlaceProblem(TBranch& branch, long long fileBytes);
 
 // Lane-confined, like the open file whose branch it checks: one per product
 // of an open file.

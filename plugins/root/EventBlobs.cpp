@@ -73,9 +73,10 @@ template <typename Take>
 void readEntries(TFile& file, TTree& tree, Long64_t entries, std::string const& path, Take take) {
   try {
     std::vector<BasketCheck> checks;
+    auto const fileBytes = file.GetSize();
     for (auto* object : *tree.GetListOfBranches()) {
       auto& branch = *static_cast<TBranch*>(object);
-      requireBasketsInFile(branch, file, path, tree.GetName());
+      requireBasketsInFile(branch, fileBytes, path, tree.GetName());
       checks.emplace_back(branch, file);
     }
     for (Long64_t entry = 0; entry < entries; ++entry) {

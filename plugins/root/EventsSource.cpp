@@ -72,7 +72,7 @@ struct EventsSource::OpenFile {
 
   // The check of `branch` (of tree `tree`)'s baskets, once their places fit the file.
   BasketCheck checkedBaskets(TBranch& branch, char const* tree = kBlobTree) {
-    requireBasketsInFile(branch, *file, path, tree);
+    requireBasketsInFile(branch, file->GetSize(), path, tree);
     return BasketCheck(branch, *file);
   }
 

@@ -73,13 +73,14 @@ Bytes bytesOf(TBranch& branch) {
 
 InspectedDataset inspectTree(TTree& tree) {
   InspectedDataset dataset{tree.GetName(), "TTree", static_cast<std::uint64_t>(tree.GetEntries()), {}, {}};
+  auto const fileBytes = tree.GetCurrentFile()->GetSize();
   for (auto* object : *tree.GetListOfBranches()) {
     auto* branch = static_cast<TBranch*>(object);
     auto const entries = static_cast<std::uint64_t>(branch->GetEntries());
     auto const bytes = bytesOf(*branch);
     ReadingScope const reading({tree.GetCurrentFile()->GetName(), "TTree", tree.GetName(), "branch", branch->GetName()});
     dataset.products.push_back({branch->GetName(), typeOf(*branch), entries, perEvent(bytes.compressed, entries),
-                                perEvent(bytes.uncompressed, entries), whyUnreadable(*branch, *tree.GetCurrentFile()),
+                                perEvent(bytes.uncompressed, entries), whyUnreadable(*branch, fileBytes),
                                 false});
   }
   return dataset;

@@ -23,6 +23,7 @@
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/LibraryVersions.h"
+#include "lanes/core/StartupMarks.h"
 #include "root/EmulatedRecord.h"
 
 namespace lanes::rootio {
@@ -182,6 +183,7 @@ void initialiseRoot() {
     SetErrorHandler(&keepRootMessage);
     gROOT->SetBatch(true);
     gSystem->ResetSignals();  // in case gROOT was made only now (see DefaultSignals)
+    markStartup("root");
   });
 }
 

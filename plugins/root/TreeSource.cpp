@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -31,6 +32,7 @@
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
 #include "lanes/core/ReadingNote.h"
+#include "lanes/core/StartupMarks.h"
 #include "root/BasketCheck.h"
 #include "root/Dictionaries.h"
 #include "root/InputFiles.h"
@@ -67,6 +69,36 @@ struct TreeSource::TreeLayout {
   SourceLumis lumis;
   SkippedFiles skipped;
   UnreadableProducts unreadable;  // the selected branches of the first file that cannot be read here
+
+  // A file open with its TTree read, or none.
+  struct OpenedTree {
+    std::unique_ptr<TFile> file;
+    TTree* tree = nullptr;
+  };
+  // The first file as the source was built from it: the first copy that
+  // reads file `index` takes it, if it is that file and still here, so that
+  // a job reads its TTree's metadata once, not once more for its first lane
+  // (NanoAOD's 947 branches: about as long as opening the file). Thread-safe.
+  OpenedTree takeFirstFile(std::size_t index) const {
+    std::lock_guard const lock(firstFileMutex_);
+    return index == firstIndex_ ? std::exchange(firstFile_, {}) : OpenedTree{};
+  }
+  void keepFirstFile(std::size_t index, OpenedTree opened) {
+    std::lock_guard const lock(firstFileMutex_);
+    firstIndex_ = index;
+    firstFile_ = std::move(opened);
+  }
+  // Before and after a fork: a descriptor opened before it would share its
+  // offset with the other processes.
+  void dropFirstFile() const {
+    std::lock_guard const lock(firstFileMutex_);
+    firstFile_ = {};
+  }
+
+ private:
+  mutable std::mutex firstFileMutex_;
+  mutable OpenedTree firstFile_;
+  std::size_t firstIndex_ = 0;
 };
 
 // One entry of one product, read ahead of its event (or, read straight
@@ -212,13 +244,13 @@ TreeSource::BranchLayout layoutOf(TBranch& branch) {
 
 }  // namespace
 
-std::string whyUnreadable(TBranch& branch, TFile& file) {
+std::string whyUnreadable(TBranch& branch, long long fileBytes) {
   try {
     layoutOf(branch);
   } catch (Exception const& error) {
     return error.message();
   }
-  return basketPlaceProblem(branch, file);
+  return basketPlaceProblem(branch, fileBytes);
 }
 
 namespace {
@@ -264,6 +296,7 @@ bool describeBranches(TTree& tree, TFile& file, std::vector<std::string> const& 
                       std::vector<TreeSource::BranchLayout>& branches, UnreadableProducts& unreadable) {
   std::size_t ids = 0;
   std::vector<std::string> readable;
+  auto const fileBytes = file.GetSize();
   for (auto* object : *tree.GetListOfBranches()) {
     auto* branch = static_cast<TBranch*>(object);
     std::string const name = branch->GetName();
@@ -272,7 +305,7 @@ bool describeBranches(TTree& tree, TFile& file, std::vector<std::string> const& 
       readable.push_back(name);
     } else if (selectedName(name, include, exclude)) {
       ReadingScope const reading({file.GetName(), "TTree", tree.GetName(), "branch", branch->GetName()});
-      if (auto why = whyUnreadable(*branch, file); !why.empty()) {
+      if (auto why = whyUnreadable(*branch, fileBytes); !why.empty()) {
         unreadable.add(name, std::move(why));
       } else {
         branches.push_back(layoutOf(*branch));
@@ -495,6 +528,7 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
     file = openInputFile(files[index]);
     tree = findTree(*file, layout->tree);
   });
+  markStartup("open");
   ReadingScope const reading({files[first].c_str(), "TTree", layout->tree.c_str()});
   auto const emulated = emulatedClasses(*tree, include, exclude);
   if (auto const dictionaries = options.getString("dictionaries"); dictionaries && !emulated.empty()) {
@@ -537,6 +571,8 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   layout->lumis.setUp(files, layout->skipped, layout->tree, [&](char const* name) { return treeRecordColumns(*file, name); });
   declareRecords();
   if (!layout->lumis.records.empty()) readAllLumis(*layout, first, *file, *tree);
+  layout->keepFirstFile(first, {std::move(file), tree});
+  markStartup("layout");
 }
 
 TreeSource::TreeSource(std::shared_ptr<TreeLayout const> layout, std::uint64_t chunk)
@@ -612,7 +648,12 @@ bool TreeSource::at(std::uint64_t ordinal, SourceEvent& event) { return position
 
 // ROOT reads a file by seek and read: processes forked after it was opened
 // would move each other's offset between the two and read wrong bytes.
-void TreeSource::afterFork() { open_.clear(); }
+void TreeSource::beforeFork() { layout_->dropFirstFile(); }
+
+void TreeSource::afterFork() {
+  layout_->dropFirstFile();
+  open_.clear();
+}
 
 std::string TreeSource::origin() const { return sequence_.files()[originFile_]; }
 
@@ -1085,8 +1126,13 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
   file->index = index;
   auto const& path = sequence_.files()[index];
   auto opening = layout_->counts->opening(index);
-  file->file = openInputFile(path);
-  file->tree = findTree(*file->file, layout_->tree);
+  if (auto first = layout_->takeFirstFile(index); first.file) {
+    file->file = std::move(first.file);
+    file->tree = first.tree;
+  } else {
+    file->file = openInputFile(path);
+    file->tree = findTree(*file->file, layout_->tree);
+  }
   layout_->counts->learn(index, static_cast<std::uint64_t>(file->tree->GetEntries()));
   if (opening) opening.unlock();
   ReadingScope const reading({path.c_str(), "TTree", layout_->tree.c_str()});
@@ -1097,12 +1143,13 @@ std::unique_ptr<TreeSource::OpenFile> TreeSource::open(std::size_t index) const 
   file->errors.resize(products);
   file->fatal.resize(products);
   auto const topLevel = topLevelBranches(*file->tree);
+  auto const fileBytes = file->file->GetSize();
   for (std::size_t p = 0; p < products; ++p) {
     auto const& layout = layout_->branches[p];
     auto const found = topLevel.find(layout.name);
     auto* branch = found == topLevel.end() ? nullptr : found->second;
     if (!branch) throw Exception("'" + path + "' has no branch '" + layout.name + "' (the first input file has)");
-    requireBasketsInFile(*branch, *file->file, path, layout_->tree);
+    requireBasketsInFile(*branch, fileBytes, path, layout_->tree);
     auto& reader = file->readers[p];
     reader.kind = layout.kind;
     reader.pool = pools_[p].get();

@@ -87,7 +87,9 @@ class TreeSource : public Source {
   std::uint64_t fileEntries(std::size_t file) override;
   void learnFileEntries(std::size_t file, std::uint64_t entries) override;
   // Closes the files this copy holds open, with what was read ahead from
-  // them: reading goes on through files this process opens itself.
+  // them, and the first file as the source was built from it: reading goes
+  // on through files this process opens itself.
+  void beforeFork() override;
   void afterFork() override;
   std::string origin() const override;
   std::string details() const override;
@@ -208,9 +210,9 @@ class TreeSource : public Source {
   std::size_t originFile_ = 0;  // the file of the last position or read, for errors
 };
 
-// Why the root source cannot read `branch` of `file` as a product, in one
-// line ("" if it can): its leaves, a class ROOT cannot emulate without a
-// dictionary, or a basket the branch places outside the file.
-std::string whyUnreadable(TBranch& branch, TFile& file);
+// Why the root source cannot read `branch` of a file of `fileBytes` as a
+// product, in one line ("" if it can): its leaves, a class ROOT cannot
+// emulate without a dictionary, or a basket the branch places outside the file.
+std::string whyUnreadable(TBranch& branch, long long fileBytes);
 
 }  // namespace lanes::rootio

@@ -18,6 +18,7 @@
 #include "lanes/core/RepeatingSource.h"
 #include "lanes/core/ProcessingObserver.h"
 #include "lanes/core/Source.h"
+#include "lanes/core/StartupMarks.h"
 #include "lanes/core/TemporaryName.h"
 #include "lanes/monitor/DeviceTrace.h"
 #include "lanes/monitor/EventStatistics.h"

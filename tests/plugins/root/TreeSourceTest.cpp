@@ -8,6 +8,7 @@
 
 #include <TClass.h>
 #include <TFile.h>
+#include <TROOT.h>
 #include <TTree.h>
 
 #include <nlohmann/json.hpp>
@@ -213,6 +214,42 @@ TEST(TreeSourceTest, PerLaneHandlesReplicateAndAddressByOrdinal) {
   ASSERT_TRUE(copy->at(5, viaAt));
   EXPECT_EQ(viaAt.id, viaNext.id);
   EXPECT_FALSE(copy->at(200, viaAt));
+}
+
+int openFiles() { return gROOT->GetListOfFiles()->GetSize(); }
+
+// The file the source was built from stays open for the first copy that
+// reads it: its TTree is read once, not once more for the first lane.
+TEST(TreeSourceTest, TheFirstCopyReadsTheFileTheSourceWasBuiltFrom) {
+  auto const before = openFiles();
+  auto source = nanoAod();
+  EXPECT_EQ(openFiles(), before + 1) << "kept open for the first copy";
+  auto first = source.replicate();
+  auto second = source.replicate();
+  SourceEvent event;
+  ASSERT_TRUE(first->at(0, event));
+  EXPECT_EQ(openFiles(), before + 1) << "taken over, not opened again";
+  ASSERT_TRUE(second->at(1, event));
+  EXPECT_EQ(openFiles(), before + 2) << "the second copy opens its own";
+  SourceEvent alone;
+  ASSERT_TRUE(nanoAod().next(alone));  // entry 0, read by a source of its own
+  first.reset();  // its file and tree go
+  ASSERT_TRUE(second->at(0, event)) << "the second copy reads its own file's tree";
+  EXPECT_EQ(event.id, alone.id);
+}
+
+// A descriptor opened before a fork would share its offset with the other processes.
+TEST(TreeSourceTest, AForkClosesTheFileTheSourceWasBuiltFrom) {
+  for (bool const parent : {true, false}) {
+    auto const before = openFiles();
+    auto source = nanoAod();
+    parent ? source.beforeFork() : source.afterFork();
+    EXPECT_EQ(openFiles(), before);
+    auto copy = source.replicate();
+    SourceEvent event;
+    ASSERT_TRUE(copy->at(0, event)) << "opened anew";
+    EXPECT_EQ(openFiles(), before + 1);
+  }
 }
 
 TEST(TreeSourceTest, ALanesCopyGoesBackToTheRunItTookFromAnotherLane) {

@@ -125,22 +125,25 @@ def lanes_command(source, threads, report, output="dummy", binary=LANES):
                              "--report", report)]
 
 
-def lanes_run(source, threads, scratch, output="dummy"):
-    """lanes reading every event of `source` into `output`: wall and CPU time, and its report's events/s."""
+def lanes_run(source, threads, scratch, output="dummy", events=EVENTS):
+    """lanes reading every event of `source` (`events` of them) into `output`: wall and CPU time, and its report's
+    events/s."""
     report = Path(scratch) / "report.json"
     wall, cpu, _ = run_process(lanes_command(source, threads, report, output))
     summary = json.loads(report.read_text())
-    if summary["events"] != EVENTS:
-        sys.exit(f"lanes read {summary['events']} events of {source}, not {EVENTS}")
+    if summary["events"] != events:
+        sys.exit(f"lanes read {summary['events']} events of {source}, not {events}")
     return {"wall_s": wall, "cpu_s": cpu, "events_per_s": summary["events_per_s"],
             "peak_rss_bytes": summary["peak_rss_bytes"]}
 
 
-def lanes_side_by_side(source, processes, scratch):
-    """`processes` 1-thread lanes runs of `source` at once: their summed events/s (each from its report)."""
+def lanes_side_by_side(source, processes, scratch, outputs=None):
+    """`processes` 1-thread lanes runs of `source` at once, each into its own of `outputs` (default: dummy): their
+    summed events/s (each from its report)."""
     reports = [Path(scratch) / f"side-{i}.json" for i in range(processes)]
-    running = [subprocess.Popen(lanes_command(source, 1, report), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                text=True) for report in reports]
+    outputs = outputs or ["dummy"] * processes
+    running = [subprocess.Popen(lanes_command(source, 1, report, output), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True) for report, output in zip(reports, outputs)]
     for process in running:
         _, stderr = process.communicate()
         if process.returncode != 0:
@@ -353,14 +356,18 @@ def anchor_rows(anchor, inputs, threads_list, rounds, scratch):
     rows = tree_anchor_rows(anchor, inputs, threads_list, rounds, scratch)
     blobs = blob_anchor_rows(anchor, inputs, threads_list, rounds, scratch)
     writers = writer_anchor_rows(anchor, inputs, threads_list, rounds, scratch)
-    for row in rows + blobs + writers:
+    print_anchor_rows(rows + blobs + writers)
+    return rows + blobs + writers
+
+
+def print_anchor_rows(rows):
+    for row in rows:
         print(f"anchor {row['reading']:48s} t={row['threads']}  lanes {row['lanes_events_per_s']['median']:7.0f} "
               f"[{row['lanes_events_per_s']['min']:.0f}-{row['lanes_events_per_s']['max']:.0f}] ev/s  anchor "
               f"{row['anchor_events_per_s']['median']:7.0f} [{row['anchor_events_per_s']['min']:.0f}-"
               f"{row['anchor_events_per_s']['max']:.0f}] ev/s  lanes/anchor {row['ratio']:.2f}"
               + (f"  (files: lanes {row['bytes']['lanes']:,} bytes, anchor {row['bytes']['anchor']:,})"
                  if "bytes" in row else ""), flush=True)
-    return rows + blobs + writers
 
 
 def cpu_model():
@@ -385,11 +392,16 @@ def markdown(rows, anchors):
         lines.append(f"| {row['title']} | {row['threads']} | {seconds(row['lanes_wall_s']).strip()} | "
                      f"{seconds(row['rootreadspeed_wall_s']).strip()} | {row['ratio']:.2f} | {scaling} |")
     if anchors:
-        lines += ["", "| reading | threads | lanes (events/s) | anchor (events/s) | lanes ÷ anchor |",
-                  "| --- | --- | --- | --- | --- |"]
-        for row in anchors:
-            lines.append(f"| {row['reading']} | {row['threads']} | {row['lanes_events_per_s']['median']:.0f} | "
-                         f"{row['anchor_events_per_s']['median']:.0f} | {row['ratio']:.2f} |")
+        lines += ["", anchor_markdown(anchors)]
+    return "\n".join(lines)
+
+
+def anchor_markdown(anchors):
+    """The table of lanes against the anchor, row by row."""
+    lines = ["| reading | threads | lanes (events/s) | anchor (events/s) | lanes ÷ anchor |", "| --- | --- | --- | --- | --- |"]
+    for row in anchors:
+        lines.append(f"| {row['reading']} | {row['threads']} | {row['lanes_events_per_s']['median']:.0f} | "
+                     f"{row['anchor_events_per_s']['median']:.0f} | {row['ratio']:.2f} |")
     return "\n".join(lines)
 
 

@@ -403,19 +403,23 @@ RunSummary Schedule::process(ProcessPart const& part) {
   listen();
   for (auto* observer : observers) observer->jobStarted(info);
   startPart(part);
-  if (!jobFailed_) runJobTransition(Transition::BeginJob, Modules::Outputs, part.name, part.sink);
-  bool const started = !jobFailed_;
-  std::optional<tbb::global_control> allowThreads;
+  // oneTBB caps its workers at the machine's cores unless told otherwise; a
+  // job that asks for more threads (oversubscription studies) gets them.
+  auto const threads = part.threads ? part.threads : config.threads;
+  tbb::global_control const allowThreads(tbb::global_control::max_allowed_parallelism, threads);
+  // A part's own arena: a worker forked after an earlier part must not
+  // inherit one whose threads it does not have.
+  arena = std::make_shared<tbb::task_arena>(static_cast<int>(threads));
   std::optional<ThreadEntryObserver> threadEntry;  // attaching initialises the arena
+  if (threadEntryHook) threadEntry.emplace(*arena, threadEntryHook);
+  // Outputs begin (and end, below) in the part's arena: one that hands work
+  // to oneTBB from its calls (ROOT's implicit multi-threading, which attaches
+  // to the arena it is enabled in) finds the job's threads there.
+  if (!jobFailed_) {
+    arena->execute([&] { runJobTransition(Transition::BeginJob, Modules::Outputs, part.name, part.sink); });
+  }
+  bool const started = !jobFailed_;
   if (started) {
-    // oneTBB caps its workers at the machine's cores unless told otherwise; a
-    // job that asks for more threads (oversubscription studies) gets them.
-    auto const threads = part.threads ? part.threads : config.threads;
-    allowThreads.emplace(tbb::global_control::max_allowed_parallelism, threads);
-    // A part's own arena: a worker forked after an earlier part must not
-    // inherit one whose threads it does not have.
-    arena = std::make_shared<tbb::task_arena>(static_cast<int>(threads));
-    if (threadEntryHook) threadEntry.emplace(*arena, threadEntryHook);
     boundaries->start();
     tsanRelease(&arena);  // what was built so far, for the arena's threads (TbbHandOff.h)
     arena->execute([this] {
@@ -439,12 +443,7 @@ RunSummary Schedule::process(ProcessPart const& part) {
   if (firstError_) failJob(describe(firstError_));
   // Outputs end in the part's arena: one that finishes its buffers in
   // parallel does so on the job's threads, not in a default arena's.
-  auto const endOutputs = [&] { runJobTransition(Transition::EndJob, Modules::Outputs, part.name); };
-  if (started) {
-    arena->execute(endOutputs);
-  } else {
-    endOutputs();
-  }
+  arena->execute([&] { runJobTransition(Transition::EndJob, Modules::Outputs, part.name); });
   summary.failed = jobFailed_;
   summary.configurationError = configurationError_;
   summary.error = jobError_;

@@ -80,7 +80,9 @@ NTupleLayout::NTupleLayout(PluginOptions const& checked)
 // ---- rntuple ----
 
 NTupleOutput::NTupleOutput(std::string label, Options const& options)
-    : Output(std::move(label)), layout_(PluginOptions(options, "rntuple")) {
+    : Output(std::move(label)),
+      layout_(PluginOptions(options, "rntuple")),
+      imt_(options.has("imt") ? std::optional(options.getBool("imt", false)) : std::nullopt) {
   keep(options.getAll("keep"));
 }
 
@@ -126,9 +128,13 @@ void NTupleOutput::beginJob(JobContext const& context) {
   layout_.file().begin(context.part);
   written_ = 0;
   auto model = makeModel(layout_.columns());
+  auto options = writeOptions(layout_.compression(), layout_.clusterBytes());
+  bool const imt = imt_.value_or(context.threads > 1);
+  if (imt) implicitMT_.emplace();  // before the writer, which looks as it is made
+  options.SetUseImplicitMT(imt ? ROOT::RNTupleWriteOptions::EImplicitMT::kDefault
+                               : ROOT::RNTupleWriteOptions::EImplicitMT::kOff);
   layout_.writing([&] {
-    writer_ = ROOT::RNTupleWriter::Recreate(std::move(model), layout_.name(), layout_.file().temporaryPath(),
-                                            writeOptions(layout_.compression(), layout_.clusterBytes()));
+    writer_ = ROOT::RNTupleWriter::Recreate(std::move(model), layout_.name(), layout_.file().temporaryPath(), options);
   });
   filler_ = std::make_unique<NTupleLayout::Filler>(writer_->CreateRawPtrWriteEntry(), layout_.columns());
 }
@@ -148,6 +154,7 @@ void NTupleOutput::endJob() {
   // Committed here: the writer's destructor would only log a failure.
   layout_.writing([&] { writer_->CommitDataset(); });
   writer_.reset();
+  implicitMT_.reset();
   layout_.commit(*records_.records(), written_);
 }
 
@@ -158,6 +165,7 @@ void NTupleOutput::abandon() {
   } catch (...) {
     // The file is dropped anyway.
   }
+  implicitMT_.reset();
   layout_.file().discard();
 }
 
@@ -317,8 +325,8 @@ namespace {
 RegisterOutput<NTupleOutput> const serial(
     "rntuple",
     "writes an RNTuple, a field per product, and the runs and lumis beside it (RNTuples LuminosityBlocks, Runs) "
-    "(a one module): file=PATH, ntuple=NAME, compression=, level=, "
-    "cluster=BYTES, keep=GLOB");
+    "(a one module): file=PATH, ntuple=NAME, compression=, level=, cluster=BYTES, imt=true|false (pages compressed "
+    "as tasks on the job's threads; default: true with more than one thread), keep=GLOB");
 RegisterOutput<ParallelNTupleOutput> const parallel(
     "rntuple-parallel",
     "writes an RNTuple with RNTupleParallelWriter, a fill context per concurrent call, and the runs and lumis "

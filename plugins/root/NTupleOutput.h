@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "lanes/core/Options.h"
 #include "root/TreeRecords.h"
 #include "root/OutputSupport.h"
+#include "root/RootSupport.h"
 
 namespace ROOT {
 class RNTupleWriter;
@@ -69,9 +71,12 @@ class NTupleLayout {
 };
 
 // A `one` module: the framework serialises write(); the other calls run on
-// the job's thread.
+// the job's thread. With IMT (imt=true, the default in a job of more than
+// one thread) the writer hands each full page to a task on the job's threads
+// to compress, and waits for them only as it commits a cluster.
 class NTupleOutput : public one::Output {
  public:
+  // Options: imt=true|false, plus those of NTupleLayout.
   NTupleOutput(std::string label, Options const& options);
   ~NTupleOutput() override;
 
@@ -87,6 +92,8 @@ class NTupleOutput : public one::Output {
 
  private:
   NTupleLayout layout_;
+  std::optional<bool> imt_;  // as given; unset: by the job's threads
+  std::optional<JobImplicitMT> implicitMT_;  // outlives writer_
   std::unique_ptr<ROOT::RNTupleWriter> writer_;
   std::unique_ptr<NTupleLayout::Filler> filler_;
   std::uint64_t written_ = 0;

@@ -187,6 +187,28 @@ void initialiseRoot() {
   });
 }
 
+namespace {
+std::mutex implicitMTLock;
+unsigned implicitMTHolders = 0;  // under implicitMTLock
+bool implicitMTOurs = false;     // whether the holders turned IMT on; under implicitMTLock
+}  // namespace
+
+JobImplicitMT::JobImplicitMT() {
+  std::lock_guard const lock(implicitMTLock);
+  if (implicitMTHolders++ == 0 && !ROOT::IsImplicitMTEnabled()) {
+    ROOT::EnableImplicitMT(ROOT::EIMTConfig::kExistingTBBArena);
+    implicitMTOurs = true;
+  }
+}
+
+JobImplicitMT::~JobImplicitMT() {
+  std::lock_guard const lock(implicitMTLock);
+  if (--implicitMTHolders == 0 && implicitMTOurs) {
+    ROOT::DisableImplicitMT();
+    implicitMTOurs = false;
+  }
+}
+
 ThrowOnRootFatal::ThrowOnRootFatal() { ++fatalGuards; }
 
 ThrowOnRootFatal::~ThrowOnRootFatal() { --fatalGuards; }

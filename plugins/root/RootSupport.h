@@ -29,6 +29,21 @@ inline constexpr char const* kRunRecords = "Runs";
 // our handler instead of stderr. Idempotent and thread-safe.
 void initialiseRoot();
 
+// Thread-safe: ROOT's implicit multi-threading (IMT) on the job's own
+// threads, for an output that compresses with it. The first holder made
+// turns IMT on in the oneTBB arena it is made in (the job's: outputs begin in
+// it), so ROOT's tasks run on the job's threads, from the one libtbb; the
+// last one destroyed turns it off again. IMT that was on before the first
+// holder (a source's imt=true) is left as it was. Make it before the TTree
+// or RNTuple writer that should use it: they look once, as they are made.
+class JobImplicitMT {
+ public:
+  JobImplicitMT();
+  ~JobImplicitMT();
+  JobImplicitMT(JobImplicitMT const&) = delete;
+  JobImplicitMT& operator=(JobImplicitMT const&) = delete;
+};
+
 // The last error or warning ROOT reported on this thread ("" if none), cleared.
 // An error is kept over the warnings that follow it.
 std::string takeRootMessage();

@@ -2,7 +2,6 @@
 
 #include <TFile.h>
 #include <TMemFile.h>
-#include <TROOT.h>
 #include <TTree.h>
 
 #include <tbb/task_arena.h>
@@ -23,7 +22,7 @@ TreeOutput::TreeOutput(std::string label, Options const& options, PluginOptions 
       settings_{static_cast<int>(checked.positive("basket", 32000)), static_cast<int>(checked.count("split", 99))},
       autoFlush_(options.getInt("autoflush", -30000000)),
       flushEvents_(checked.positive("flush", 5000)),
-      imt_(options.getBool("imt", false)) {
+      imt_(options.has("imt") ? std::optional(options.getBool("imt", false)) : std::nullopt) {
   initialiseRoot();
   keep(options.getAll("keep"));
 }
@@ -35,7 +34,7 @@ void TreeOutput::beginJob(JobContext const& context) {
   records_.begin();
   written_ = batchesShipped_ = bytesShipped_ = 0;
   shipping_ = static_cast<bool>(context.shipBatch);
-  if (imt_) ROOT::EnableImplicitMT(context.threads);
+  if (imt_.value_or(context.threads > 1)) implicitMT_.emplace();  // before the tree, which looks as it is made
   TDirectory* directory = nullptr;
   if (shipping_) {
     // A worker of a shared-writer job: batches in memory, a cluster each.
@@ -67,7 +66,7 @@ void TreeOutput::write(Event const& event) {
       throw;
     }
   };
-  if (imt_) {
+  if (implicitMT_) {
     tbb::this_task_arena::isolate(fill);
   } else {
     fill();
@@ -129,6 +128,7 @@ bool TreeOutput::close() {
   rootFile_.reset();
   batch_.reset();  // deletes the tree it holds
   tree_ = nullptr;
+  implicitMT_.reset();
   return intact;
 }
 
@@ -142,9 +142,9 @@ namespace {
 RegisterOutput<TreeOutput> const registration(
     "root",
     "writes a TTree, a branch per product, and the runs and lumis beside it (trees LuminosityBlocks, Runs) "
-    "(a one module): file=PATH, tree=NAME, compression=zlib|lz4|zstd|lzma "
-    "(lz4), level=0..9 (lz4: 4, else 5), basket=BYTES, split=LEVEL, autoflush=N, imt=true|false, flush=EVENTS (a batch of a shared-writer "
-    "job), keep=GLOB");
+    "(a one module): file=PATH, tree=NAME, compression=zlib|lz4|zstd|lzma (lz4), level=0..9 (lz4: 4, else 5), "
+    "basket=BYTES, split=LEVEL, autoflush=N, imt=true|false (ROOT compresses on the job's threads; default: true with "
+    "more than one thread), flush=EVENTS (a batch of a shared-writer job), keep=GLOB");
 }
 
 }  // namespace lanes::rootio

@@ -1,15 +1,18 @@
 #pragma once
 // The `root` output: one TTree, a branch per kept product, written by one
-// event at a time (a `one` module), optionally compressing with ROOT IMT.
+// event at a time (a `one` module), compressing with ROOT IMT on the job's
+// threads when it has more than one.
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lanes/core/ModuleTypes.h"
 #include "lanes/core/Options.h"
 #include "root/OutputSupport.h"
+#include "root/RootSupport.h"
 #include "root/SharedWriter.h"
 #include "root/TreeFileOutput.h"
 #include "root/TreeFiller.h"
@@ -20,9 +23,12 @@ class TTree;
 namespace lanes::rootio {
 
 // A `one` module: the framework serialises write(); beginJob, endJob and
-// abandon run on the job's thread. With imt=true ROOT compresses baskets in
-// parallel inside write(), under this_task_arena::isolate so that the thread
-// waiting in Fill() never picks up a long framework task meanwhile.
+// abandon run on the job's thread. With IMT (imt=true, the default in a job
+// of more than one thread) ROOT compresses the baskets that an event fills
+// (every branch's, at a cluster's end) as tasks on the job's threads inside
+// write(), which waits for them under this_task_arena::isolate, so that it
+// never picks up a long framework task meanwhile; the other threads take
+// them between their own tasks.
 // In a shared-writer multi-process job a worker's output fills a BatchFile
 // and ships it every flush= events from write() (blocking there only while
 // the writer is behind); the parent's, the writer, merges the batches into
@@ -31,7 +37,8 @@ class TreeOutput : public TreeFileOutput<one::Output> {
  public:
   // Options: file=PATH (required), tree=NAME (Events), compression=zlib|lz4|zstd|lzma,
   // level=0..9, basket=BYTES, split=LEVEL, autoflush=N (entries per cluster;
-  // negative: bytes, as ROOT's SetAutoFlush), imt=true|false, keep=GLOB,
+  // negative: bytes, as ROOT's SetAutoFlush), imt=true|false (default: true
+  // when the job has more than one thread), keep=GLOB,
   // flush=EVENTS (events per batch in a shared-writer job; default 5000).
   TreeOutput(std::string label, Options const& options);
   ~TreeOutput() override;
@@ -56,7 +63,8 @@ class TreeOutput : public TreeFileOutput<one::Output> {
   TreeSettings settings_;
   long long autoFlush_;
   std::uint64_t flushEvents_;
-  bool imt_;
+  std::optional<bool> imt_;  // as given; unset: by the job's threads
+  std::optional<JobImplicitMT> implicitMT_;
   std::vector<Column> columns_;
   std::unique_ptr<TFile> rootFile_;
   TTree* tree_ = nullptr;  // owned by rootFile_

@@ -1,13 +1,19 @@
 // ROOT's fatal errors inside a ThrowOnRootFatal: an exception on the thread
 // that read, never an abort of the process, also with many threads at once.
+// JobImplicitMT: ROOT's tasks in the arena it was made in, on while held.
 
 #include "root/RootSupport.h"
 
+#include <ROOT/TTaskGroup.hxx>
 #include <TClass.h>
 #include <TError.h>
+#include <TROOT.h>
+#include <tbb/task_arena.h>
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -108,6 +114,73 @@ TEST(ThrowOnRootFatalTest, EachThreadGetsItsOwnFatalError) {
   }
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(wrong, std::vector<int>(kThreads, 0));
+}
+
+// Each case starts with IMT off, whatever ran before it in this process.
+class JobImplicitMTTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    initialiseRoot();
+    if (ROOT::IsImplicitMTEnabled()) ROOT::DisableImplicitMT();
+  }
+};
+
+TEST_F(JobImplicitMTTest, RootsTasksRunInTheArenaItWasMadeIn) {
+  // Three threads, more than this machine's cores: ROOT's own arena would have fewer.
+  tbb::task_arena arena(3);
+  std::atomic<int> concurrency{0};
+  arena.execute([&] {
+    JobImplicitMT const imt;
+    EXPECT_TRUE(ROOT::IsImplicitMTEnabled());
+    EXPECT_EQ(ROOT::GetThreadPoolSize(), 3u);
+    ROOT::Experimental::TTaskGroup tasks;
+    tasks.Run([&] { concurrency = tbb::this_task_arena::max_concurrency(); });
+    tasks.Wait();
+  });
+  EXPECT_EQ(concurrency.load(), 3);
+  EXPECT_FALSE(ROOT::IsImplicitMTEnabled());
+}
+
+TEST_F(JobImplicitMTTest, ImtStaysOnUntilTheLastHolderEnds) {
+  tbb::task_arena arena(2);
+  arena.execute([] {
+    std::optional<JobImplicitMT> first(std::in_place), second(std::in_place);
+    first.reset();
+    EXPECT_TRUE(ROOT::IsImplicitMTEnabled());
+    second.reset();
+    EXPECT_FALSE(ROOT::IsImplicitMTEnabled());
+  });
+}
+
+TEST_F(JobImplicitMTTest, ImtTurnedOnBeforeIsLeftOn) {
+  tbb::task_arena arena(2);
+  arena.execute([] {
+    ROOT::EnableImplicitMT(ROOT::EIMTConfig::kExistingTBBArena);  // as a source's imt=true does, before the outputs
+    { JobImplicitMT const imt; }
+    EXPECT_TRUE(ROOT::IsImplicitMTEnabled());
+  });
+  ROOT::DisableImplicitMT();
+}
+
+TEST_F(JobImplicitMTTest, ManyThreadsHoldingAtOnceKeepItOnWhileAnyHolds) {
+  constexpr int kThreads = 8;
+  constexpr int kRounds = 50;
+  tbb::task_arena arena(kThreads, kThreads);  // a slot for each thread: they all hold at once
+  std::atomic<int> offWhileHeld{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      arena.execute([&] {
+        for (int round = 0; round < kRounds; ++round) {
+          JobImplicitMT const imt;
+          if (!ROOT::IsImplicitMTEnabled()) ++offWhileHeld;
+        }
+      });
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(offWhileHeld.load(), 0);
+  EXPECT_FALSE(ROOT::IsImplicitMTEnabled());
 }
 
 }  // namespace

@@ -69,7 +69,8 @@ class SharedBaskets {
   // every basket is shared while held, not only those of two runs: at the
   // end of the job lanes split the runs left (ClaimedRuns), and two lanes
   // read one basket at once.
-  void readerJoined() { readers_.fetch_add(1, std::memory_order_relaxed); }
+  // Returns how many came before it.
+  unsigned readerJoined() { return readers_.fetch_add(1, std::memory_order_relaxed); }
   bool severalReaders() const { return readers_.load(std::memory_order_relaxed) > 1; }
 
   // Baskets decompressed here, and found here by another lane instead of decompressed again.

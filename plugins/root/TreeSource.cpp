@@ -617,8 +617,12 @@ std::unique_ptr<Source> TreeSource::lookAhead() const { return std::unique_ptr<S
 
 std::unique_ptr<Source> TreeSource::replicate() const {
   if (!perLane_) return nullptr;
-  layout_->baskets->readerJoined();
-  return std::unique_ptr<Source>(new TreeSource(layout_, chunk_));
+  auto copy = std::unique_ptr<TreeSource>(new TreeSource(layout_, chunk_));
+  // Every second lane reads an event's products last to first: lanes that
+  // start at once and want the same baskets (SharedBaskets) then make half
+  // of them each, meeting in the middle, instead of one waiting for the other.
+  copy->backwards_ = layout_->baskets->readerJoined() % 2 == 1;
+  return copy;
 }
 
 void TreeSource::useReplicaChunk(std::uint64_t chunk) { chunk_ = chunk; }
@@ -792,32 +796,40 @@ inline void TreeSource::handStored(Reader const& reader, Stored entry, ProductSl
 
 void TreeSource::readProducts(SourceEvent const& event, ProductIndex const* products, std::size_t count,
                               ProductSlot* slots) {
+  if (backwards_) return readProductsInOrder<true>(event, products, count, slots);
+  readProductsInOrder<false>(event, products, count, slots);
+}
+
+template <bool kBackwards>
+void TreeSource::readProductsInOrder(SourceEvent const& event, ProductIndex const* products, std::size_t count,
+                                     ProductSlot* slots) {
   // A scalar from a basket is handed over in ~10 ns: far enough ahead that
   // three misses one after another (reader, entry offset, value) come in time.
   constexpr std::size_t kFar = 24, kMiddle = 16, kNear = 8;
+  auto const nth = [products, count](std::size_t n) { return kBackwards ? products[count - 1 - n] : products[n]; };
   auto [file, local] = fileOf(event.entry);
   for (std::size_t i = 0; i < count; ++i) {
-    auto const product = products[i];
+    auto const product = nth(i);
     // A product's slot, reader and held entry were last touched an event of
     // every product ago: ask for them ahead, far enough that they come in
     // time (a hand-over takes a few nanoseconds, a miss ~100), the reader
     // first, as the held entry is found through it (and a stored entry
     // through the basket's entry offsets).
     if (i + kFar < count) {
-      __builtin_prefetch(&slots[products[i + kFar]], 1);
-      __builtin_prefetch(&file.readers[products[i + kFar]]);
+      __builtin_prefetch(&slots[nth(i + kFar)], 1);
+      __builtin_prefetch(&file.readers[nth(i + kFar)]);
     }
     if (i + kMiddle < count) {
-      auto const& reader = file.readers[products[i + kMiddle]];
+      auto const& reader = file.readers[nth(i + kMiddle)];
       auto const& window = reader.window;
       if (reader.offsets && local >= window.first && local < window.end) {
         __builtin_prefetch(&reader.offsets[local - window.first]);
       }
     }
     if (i + kNear < count) {
-      if (auto* held = windowed(file, products[i + kNear], local)) {
+      if (auto* held = windowed(file, nth(i + kNear), local)) {
         __builtin_prefetch(held);
-      } else if (auto const entry = stored(file, products[i + kNear], local); entry.value) {
+      } else if (auto const entry = stored(file, nth(i + kNear), local); entry.value) {
         // Each product's values lie in a basket of their own: one stream of
         // the CPU's reads for every product, too many for it to foresee.
         __builtin_prefetch(entry.value);

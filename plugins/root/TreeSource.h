@@ -123,6 +123,10 @@ class TreeSource : public Source {
   TreeSource(std::shared_ptr<TreeLayout const> layout, std::uint64_t chunk);
 
   bool position(std::uint64_t entry, SourceEvent& event);
+  // readProducts() in the order of `products`, or the reverse.
+  template <bool kBackwards>
+  void readProductsInOrder(SourceEvent const& event, ProductIndex const* products, std::size_t count,
+                           ProductSlot* slots);
   // Counts files until global `entry` is counted (see FileSequence::reach);
   // false past the end.
   bool reach(std::uint64_t entry);
@@ -205,6 +209,7 @@ class TreeSource : public Source {
   FileSequence sequence_{{}};  // this copy's: a shared source counts files as it reaches them
   RecentlyOpened<OpenFile> open_;
   bool perLane_ = false;
+  bool backwards_ = false;  // reads an event's products last to first (replicate())
   std::uint64_t chunk_ = 1;  // handles=lane: the entries a lane's run ends at a multiple of
   std::uint64_t nextEntry_ = 0;
   std::size_t originFile_ = 0;  // the file of the last position or read, for errors

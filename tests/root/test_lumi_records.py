@@ -146,10 +146,10 @@ def assert_records_of(records, ids):
             assert all(products["lumi_track"] for _, products in records[level].values())
 
 
-def write(tmp_path, plugin, name, *options, source=SOURCE, module="test-lumi-products", extra=()):
+def write(tmp_path, plugin, name, *options, source=SOURCE, module="test-lumi-products", extra=(), threads=2):
     path = tmp_path / f"{name}.{EXTENSION[plugin]}"
     spec = ",".join([f"{plugin}:file={path}", *options])
-    result = run_lanes("run", "-n", "0", "-t", "2", "--concurrent-lumis", "2", "--source", source,
+    result = run_lanes("run", "-n", "0", "-t", str(threads), "--concurrent-lumis", "2", "--source", source,
                        *(["--module", module] if module else []), *extra, "--output", spec, cwd=tmp_path, timeout=300)
     assert result.returncode == 0, result.stderr
     return path
@@ -203,7 +203,9 @@ def strip_records(plugin, path):
 
 @pytest.mark.parametrize("plugin", ["pds", "hdf5"])
 def test_a_file_without_records_reads_its_lumis_from_its_ids(tmp_path, plugin):
-    path = write(tmp_path, plugin, "old")
+    # Written by one thread, in the source's order: at two, two lumis in flight may interleave in the file, and
+    # its ids then hold more stretches than the source had lumis.
+    path = write(tmp_path, plugin, "old", threads=1)
     strip_records(plugin, path)
     # a module that watches lumis: a job without one tracks none (docs/runs-and-lumis.md)
     read = run_lanes("run", "-n", "0", "-t", "1", "--source", f"{plugin}:file={path}", "--module", "lumi-work",

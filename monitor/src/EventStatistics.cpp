@@ -1,7 +1,6 @@
 #include "lanes/monitor/EventStatistics.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "lanes/core/StartupMarks.h"
 #include "lanes/monitor/LogHistogram.h"
@@ -32,8 +31,9 @@ void EventStatistics::eventFinished(unsigned lane, EventId const& id, EventStatu
   times.inFlight.store(false, std::memory_order_relaxed);
   if (when == kUntimed) return;  // a sampled job's untimed event
   auto const seconds = std::max(0.0f, std::chrono::duration<float>(when - times.started).count());
-  if (times.seconds.empty()) markStartup(StartupMarks::kFirstEvent);  // once per lane: the first ends the start-up
-  times.seconds.push_back(seconds);
+  if (times.seconds.count() == 0) markStartup(StartupMarks::kFirstEvent);  // once per lane: the first ends the start-up
+  times.seconds.add(seconds);
+  times.longest = std::max(times.longest, seconds);
   auto const fastest = [](Timed const& a, Timed const& b) { return a.seconds < b.seconds; };
   auto const floor = [&] { return std::min_element(times.slowest.begin(), times.slowest.end(), fastest)->seconds; };
   if (times.slowest.size() < slowest_) {
@@ -47,15 +47,6 @@ void EventStatistics::eventFinished(unsigned lane, EventId const& id, EventStatu
 
 namespace {
 
-// The nearest-rank percentile of the values, which it reorders in part: a
-// selection, not a sort, since a job at top speed times millions of events.
-double percentile(std::vector<float>& values, double fraction) {
-  auto const rank = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(values.size())));
-  auto const nth = values.begin() + static_cast<std::ptrdiff_t>(std::clamp<std::size_t>(rank, 1, values.size()) - 1);
-  std::nth_element(values.begin(), nth, values.end());
-  return *nth;
-}
-
 std::string text(EventId const& id) {
   return std::to_string(id.run) + ":" + std::to_string(id.luminosityBlock) + ":" + std::to_string(id.event);
 }
@@ -63,24 +54,24 @@ std::string text(EventId const& id) {
 }  // namespace
 
 nlohmann::json EventStatistics::toJson() const {
-  std::vector<float> all;
+  LogHistogram histogram;
+  double longest = 0;
   std::vector<Timed> slowest;
   for (auto const& lane : lanes_) {
-    all.insert(all.end(), lane.seconds.begin(), lane.seconds.end());
+    histogram.merge(lane.seconds);
+    longest = std::max(longest, static_cast<double>(lane.longest));
     slowest.insert(slowest.end(), lane.slowest.begin(), lane.slowest.end());
   }
   std::sort(slowest.begin(), slowest.end(), [](Timed const& a, Timed const& b) { return a.seconds > b.seconds; });
   if (slowest.size() > slowest_) slowest.resize(slowest_);
-  LogHistogram histogram;
-  for (auto const seconds : all) histogram.add(seconds);
   auto named = nlohmann::json::array();
   for (auto const& event : slowest) named.push_back({{"event", text(event.id)}, {"s", event.seconds}});
-  bool const any = !all.empty();
-  return {{"events", all.size()},
-          {"median_s", any ? percentile(all, 0.5) : 0.0},
-          {"p90_s", any ? percentile(all, 0.9) : 0.0},
-          {"p99_s", any ? percentile(all, 0.99) : 0.0},
-          {"max_s", any ? static_cast<double>(*std::max_element(all.begin(), all.end())) : 0.0},
+  auto const at = [&](double fraction) { return std::min(histogram.percentile(fraction), longest); };
+  return {{"events", histogram.count()},
+          {"median_s", at(0.5)},
+          {"p90_s", at(0.9)},
+          {"p99_s", at(0.99)},
+          {"max_s", longest},
           {"slowest", named},
           {"histogram", histogram.toJson()}};
 }

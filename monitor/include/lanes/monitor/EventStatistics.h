@@ -2,8 +2,10 @@
 // The distribution of event wall times: from the times eventStarted() and
 // eventFinished() give for each event (the end of the source's next() that
 // read it, the moment it finished), whatever its lane did meanwhile (its
-// calls, their waits, other lanes' calls on its threads). A float per event,
-// kept per lane: a lane's events follow each other, so its slot needs no lock.
+// calls, their waits, other lanes' calls on its threads). Kept per lane in a
+// LogHistogram, with the longest and the slowest few exactly: memory that
+// does not grow with the events (an endless job at top speed times 15 million
+// a second), and a lane's events follow each other, so its slot needs no lock.
 // A job whose timing is sampled gives the distribution of its timed events.
 // Each lane also says whether it holds an event, for a sampler that counts
 // the events in flight as the job runs.
@@ -16,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lanes/core/ProcessingObserver.h"
+#include "lanes/monitor/LogHistogram.h"
 
 namespace lanes {
 
@@ -40,7 +43,8 @@ class EventStatistics : public ProcessingObserver {
 
   // {events (those timed), median_s, p90_s, p99_s, max_s, slowest: [{event: "run:lumi:event", s}],
   // histogram (LogHistogram's, for merging parts)} (percentiles by the nearest
-  // rank; zeros when no event finished).
+  // rank, the middle of its bucket: within 0.55%, and never above max_s;
+  // zeros when no event finished).
   nlohmann::json toJson() const;
 
  private:
@@ -51,7 +55,8 @@ class EventStatistics : public ProcessingObserver {
   // Padded: lanes on different threads do not share a cache line (or a pair, which a CPU may prefetch together).
   struct alignas(128) LaneTimes {
     Clock::time_point started;
-    std::vector<float> seconds;
+    LogHistogram seconds;
+    float longest = 0;
     std::vector<Timed> slowest;  // at most slowest_, unordered
     float floor = 0;             // the fastest of `slowest` once it is full: faster events need no search
     std::atomic<bool> inFlight{false};  // written by its lane alone, read by eventsInFlight()

@@ -31,8 +31,12 @@ void EventStatistics::eventFinished(unsigned lane, EventId const& id, EventStatu
   times.inFlight.store(false, std::memory_order_relaxed);
   if (when == kUntimed) return;  // a sampled job's untimed event
   auto const seconds = std::max(0.0f, std::chrono::duration<float>(when - times.started).count());
-  if (times.seconds.count() == 0) markStartup(StartupMarks::kFirstEvent);  // once per lane: the first ends the start-up
-  times.seconds.add(seconds);
+  if (times.pending.empty() && times.seconds.count() == 0) markStartup(StartupMarks::kFirstEvent);  // once per lane: the first ends the start-up
+  if (times.pending.size() == kBatch) {
+    for (auto const pending : times.pending) times.seconds.add(pending);
+    times.pending.clear();
+  }
+  times.pending.push_back(seconds);
   times.longest = std::max(times.longest, seconds);
   auto const fastest = [](Timed const& a, Timed const& b) { return a.seconds < b.seconds; };
   auto const floor = [&] { return std::min_element(times.slowest.begin(), times.slowest.end(), fastest)->seconds; };
@@ -59,6 +63,7 @@ nlohmann::json EventStatistics::toJson() const {
   std::vector<Timed> slowest;
   for (auto const& lane : lanes_) {
     histogram.merge(lane.seconds);
+    for (auto const pending : lane.pending) histogram.add(pending);
     longest = std::max(longest, static_cast<double>(lane.longest));
     slowest.insert(slowest.end(), lane.slowest.begin(), lane.slowest.end());
   }

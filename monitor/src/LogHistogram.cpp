@@ -11,63 +11,23 @@ namespace lanes {
 
 namespace {
 
-// Durations below a nanosecond (a clock's zero) share the lowest bucket, and
-// those beyond 10^12 s (31,700 years: a broken clock's) the highest.
-constexpr double kShortest = 1e-9;
-constexpr double kLongest = 1e12;
-
-// The lower edges of an octave's buckets, 2^(k/64), and for each of 256
-// equal slices of the octave's mantissas [1, 2) the bucket its start is in:
-// a bucket is wider than a slice, so a mantissa is in that bucket or the next.
-struct Edges {
-  double lower[LogHistogram::kBucketsPerOctave + 1];
-  std::uint8_t bucketAt[256];
-  Edges() {
-    for (int k = 0; k <= LogHistogram::kBucketsPerOctave; ++k) lower[k] = std::exp2(double(k) / LogHistogram::kBucketsPerOctave);
-    for (int slice = 0; slice < 256; ++slice) {
-      double const start = 1.0 + slice / 256.0;
-      int k = 0;
-      while (lower[k + 1] <= start) ++k;
-      bucketAt[slice] = static_cast<std::uint8_t>(k);
-    }
-  }
-};
-Edges const edges;
-
-// floor(64 log2(seconds)) without a logarithm, from the double's own
-// exponent and the top 8 bits of its mantissa: the monitor adds every timed
-// call's time (ModuleStatistics), at least 3 an event, and frexp() alone
-// cost more than the rest of the event's bookkeeping.
-int bucketOf(double seconds) {
-  if (!(seconds >= kShortest)) seconds = kShortest;  // NaN too
-  if (seconds > kLongest) seconds = kLongest;
-  auto const bits = std::bit_cast<std::uint64_t>(seconds);
-  int const exponent = static_cast<int>(bits >> 52) - 1023;  // positive and normal: no sign, no subnormal
-  auto const mantissaBits = bits & ((std::uint64_t{1} << 52) - 1);
-  double const mantissa = std::bit_cast<double>(mantissaBits | (std::uint64_t{1023} << 52));  // in [1, 2)
-  int bucket = edges.bucketAt[mantissaBits >> 44];
-  if (mantissa >= edges.lower[bucket + 1]) ++bucket;
-  return exponent * LogHistogram::kBucketsPerOctave + bucket;
-}
-
 double middleOf(int bucket) { return std::exp2((bucket + 0.5) / LogHistogram::kBucketsPerOctave); }
 
 }  // namespace
 
-int const LogHistogram::kFirstBucket = bucketOf(kShortest);
-int const LogHistogram::kLastBucket = bucketOf(kLongest);
-
-void LogHistogram::add(double seconds, std::uint64_t count) {
-  if (count == 0) return;
-  addTo(bucketOf(seconds), count);
+LogHistogram::Edges::Edges() {
+  for (int k = 0; k <= kBucketsPerOctave; ++k) lower[k] = std::exp2(double(k) / kBucketsPerOctave);
+  for (int slice = 0; slice < 256; ++slice) {
+    double const start = 1.0 + slice / 256.0;
+    int k = 0;
+    while (lower[k + 1] <= start) ++k;
+    bucketAt[slice] = static_cast<std::uint8_t>(k);
+  }
 }
 
-void LogHistogram::addTo(int bucket, std::uint64_t count) {
-  auto index = static_cast<std::size_t>(bucket - first_);  // wraps below first_: out of range too
-  if (index >= counts_.size()) index = widenTo(bucket);
-  counts_[index] += count;
-  count_ += count;
-}
+LogHistogram::Edges const LogHistogram::edges_;
+int const LogHistogram::kFirstBucket = bucketOf(1e-9);
+int const LogHistogram::kLastBucket = bucketOf(1e12);
 
 std::size_t LogHistogram::widenTo(int bucket) {
   if (counts_.empty()) {

@@ -16,6 +16,15 @@ CallTotals& CallTotals::operator+=(CallTotals const& other) {
   return *this;
 }
 
+LogHistogram& CallTimes::operator[](Kind kind) {
+  switch (kind) {
+    case kEvent: return event;
+    case kAcquire: return acquire;
+    case kProductReady: return productReady;
+    default: return external;
+  }
+}
+
 CallTimes& CallTimes::operator+=(CallTimes const& other) {
   event.merge(other.event);
   acquire.merge(other.acquire);
@@ -82,30 +91,46 @@ ModuleStatistics::Accumulator& ModuleStatistics::firstUse() {
   return accumulator;
 }
 
+LogHistogram& ModuleStatistics::histogramOf(std::uint32_t slot, std::vector<CallTimes>& modules, CallTimes& source) {
+  auto const module = slot / CallTimes::kKinds;
+  auto const kind = static_cast<CallTimes::Kind>(slot % CallTimes::kKinds);
+  return module < modules.size() ? modules[module][kind] : source[kind];
+}
+
+// `module`: an index into JobInfo::modules, or isOutput_.size() for the source.
+void ModuleStatistics::addTime(Accumulator& accumulator, std::size_t module, CallTimes::Kind kind,
+                               Clock::duration time) const {
+  auto& pending = accumulator.pendingTimes;
+  if (pending.size() == kPendingTimes) {
+    for (auto const& [slot, seconds] : pending) histogramOf(slot, accumulator.callTimes, accumulator.sourceTimes).add(seconds);
+    pending.clear();
+  }
+  auto const slot = static_cast<std::uint32_t>(module * CallTimes::kKinds + kind);
+  pending.push_back({slot, std::chrono::duration<float>(time).count()});
+}
+
 void ModuleStatistics::callFinished(CallRecord const& record) {
   bool const timed = record.timed;
   CallTotals const call{1, record.end - record.begin, 0, timed};
   auto& accumulator = local();
   accumulator.timedCalls += timed;
-  auto const seconds = std::chrono::duration<double>(call.time).count();
   if (record.module == kSourceProducer) {
     accumulator.source += call;
-    if (timed) (record.transition == Transition::SourceRead ? accumulator.sourceTimes.acquire : accumulator.sourceTimes.event).add(seconds);
+    if (timed) addTime(accumulator, isOutput_.size(), record.transition == Transition::SourceRead ? CallTimes::kAcquire : CallTimes::kEvent, call.time);
     return;
   }
   assert(record.module < isOutput_.size() && "CallRecord::module is not an index into JobInfo::modules");
   auto& module = accumulator.modules[record.module];
-  auto& times = accumulator.callTimes[record.module];
   switch (record.transition) {
     case Transition::Event: ++module.events; [[fallthrough]];
     case Transition::Acquire:
       module += call;
       if (record.transition == Transition::Acquire) accumulator.waits[record.module].acquire += call.time;
-      if (timed) (record.transition == Transition::Acquire ? times.acquire : times.event).add(seconds);
+      if (timed) addTime(accumulator, record.module, record.transition == Transition::Acquire ? CallTimes::kAcquire : CallTimes::kEvent, call.time);
       break;
     case Transition::ProductReady:
       module.time += call.time;
-      if (timed) times.productReady.add(seconds);
+      if (timed) addTime(accumulator, record.module, CallTimes::kProductReady, call.time);
       break;
     default: {
       auto const kind = std::find(std::begin(kBlockTransitions), std::end(kBlockTransitions), record.transition);
@@ -126,7 +151,7 @@ void ModuleStatistics::waitFinished(WaitRecord const& record) {
     case WaitKind::Queue: accumulator.waits.at(record.module).queue += duration; break;
     case WaitKind::External:
       accumulator.waits.at(record.module).external += duration;
-      accumulator.callTimes.at(record.module).external.add(std::chrono::duration<double>(duration).count());
+      addTime(accumulator, record.module, CallTimes::kExternal, duration);
       break;
     case WaitKind::Idle: accumulator.laneIdle.at(record.lane) += duration; break;
     case WaitKind::Boundary: accumulator.laneBoundary.at(record.lane) += duration; break;
@@ -212,6 +237,7 @@ nlohmann::json ModuleStatistics::callTimesJson() const {
   for (auto const& part : perThread_) {
     for (std::size_t i = 0; i < part.callTimes.size(); ++i) modules[i] += part.callTimes[i];
     source += part.sourceTimes;
+    for (auto const& [slot, seconds] : part.pendingTimes) histogramOf(slot, modules, source).add(seconds);
   }
   auto json = nlohmann::json::object({{"buckets_per_octave", kCallTimeBucketsPerOctave}, {"modules", nlohmann::json::array()}});
   for (auto const& times : modules) json["modules"].push_back(histogramsJson(times, "event", "acquire"));

@@ -1,5 +1,6 @@
 #include "lanes/monitor/ModuleStatistics.h"
 
+#include <cmath>
 #include <optional>
 
 #include <gtest/gtest.h>
@@ -60,6 +61,27 @@ void expectTotals(ModuleStatistics::Totals const& totals, std::uint64_t events) 
   EXPECT_EQ(totals.outputs.time, microseconds(13 * events));
   EXPECT_EQ(totals.timedCalls, 7 * events);  // every record, those that count nowhere too
   EXPECT_EQ(totals.timedWaits, 3 * events);
+}
+
+// The calls' histograms of feedEvent()'s `events` events (compact: [first
+// bucket, counts...] in 8 buckets to an octave): each time in its bucket, and
+// none lost, with more calls per thread than the statistics batch.
+void expectCallTimes(ModuleStatistics const& statistics, std::uint64_t events) {
+  auto const json = statistics.callTimesJson();
+  auto const expectOne = [&](nlohmann::json const& compact, double seconds, char const* what) {
+    ASSERT_EQ(compact.size(), 2u) << what << ": " << compact;  // one bucket
+    EXPECT_EQ(compact[0].get<int>(), static_cast<int>(std::floor(std::log2(seconds) * 8))) << what;
+    EXPECT_EQ(compact[1].get<std::uint64_t>(), events) << what;
+  };
+  auto const& modules = json["modules"];
+  expectOne(modules[kTracks]["acquire"], 3e-6, "tracks acquire");
+  expectOne(modules[kTracks]["event"], 4e-6, "tracks event");
+  expectOne(modules[kTracks]["external"], 9e-6, "tracks external");
+  expectOne(modules[kSelect]["event"], 5e-6, "select event");
+  expectOne(modules[kWriter]["product_ready"], 6e-6, "writer product_ready");
+  expectOne(modules[kWriter]["event"], 7e-6, "writer event");
+  expectOne(json["source"]["next"], 1e-6, "source next");
+  expectOne(json["source"]["read"], 2e-6, "source read");
 }
 
 TEST(ModuleStatistics, CountsEachTransitionWhereItBelongs) {
@@ -123,6 +145,7 @@ TEST_P(ModuleStatisticsConcurrent, ForeignThreadsSumExactly) {
   });
   auto const totals = statistics.totals();
   expectTotals(totals, threads * perThread);
+  expectCallTimes(statistics, threads * perThread);
 }
 
 // `events` events fed to `statistics` by the arena's threads; returns once
@@ -145,6 +168,7 @@ TEST_P(ModuleStatisticsConcurrent, TbbWorkersSumExactly) {
   feedConcurrently(arena, statistics, events);
   auto const totals = statistics.totals();
   expectTotals(totals, events);
+  expectCallTimes(statistics, events);
 }
 
 // Two statistics fed in turn by the same threads: each thread's cache

@@ -6,6 +6,9 @@
 // LogHistogram, with the longest and the slowest few exactly: memory that
 // does not grow with the events (an endless job at top speed times 15 million
 // a second), and a lane's events follow each other, so its slot needs no lock.
+// Times go into the histogram kBatch at a time: added one by one between the
+// lane's other work, each waited on its table lookups (14% of the top speed,
+// paired), where a loop over a batch overlaps them (1.7 ns an add).
 // A job whose timing is sampled gives the distribution of its timed events.
 // Each lane also says whether it holds an event, for a sampler that counts
 // the events in flight as the job runs.
@@ -56,12 +59,14 @@ class EventStatistics : public ProcessingObserver {
   struct alignas(128) LaneTimes {
     Clock::time_point started;
     LogHistogram seconds;
+    std::vector<float> pending;  // not yet in `seconds`: at most kBatch
     float longest = 0;
     std::vector<Timed> slowest;  // at most slowest_, unordered
     float floor = 0;             // the fastest of `slowest` once it is full: faster events need no search
     std::atomic<bool> inFlight{false};  // written by its lane alone, read by eventsInFlight()
   };
 
+  static constexpr std::size_t kBatch = 1024;
   std::size_t const slowest_;
   mutable std::mutex lanesMutex_;  // guards lanes_ itself (not its elements) between jobStarted() and eventsInFlight()
   std::vector<LaneTimes> lanes_;

@@ -8,7 +8,9 @@
 // merge into the distribution one process would have given. A percentile
 // read from it is the middle of its bucket: within 0.55% of the exact one.
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -21,7 +23,8 @@ class LogHistogram {
  public:
   static constexpr int kBucketsPerOctave = 64;
 
-  void add(double seconds, std::uint64_t count = 1);
+  // Inline: the monitor adds every timed call (ModuleStatistics), at least 3 an event.
+  void add(double seconds, std::uint64_t count = 1) { addTo(bucketOf(seconds), count); }
   void merge(LogHistogram const& other);
 
   std::uint64_t count() const { return count_; }
@@ -47,7 +50,41 @@ class LogHistogram {
   static int const kLastBucket;
 
  private:
-  void addTo(int bucket, std::uint64_t count);
+  // The lower edges of an octave's buckets, 2^(k/64), and for each of 256
+  // equal slices of the octave's mantissas [1, 2) the bucket its start is in:
+  // a bucket is wider than a slice, so a mantissa is in that bucket or the next.
+  struct Edges {
+    Edges();
+    double lower[kBucketsPerOctave + 1];
+    std::uint8_t bucketAt[256];
+  };
+  static Edges const edges_;
+
+  // floor(64 log2(seconds)) without a logarithm, from the double's own
+  // exponent and the top 8 bits of its mantissa (frexp() alone cost more
+  // than the rest of an event's bookkeeping). Durations below a nanosecond
+  // (a clock's zero; NaN too) share the lowest bucket, and those beyond
+  // 10^12 s (31,700 years: a broken clock's) the highest.
+  static int bucketOf(double seconds) {
+    if (!(seconds >= 1e-9)) seconds = 1e-9;
+    if (seconds > 1e12) seconds = 1e12;
+    std::uint64_t bits;  // std::bit_cast, in C++17 (a public header)
+    std::memcpy(&bits, &seconds, sizeof bits);
+    int const exponent = static_cast<int>(bits >> 52) - 1023;  // positive and normal: no sign, no subnormal
+    auto const mantissaBits = bits & ((std::uint64_t{1} << 52) - 1);
+    double mantissa;  // in [1, 2)
+    auto const mantissaOfOne = mantissaBits | (std::uint64_t{1023} << 52);
+    std::memcpy(&mantissa, &mantissaOfOne, sizeof mantissa);
+    int bucket = edges_.bucketAt[mantissaBits >> 44];
+    if (mantissa >= edges_.lower[bucket + 1]) ++bucket;
+    return exponent * kBucketsPerOctave + bucket;
+  }
+  void addTo(int bucket, std::uint64_t count) {
+    auto index = static_cast<std::size_t>(bucket - first_);  // wraps below first_: out of range too
+    if (__builtin_expect(index >= counts_.size(), 0)) index = widenTo(bucket);
+    counts_[index] += count;
+    count_ += count;
+  }
   // Makes room for `bucket` (in [kFirstBucket, kLastBucket]); its index.
   std::size_t widenTo(int bucket);
 

@@ -70,6 +70,8 @@ struct CallTimes {
   LogHistogram productReady;  // ProductReady calls
   LogHistogram external;      // External waits
 
+  enum Kind : std::uint32_t { kEvent, kAcquire, kProductReady, kExternal, kKinds };
+  LogHistogram& operator[](Kind kind);
   CallTimes& operator+=(CallTimes const& other);
 };
 
@@ -135,8 +137,20 @@ class ModuleStatistics : public ProcessingObserver {
   };
   template <class T>
   using Lines = std::vector<T, CacheLineAllocator<T>>;
+  // A timed call's time not yet in its histogram: slot module * kKinds +
+  // kind, the source's after the modules'. A thread's times go into their
+  // histograms kPendingTimes at a time: added one by one between the lanes'
+  // other work, each waited on its bucket's table lookups (at top speed the
+  // monitor's histograms took a seventh of the rate), where a loop over a
+  // batch overlaps them.
+  struct PendingTime {
+    std::uint32_t slot;
+    float seconds;
+  };
+  static constexpr std::size_t kPendingTimes = 1024;
   // One calling thread's sums.
   struct Accumulator {
+    std::vector<PendingTime> pendingTimes;  // at most kPendingTimes, for callTimes and sourceTimes
     Lines<CallTotals> modules;
     Lines<WaitTotals> waits;
     Lines<Clock::duration> laneIdle;
@@ -152,6 +166,9 @@ class ModuleStatistics : public ProcessingObserver {
   };
   Accumulator& local();
   Accumulator& firstUse();
+  void addTime(Accumulator& accumulator, std::size_t module, CallTimes::Kind kind, Clock::duration time) const;
+  // The histogram of `slot` among `modules` and then `source`.
+  static LogHistogram& histogramOf(std::uint32_t slot, std::vector<CallTimes>& modules, CallTimes& source);
 
   std::vector<bool> isOutput_;  // by module index
   unsigned lanes_ = 0;

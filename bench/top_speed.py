@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Top speed against the Fermilab framework: the framework's own cost per event, as a user runs it.
+
+    .venv/bin/python bench/top_speed.py --anchor PATH_TO_threaded_io_test [--rounds 5] [--threads 1,2]
+                                        [--events 5000000]
+
+Each round runs `lanes run --source empty --output dummy -n EVENTS -t T` (with the monitor that `lanes run`
+attaches by default, and as many lanes as threads, its default) and then the anchor's
+`threaded_io_test -s EmptySource -t T -l T -n EVENTS -o DummyOutputer`, alternating which goes first, at each
+thread count: events without products through an output that writes nothing, so what is timed is the
+framework's hand-over of events, its scheduling and its monitor. Each program's own events/s (lanes' from its
+run report, the anchor's from its summary, whose event count is checked) and whole-process wall times:
+medians with min and max over the rounds, and lanes' median rate over the anchor's (above 1: lanes is faster).
+
+Prints the CPU model, the core count and the load average before and after. Figures are printed, never
+asserted: this is a measurement, not a test. (bench_top_speed measures the same job in-process, with the
+monitor off, on and sampled: where the cost of each part of the per-event path shows.)
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+import read_speed
+
+
+def lanes_run(threads, events, scratch):
+    report = Path(scratch) / "top_speed.json"
+    command = [read_speed.LANES, "run", "--source", "empty", "--output", "dummy", "-n", events, "-t", threads,
+               "--report", report]
+    wall, cpu, _ = read_speed.run_process(command)
+    rate = json.loads(report.read_text())["events_per_s"]
+    return {"wall_s": wall, "cpu_s": cpu, "events_per_s": rate}
+
+
+def anchor_run(anchor, threads, events):
+    wall, cpu, stdout = read_speed.run_process([anchor, "-s", "EmptySource", "-t", threads, "-l", threads,
+                                                "-n", events, "-o", "DummyOutputer"])
+    micros = re.search(r"^Event processing time: (\d+)us$", stdout, re.MULTILINE)
+    done = re.search(r"^number events: (\d+)$", stdout, re.MULTILINE)
+    if not micros or not done or int(done.group(1)) != events:
+        sys.exit(f"{anchor} did not process {events} empty events: {stdout.strip()[-2000:]}")
+    return {"wall_s": wall, "cpu_s": cpu, "events_per_s": events / (int(micros.group(1)) * 1e-6)}
+
+
+def rate(spread):
+    return f"{spread['median'] / 1e6:6.2f} M/s [{spread['min'] / 1e6:.2f}-{spread['max'] / 1e6:.2f}]"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--anchor", type=Path, required=True, help="the Fermilab framework's threaded_io_test")
+    parser.add_argument("--rounds", type=int, default=5, help="paired rounds (default 5)")
+    parser.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
+    parser.add_argument("--events", type=int, default=5_000_000, help="events a job (default 5,000,000)")
+    args = parser.parse_args()
+    if not os.access(args.anchor, os.X_OK):
+        parser.error(f"--anchor {args.anchor}: no such executable")
+    threads_list = [int(t) for t in args.threads.split(",")]
+    print(f"{read_speed.cpu_model()}, {os.cpu_count()} cores, load {read_speed.load()}", flush=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        for threads in threads_list:
+            runs = {"lanes": [], "anchor": []}
+            measures = {"lanes": lambda: lanes_run(threads, args.events, scratch),
+                        "anchor": lambda: anchor_run(args.anchor, threads, args.events)}
+            for round_ in range(args.rounds):
+                order = list(measures) if round_ % 2 == 0 else list(reversed(list(measures)))
+                for name in order:
+                    runs[name].append(measures[name]())
+            spreads = {name: read_speed.spread(runs[name], "events_per_s") for name in runs}
+            walls = {name: read_speed.spread(runs[name], "wall_s") for name in runs}
+            print(f"{threads} thread(s), {args.events:,} events: lanes {rate(spreads['lanes'])}, whole process "
+                  f"{read_speed.seconds(walls['lanes']).strip()}; anchor {rate(spreads['anchor'])}, whole process "
+                  f"{read_speed.seconds(walls['anchor']).strip()}; lanes / anchor "
+                  f"{spreads['lanes']['median'] / spreads['anchor']['median']:.2f}", flush=True)
+    print(f"load {read_speed.load()}")
+
+
+if __name__ == "__main__":
+    main()

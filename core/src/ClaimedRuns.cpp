@@ -57,7 +57,8 @@ ClaimedRuns::ClaimedRuns(unsigned lanes, std::uint64_t mostGrabbed)
 
 ClaimedRuns::~ClaimedRuns() = default;
 
-void ClaimedRuns::clear() {
+void ClaimedRuns::clear(FastClock clock) {
+  clock_ = clock;
   for (unsigned lane = 0; lane < lanes_; ++lane) {
     auto& run = runs_[lane];
     run.start(0, 0);
@@ -89,11 +90,13 @@ bool ClaimedRuns::take(unsigned lane, std::uint64_t& ordinal) {
 }
 
 bool ClaimedRuns::grab(Run& run) {
-  auto const now = Clock::now();
+  auto const now = clock_.now();
   Lock const hold(run.lock);
   // Its lane comes back once it has done all it grabbed last time.
   if (run.lastGrabbed > 0) {
-    auto const took = std::chrono::duration_cast<std::chrono::nanoseconds>(now - run.lastGrab) /
+    // A lane moves between threads, whose reads of the clock may differ by tens of nanoseconds (FastClock).
+    auto const took = std::max(std::chrono::nanoseconds::zero(),
+                               std::chrono::duration_cast<std::chrono::nanoseconds>(now - run.lastGrab)) /
                       static_cast<std::int64_t>(run.lastGrabbed);
     if (run.stolen) {
       startCostNs_.store(took.count(), std::memory_order_relaxed);  // the first event of a stolen run, grabbed alone
@@ -161,7 +164,7 @@ bool ClaimedRuns::steal(unsigned lane, std::uint64_t floor) {
     victim.end = first;
     tag = victim.tag;
   }
-  auto const now = Clock::now();
+  auto const now = clock_.now();
   {
     Lock const hold(thief.lock);
     thief.start(first, end);

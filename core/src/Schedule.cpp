@@ -494,7 +494,7 @@ void Schedule::startPart(ProcessPart const& part) {
   wholeJob_ = part.name.empty();
   conditions->startPart();
   eventsSkipped.store(0);
-  runs.clear();
+  runs.clear(clock);
   if (!stopRequested.load()) {
     cancelled.store(jobFailed_);
     halted.store(jobFailed_);

@@ -2,7 +2,7 @@
 
 #include <ROOT/RNTuple.hxx>
 #include <ROOT/RNTupleDescriptor.hxx>
-#include <ROOT/RNTupleInspector.hxx>
+#include <ROOT/RColumnElementBase.hxx>
 #include <ROOT/RNTupleReader.hxx>
 #include <TBasket.h>
 #include <TBranch.h>
@@ -86,25 +86,49 @@ InspectedDataset inspectTree(TTree& tree) {
   return dataset;
 }
 
+// A field's bytes, its subfields' included: on storage (its pages) and in
+// memory (its elements), as ROOT's RNTupleInspector counts them. Not that
+// class: it lives in libROOTNTupleUtil, which brings ROOT's histogram and
+// matrix libraries into every lanes process, and their start-up with them.
+Bytes bytesOf(ROOT::RNTupleDescriptor const& descriptor, ROOT::DescriptorId_t field) {
+  Bytes bytes;
+  for (auto const& column : descriptor.GetColumnIterable(field)) {
+    auto const elementSize = ROOT::Internal::RColumnElementBase::Generate<void>(column.GetType())->GetSize();
+    for (auto const& cluster : descriptor.GetClusterIterable()) {
+      // A column of another representation than the cluster's is suppressed there: it has no pages.
+      auto const id = column.GetPhysicalId();
+      if (!cluster.ContainsColumn(id) || cluster.GetColumnRange(id).IsSuppressed()) continue;
+      for (auto const& page : cluster.GetPageRange(id).GetPageInfos()) {
+        bytes.compressed += static_cast<double>(page.GetLocator().GetNBytesOnStorage());
+        bytes.uncompressed += static_cast<double>(page.GetNElements() * elementSize);
+      }
+    }
+  }
+  for (auto const& subfield : descriptor.GetFieldIterable(field)) {
+    auto const inner = bytesOf(descriptor, subfield.GetId());
+    bytes.compressed += inner.compressed;
+    bytes.uncompressed += inner.uncompressed;
+  }
+  return bytes;
+}
+
 InspectedDataset inspectNtuple(ROOT::RNTuple const& ntuple, std::string const& name, std::uint64_t fileBytes) {
-  auto inspector = ROOT::Experimental::RNTupleInspector::Create(ntuple);
-  auto const& descriptor = inspector->GetDescriptor();
+  auto reader = ROOT::RNTupleReader::Open(ntuple);
+  auto const& descriptor = reader->GetDescriptor();
   InspectedDataset dataset{name, "RNTuple", descriptor.GetNEntries(), {}, {}};
   std::vector<FieldLayout> typed;
   for (auto const& field : descriptor.GetFieldIterable(descriptor.GetFieldZeroId())) {
     if (!field.GetTypeName().empty()) typed.push_back(layoutOf(field.GetFieldName(), field.GetTypeName()));
   }
-  auto reader = ROOT::RNTupleReader::Open(ntuple);
   auto const unreadable = unreadableFields(ntuple, *reader, typed, fileBytes);
   auto layout = typed.begin();
   for (auto const& field : descriptor.GetFieldIterable(descriptor.GetFieldZeroId())) {
-    auto const& sizes = inspector->GetFieldTreeInspector(field.GetId());
+    auto const bytes = bytesOf(descriptor, field.GetId());
     auto const entries = dataset.entries;
     auto const problem = unreadable.find(field.GetFieldName());
     bool const emulated = !field.GetTypeName().empty() && (layout++)->emulated;
     dataset.products.push_back({field.GetFieldName(), field.GetTypeName().empty() ? "(untyped record)" : field.GetTypeName(),
-                                entries, perEvent(static_cast<double>(sizes.GetCompressedSize()), entries),
-                                perEvent(static_cast<double>(sizes.GetUncompressedSize()), entries),
+                                entries, perEvent(bytes.compressed, entries), perEvent(bytes.uncompressed, entries),
                                 problem == unreadable.end() ? std::string() : problem->second,
                                 emulated && problem == unreadable.end()});
   }

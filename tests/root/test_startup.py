@@ -1,9 +1,11 @@
 """The run report's `startup`: where a job's time to its first event goes, phase by phase (docs/reports.md)."""
 
+import subprocess
 import time
 
 import pytest
 
+from conftest import BINARY
 from rootio import NANO
 
 ROOT_PHASES = ["command", "plugins", "root", "open", "layout", "construction", "first_event"]
@@ -31,3 +33,12 @@ def test_a_job_that_reads_no_root_file_has_no_root_phases(lanes):
     result = lanes("run", "-t", "1", "-n", "1")
     assert result.returncode == 0, result.stderr
     assert phases_of(result.report) == ["command", "plugins", "construction", "first_event"]
+
+
+def test_lanes_loads_none_of_roots_histogram_and_matrix_libraries():
+    # They came with ROOT's RNTupleInspector (libROOTNTupleUtil), which `lanes inspect` used for an RNTuple's
+    # sizes: two more libraries and their dictionaries in every lanes process's start-up, for one command.
+    needed = subprocess.run(["ldd", str(BINARY)], capture_output=True, text=True, check=True).stdout
+    assert "libCore.so" in needed  # ROOT is linked, and ldd lists it
+    for library in ("libROOTNTupleUtil.so", "libHist.so", "libMatrix.so"):
+        assert library not in needed

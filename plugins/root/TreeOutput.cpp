@@ -34,7 +34,15 @@ void TreeOutput::beginJob(JobContext const& context) {
   records_.begin();
   written_ = batchesShipped_ = bytesShipped_ = 0;
   shipping_ = static_cast<bool>(context.shipBatch);
-  if (imt_.value_or(context.threads > 1)) implicitMT_.emplace();  // before the tree, which looks as it is made
+  // A shared-writer job's writer merges the shipped batches on a thread of
+  // its own. With IMT on the job's threads, ROOT flushes the merged tree with
+  // tasks in the job's arena, whose threads may all be waiting for that
+  // writer to take their batches: the job would hang. So no IMT there.
+  if (shipping_ && imt_.value_or(false)) {
+    throw Exception("root output '" + label() + "': imt=true cannot be used in a shared-writer job (its writer "
+                    "merges the batches outside the job's threads, which would wait for it)");
+  }
+  if (imt_.value_or(context.threads > 1 && !shipping_)) implicitMT_.emplace();  // before the tree, which looks as it is made
   TDirectory* directory = nullptr;
   if (shipping_) {
     // A worker of a shared-writer job: batches in memory, a cluster each.
@@ -144,7 +152,7 @@ RegisterOutput<TreeOutput> const registration(
     "writes a TTree, a branch per product, and the runs and lumis beside it (trees LuminosityBlocks, Runs) "
     "(a one module): file=PATH, tree=NAME, compression=zlib|lz4|zstd|lzma (lz4), level=0..9 (lz4: 4, else 5), "
     "basket=BYTES, split=LEVEL, autoflush=N, imt=true|false (ROOT compresses on the job's threads; default: true with "
-    "more than one thread), flush=EVENTS (a batch of a shared-writer job), keep=GLOB");
+    "more than one thread, except in a shared-writer job), flush=EVENTS (a batch of a shared-writer job), keep=GLOB");
 }
 
 }  // namespace lanes::rootio

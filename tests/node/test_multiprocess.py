@@ -107,6 +107,16 @@ def test_a_shared_writer_takes_several_outputs_and_the_events_before_the_fork(la
     assert no_leftovers(tmp_path) == []
 
 
+def test_a_shared_writer_job_refuses_imt_on_its_root_output(lanes, tmp_path):
+    # Its writer merges the batches on a thread of its own: ROOT's flush of the merged tree would wait for tasks
+    # on the job's threads, which may all be waiting for the writer (a hang of 1 MPI job in 6 before).
+    result = multiprocess(lanes, "--output-mode", "shared-writer", output="root:file=out.root,imt=true")
+    assert result.returncode == 1
+    assert "imt=true cannot be used in a shared-writer job" in result.stderr
+    assert not (tmp_path / "out.root").exists()
+    assert no_leftovers(tmp_path) == []
+
+
 def test_a_crashed_worker_fails_a_shared_writer_job_and_leaves_no_file(lanes, tmp_path):
     # Round-robin: the worker of the odd ordinals ships 7 batches before its 75th event, event 150, aborts it.
     result = multiprocess(lanes, "--output-mode", "shared-writer", "--distribution", "round-robin",

@@ -29,7 +29,7 @@ void loadOptionalPlugins(JobConfig const& config) {
   for (auto const& name : names) {
     std::error_code error;
     auto const library = optionalPluginLibrary(name);
-    if (!name.empty() && !registered(name) && fs::is_regular_file(library, error)) loadPluginLibraries({library});
+    if (!name.empty() && !registered(name) && fs::is_regular_file(library, error)) loadOptionalPluginLibrary(library);
   }
 }
 
@@ -43,7 +43,7 @@ void loadEveryOptionalPlugin() {
     if (name.rfind("liblanes_", 0) == 0 && entry.path().extension() == ".so") libraries.push_back(entry.path().string());
   }
   std::sort(libraries.begin(), libraries.end());
-  loadPluginLibraries(libraries);
+  for (auto const& library : libraries) loadOptionalPluginLibrary(library);
 }
 
 void requireOneProcessPlugins(JobConfig const& config, std::string const& how) {

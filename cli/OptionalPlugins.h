@@ -1,7 +1,8 @@
 #pragma once
 // lanes' optional plugin libraries: plugins of lanes' own that would bring a
 // large runtime into every lanes process (the `python` module: libpython and
-// its interpreter), each built as a plugin library of its own,
+// its interpreter; the `hdf5` source and output: HDF5 and the thirty-odd
+// libraries it needs, curl's among them), each built as a plugin library of its own,
 // lib/lanes/optional/liblanes_NAME.so (InstallLayout.h), which registers plugin
 // NAME.
 // A job loads one only when one of its SPECs names that plugin; `lanes

@@ -195,6 +195,8 @@ void loadPluginLibraries(std::vector<std::string> const& paths, std::vector<std:
   for (auto const& path : pluginPathLibraries()) load(path, kPluginPathVariable);
 }
 
+void loadOptionalPluginLibrary(std::string const& path) { load(path, "optional"); }
+
 nlohmann::json loadedPluginLibraries() {
   auto libraries = nlohmann::json::array();
   for (auto const& library : loaded()) {

@@ -41,9 +41,13 @@ void addPluginLibraryOption(CLI::App& command, std::vector<std::string>& paths);
 // library).
 void loadPluginLibraries(std::vector<std::string> const& paths, std::vector<std::string> const& menuPaths = {});
 
+// Loads one of lanes' own optional plugin libraries (OptionalPlugins.h),
+// checked as any other.
+void loadOptionalPluginLibrary(std::string const& path);
+
 // The libraries loaded, in order: [{path, stamp, from}] (for the run
-// report), `from` saying how each was named: "--plugin-library", "menu" or
-// "LANES_PLUGIN_PATH".
+// report), `from` saying how each was named: "--plugin-library", "menu",
+// "LANES_PLUGIN_PATH", or "optional" (lanes' own, for a plugin a SPEC names).
 nlohmann::json loadedPluginLibraries();
 
 }  // namespace lanes::cli

@@ -45,6 +45,7 @@ target_include_directories(lanes_cli PRIVATE "${LANES_GENERATED_INCLUDE}")
 # the core directly (no shared library on the hot path).
 set_property(TARGET lanes PROPERTY LINK_LIBRARY_OVERRIDE_lanes_core WHOLE_ARCHIVE)
 set_property(TARGET lanes PROPERTY LINK_LIBRARY_OVERRIDE_lanes_monitor WHOLE_ARCHIVE)
+set_property(TARGET lanes PROPERTY LINK_LIBRARY_OVERRIDE_lanes_codec WHOLE_ARCHIVE)  # for the HDF5 plugin library
 target_link_options(lanes PRIVATE "LINKER:--dynamic-list=${PROJECT_SOURCE_DIR}/cmake/lanes.dynamic-list")
 set_property(TARGET lanes APPEND PROPERTY LINK_DEPENDS "${PROJECT_SOURCE_DIR}/cmake/lanes.dynamic-list")
 

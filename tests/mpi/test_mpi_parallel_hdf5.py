@@ -125,7 +125,10 @@ def test_parallel_is_refused_once_under_mpi_where_it_cannot_work(tmp_path, argum
     assert_nothing_under(tmp_path / "out.h5")
 
 
-def test_the_binary_loads_one_hdf5_library():
-    libraries = subprocess.run(["ldd", str(BINARY)], capture_output=True, text=True, check=True).stdout
-    hdf5 = [line.split()[0] for line in libraries.splitlines() if "libhdf5" in line and "_hl" not in line]
-    assert len(hdf5) == 1 and "openmpi" in hdf5[0], libraries
+def test_the_hdf5_plugin_loads_one_hdf5_library_and_the_binary_none():
+    # lanes loads HDF5 with its optional plugin library, for a job that names the plugin (cli/OptionalPlugins.h).
+    plugin = BINARY.parent.parent / "lib" / "lanes" / "optional" / "liblanes_hdf5.so"
+    for binary, count in ((BINARY, 0), (plugin, 1)):
+        libraries = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=True).stdout
+        hdf5 = [line.split()[0] for line in libraries.splitlines() if "libhdf5" in line and "_hl" not in line]
+        assert len(hdf5) == count and all("openmpi" in library for library in hdf5), libraries

@@ -159,15 +159,16 @@ def rootreadspeed_run(files, threads):
     return {"wall_s": wall, "cpu_s": cpu}
 
 
-def anchor_run(anchor, path, threads, source="ReplicatedRootSource", outputer="DummyOutputer"):
-    """threaded_io_test's `source` reading EVENTS events of `path` into `outputer`."""
-    wall, cpu, stdout = run_process([anchor, "-s", f"{source}={path}", "-t", threads, "-l", threads,
-                                     "-n", EVENTS, "-o", outputer])
+def anchor_run(anchor, path, threads, source="ReplicatedRootSource", outputer="DummyOutputer", events=EVENTS):
+    """threaded_io_test's `source` reading `events` events of `path` (None: a source of no file, as EmptySource)
+    into `outputer`."""
+    spec = f"{source}={path}" if path is not None else source
+    wall, cpu, stdout = run_process([anchor, "-s", spec, "-t", threads, "-l", threads, "-n", events, "-o", outputer])
     micros = re.search(r"^Event processing time: (\d+)us$", stdout, re.MULTILINE)
-    events = re.search(r"^number events: (\d+)$", stdout, re.MULTILINE)
-    if not micros or not events or int(events.group(1)) != EVENTS:
-        sys.exit(f"{anchor} did not process {EVENTS} events of {path}: {stdout.strip()[-2000:]}")
-    return {"wall_s": wall, "cpu_s": cpu, "events_per_s": EVENTS / (int(micros.group(1)) * 1e-6)}
+    done = re.search(r"^number events: (\d+)$", stdout, re.MULTILINE)
+    if not micros or not done or int(done.group(1)) != events:
+        sys.exit(f"{anchor} did not process {events} events of {spec}: {stdout.strip()[-2000:]}")
+    return {"wall_s": wall, "cpu_s": cpu, "events_per_s": events / (int(micros.group(1)) * 1e-6)}
 
 
 def spread(runs, key):

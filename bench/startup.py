@@ -25,8 +25,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -42,11 +40,8 @@ NANOAOD = read_speed.FLAT
 def timed(command):
     """Runs `command`: (the CLOCK_MONOTONIC second it was started at, its whole wall time, its stdout)."""
     launched = time.monotonic()
-    completed = subprocess.run([str(c) for c in command], capture_output=True, text=True)
-    wall = time.monotonic() - launched
-    if completed.returncode != 0:
-        sys.exit(f"{' '.join(map(str, command))} failed ({completed.returncode}): {completed.stderr.strip()[-2000:]}")
-    return launched, wall, completed.stdout
+    wall, _, stdout = read_speed.run_process(command)
+    return launched, wall, stdout
 
 
 def floor_run():

@@ -4,8 +4,8 @@
     .venv/bin/python bench/top_speed.py [--anchor PATH_TO_threaded_io_test] [--rounds 5] [--threads 1,2]
                                         [--events 5000000] [--quick]
 
-Each round runs `lanes run --source empty --output dummy -n EVENTS -t T` (with the monitor that `lanes run`
-attaches by default, and as many lanes as threads, its default) and then the anchor's
+Each round runs `lanes run --source empty:events=EVENTS --output dummy -t T` (with the monitor that `lanes run`
+attaches by default, and as many lanes as threads, its default; its event count checked) and then the anchor's
 `threaded_io_test -s EmptySource -t T -l T -n EVENTS -o DummyOutputer`, alternating which goes first, at each
 thread count: events without products through an output that writes nothing, so what is timed is the
 framework's hand-over of events, its scheduling and its monitor. Each program's own events/s (lanes' from its
@@ -19,33 +19,11 @@ monitor off, on and sampled: where the cost of each part of the per-event path s
 """
 
 import argparse
-import json
 import os
-import re
-import sys
 import tempfile
 from pathlib import Path
 
 import read_speed
-
-
-def lanes_run(threads, events, scratch):
-    report = Path(scratch) / "top_speed.json"
-    command = [read_speed.LANES, "run", "--source", "empty", "--output", "dummy", "-n", events, "-t", threads,
-               "--report", report]
-    wall, cpu, _ = read_speed.run_process(command)
-    rate = json.loads(report.read_text())["events_per_s"]
-    return {"wall_s": wall, "cpu_s": cpu, "events_per_s": rate}
-
-
-def anchor_run(anchor, threads, events):
-    wall, cpu, stdout = read_speed.run_process([anchor, "-s", "EmptySource", "-t", threads, "-l", threads,
-                                                "-n", events, "-o", "DummyOutputer"])
-    micros = re.search(r"^Event processing time: (\d+)us$", stdout, re.MULTILINE)
-    done = re.search(r"^number events: (\d+)$", stdout, re.MULTILINE)
-    if not micros or not done or int(done.group(1)) != events:
-        sys.exit(f"{anchor} did not process {events} empty events: {stdout.strip()[-2000:]}")
-    return {"wall_s": wall, "cpu_s": cpu, "events_per_s": events / (int(micros.group(1)) * 1e-6)}
 
 
 def rate(spread):
@@ -84,9 +62,12 @@ def main():
     print(f"{read_speed.cpu_model()}, {os.cpu_count()} cores, load {read_speed.load()}", flush=True)
     with tempfile.TemporaryDirectory() as scratch:
         for threads in threads_list:
-            measures = {"lanes": lambda: lanes_run(threads, events, scratch)}
+            # `empty:events=N` read to its end (-n 0): the job of `lanes run --source empty -n N`, its count checked.
+            measures = {"lanes": lambda: read_speed.lanes_run(f"empty:events={events}", threads, scratch,
+                                                              events=events)}
             if args.anchor:
-                measures["anchor"] = lambda: anchor_run(args.anchor, threads, events)
+                measures["anchor"] = lambda: read_speed.anchor_run(args.anchor, None, threads, source="EmptySource",
+                                                                   events=events)
             runs = paired_rounds(measures, rounds)
             rates = {name: read_speed.spread(runs[name], "events_per_s") for name in runs}
             walls = {name: read_speed.spread(runs[name], "wall_s") for name in runs}

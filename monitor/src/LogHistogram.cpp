@@ -1,7 +1,6 @@
 #include "lanes/monitor/LogHistogram.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -51,7 +50,9 @@ std::vector<std::pair<int, std::uint64_t>> LogHistogram::buckets() const {
 }
 
 void LogHistogram::merge(LogHistogram const& other) {
-  for (auto const& [bucket, count] : other.buckets()) addTo(bucket, count);
+  for (std::size_t i = 0; i < other.counts_.size(); ++i) {
+    if (other.counts_[i] != 0) addTo(other.first_ + static_cast<int>(i), other.counts_[i]);
+  }
 }
 
 double LogHistogram::percentile(double fraction) const {
@@ -59,11 +60,11 @@ double LogHistogram::percentile(double fraction) const {
   auto const nearest = static_cast<std::uint64_t>(std::ceil(fraction * static_cast<double>(count_)));
   auto const rank = std::clamp<std::uint64_t>(nearest, 1, count_);
   std::uint64_t seen = 0;
-  for (auto const& [bucket, count] : buckets()) {
-    seen += count;
-    if (seen >= rank) return middleOf(bucket);
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
+    seen += counts_[i];
+    if (seen >= rank) return middleOf(first_ + static_cast<int>(i));
   }
-  return middleOf(buckets().back().first);
+  return middleOf(first_ + static_cast<int>(counts_.size()) - 1);  // not reached: rank <= count_, the counts' sum
 }
 
 nlohmann::json LogHistogram::toJson() const {

@@ -609,13 +609,18 @@ void Lane::acquire(unsigned module, Clock::time_point begin) {
   // work completes, without occupying a thread meanwhile.
   auto resume = std::make_shared<tbb::task_handle>(schedule_.group.defer(handedOver([this, module] {
     tsanAcquire(&modules_[module].externalError);  // what the completion's thread did (TbbHandOff.h)
+    recordWait(module, WaitKind::External, modules_[module].acquired, modules_[module].completed);
     if (schedule_.workers[module]->gate) return enqueue<&Lane::produceAfterAcquire>(module, true);
     produceAfterAcquire(module, now());
     finish(module);
   }, &schedule_.group)));
   Completion completion([this, module, resume, arena = schedule_.arena](std::exception_ptr error) {
+    // Only the completion's time is read here: the wait is reported from the
+    // resumed task, so that observers are called from the job's threads alone
+    // (a foreign thread that ends, and another that reuses its id, would share
+    // an observer's per-thread state with no order between them).
     modules_[module].externalError = error;
-    recordWait(module, WaitKind::External, modules_[module].acquired);
+    if (timing_) modules_[module].completed = schedule_.clock.now();
     tsanRelease(&modules_[module].externalError);
     // Safe from a thread outside the arena. Nothing of the lane may be touched
     // after this call: the resumed task can finish the job before it returns.

@@ -91,6 +91,7 @@ class Lane {
     std::vector<unsigned> readyAtStart;  // prerequisites ready when start() looked (announced together)
     Clock::time_point queued;              // when the call was pushed to the module's queue (if timing)
     Clock::time_point acquired;            // when acquire() began (if timing)
+    Clock::time_point completed;           // when its external work completed (if timing)
   };
   struct SourceProductState {
     std::atomic<bool> claimed{false};
@@ -255,8 +256,11 @@ class Lane {
   }
   // A wait may have begun on another thread: it ends no earlier than it began (see FastClock).
   Clock::time_point recordWait(unsigned module, WaitKind kind, Clock::time_point begin) const {
+    return timing_ ? recordWait(module, kind, begin, schedule_.clock.now()) : Clock::time_point{};
+  }
+  Clock::time_point recordWait(unsigned module, WaitKind kind, Clock::time_point begin, Clock::time_point end) const {
     if (!timing_) return {};
-    auto const end = std::max(begin, schedule_.clock.now());
+    end = std::max(begin, end);
     schedule_.record(WaitRecord{module, kind, index_, event_.id(), begin, end});
     return end;
   }

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <vector>
 
+#include <tbb/task_arena.h>
+
 #include "lanes/core/EventProcessor.h"
 #include "lanes/core/ProcessingObserver.h"
 #include "lanes/monitor/EventStatistics.h"
@@ -27,26 +29,32 @@ class Recorder : public ProcessingObserver {
   void callFinished(CallRecord const& call) override {
     std::lock_guard lock(mutex_);
     calls.push_back(call);
+    countForeign();
   }
   void waitFinished(WaitRecord const& wait) override {
     std::lock_guard lock(mutex_);
     waits.push_back(wait);
+    countForeign();
   }
   void eventStarted(unsigned lane, EventId const&, Clock::time_point) override {
     std::lock_guard lock(mutex_);
     ++started[lane];
+    countForeign();
   }
   void eventFinished(unsigned lane, EventId const& id, EventStatus, Clock::time_point when) override {
     std::lock_guard lock(mutex_);
     ends.push_back({lane, id, when});
+    countForeign();
   }
 
   std::vector<CallRecord> calls;
   std::vector<WaitRecord> waits;
   std::map<unsigned, int> started;  // events begun, by lane
   std::vector<End> ends;
+  int fromForeignThreads = 0;  // hooks called on a thread outside every task arena (the contract says none)
 
  private:
+  void countForeign() { fromForeignThreads += tbb::this_task_arena::current_thread_index() == tbb::task_arena::not_initialized; }
   std::mutex mutex_;
 };
 

@@ -69,6 +69,12 @@ class StallAccountingTest : public ::testing::TestWithParam<Shape>, protected Ob
   RunReport report;
 };
 
+// The external module completes from a plain std::thread; its wait is still reported from the job's threads.
+TEST_P(StallAccountingTest, NoHookIsCalledFromTheThreadThatCompletesExternalWork) {
+  ASSERT_FALSE(waitsOf(WaitKind::External, kGpu).empty());
+  EXPECT_EQ(recorder.fromForeignThreads, 0);
+}
+
 TEST_P(StallAccountingTest, EveryWaitEndsAfterItBegins) {
   ASSERT_FALSE(recorder.waits.empty());
   for (auto const& wait : recorder.waits) {

@@ -148,8 +148,9 @@ struct JobInfo {
   FastClock clock{};
 };
 
-// Thread-safe: the per-event hooks are called concurrently from every worker
-// thread (and from foreign threads that complete external work);
+// Thread-safe: the per-event hooks are called concurrently from the job's
+// worker threads, never from a foreign thread that completes external work
+// (its External wait is reported by the task that resumes the lane);
 // jobStarted() and jobFinished() from the thread that runs the job. For one
 // lane, eventStarted(), its pathFinished() and eventFinished() follow each
 // other in that order, each happening before the next.

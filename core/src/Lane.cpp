@@ -300,16 +300,19 @@ bool Lane::nextShared(std::uint64_t ordinal) {
 
 bool Lane::startEvent() {
   for (auto* observer : schedule_.eventObservers) observer->eventStarted(index_, event_.id(), eventRead_);
-  eventPending_.store(2, std::memory_order_relaxed);
+  eventPending_.set(2);
   auto const nPaths = static_cast<unsigned>(paths_.size());
-  pendingPaths_.store(nPaths + 1, std::memory_order_release);
+  pendingPaths_.set(nPaths + 1);
   // Paths run concurrently: all but the first as tasks of their own.
   for (unsigned p = 1; p < nPaths; ++p) {
-    schedule_.group.run(handedOver([this, p] { advancePath(p); }, &schedule_.group));
+    schedule_.group.run(handedOver([this, p] {
+      if (advancePath(p)) pathDone();
+    }, &schedule_.group));
   }
-  if (nPaths > 0) advancePath(0);
-  pathDone();
-  return eventPending_.fetch_sub(1, std::memory_order_acq_rel) == 1;
+  // This call's hold, and the first path's if it went through at once.
+  unsigned const holds = 1 + (nPaths > 0 && advancePath(0));
+  if (pendingPaths_.release(holds)) startOutputs();
+  return eventPending_.release();
 }
 
 void Lane::resetEventState() {
@@ -350,7 +353,7 @@ void Lane::eventDone() {
   auto const when = timing_ ? freeSince_ : kUntimed;
   for (auto* observer : schedule_.eventObservers) observer->eventFinished(index_, event_.id(), status, when);
   if (watched_) watch_.eventEnded();
-  if (eventPending_.fetch_sub(1, std::memory_order_acq_rel) == 1) run();
+  if (eventPending_.release()) run();
 }
 
 // ---------------------------------------------------------------- modules
@@ -358,7 +361,8 @@ void Lane::eventDone() {
 bool Lane::ensure(unsigned module, Waiter* waiter) {
   auto& state = modules_[module];
   if (state.done.isDone()) return true;
-  if (!state.claimed.exchange(true, std::memory_order_acq_rel)) start(module);
+  // A module that one place alone can start needs no claim to start once.
+  if (schedule_.workers[module]->soleStarter || !state.claimed.exchange(true, std::memory_order_acq_rel)) start(module);
   return !state.done.add(waiter);
 }
 
@@ -374,7 +378,7 @@ void Lane::start(unsigned module) {
   // step at the end, so the count cannot reach zero before then. The batch's
   // completion subtracts its own count and those of the prerequisites it read.
   auto const records = static_cast<unsigned>(worker.conditions.size());
-  state.pending.store(n + records + 2, std::memory_order_release);
+  state.pending.set(n + records + 2);
   bool const announce = worker.readyListener() != nullptr;
   // A range announced together gives idle threads part of the event's
   // products. Otherwise every thread has a lane's work, and announcing as
@@ -419,7 +423,7 @@ void Lane::start(unsigned module) {
   }
   if (records) readyNow += conditionsReady(module);
   ++readyNow;  // this call's own count
-  if (state.pending.fetch_sub(readyNow, std::memory_order_acq_rel) == readyNow) launch(module);
+  if (state.pending.release(readyNow)) launch(module);
 }
 
 unsigned Lane::conditionsReady(unsigned module) {
@@ -440,7 +444,7 @@ void Lane::conditionsLoaded(unsigned module) {
   schedule_.group.run(handedOver([this, module] {
     auto& state = modules_[module];
     recordWait(module, WaitKind::Conditions, state.conditionsSince);
-    if (state.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
+    if (state.pending.release()) launch(module);
   }, &schedule_.group));
 }
 
@@ -512,7 +516,7 @@ void Lane::batchRead(unsigned module) {
   }
   // The batch's count and its prerequisites'.
   auto const count = static_cast<unsigned>(state.toRead.size() + worker.soloReads.size()) + 1;
-  if (state.pending.fetch_sub(count, std::memory_order_acq_rel) == count) launch(module);
+  if (state.pending.release(count)) launch(module);
 }
 
 void Lane::prerequisiteReady(unsigned module, unsigned prerequisite) {
@@ -520,7 +524,7 @@ void Lane::prerequisiteReady(unsigned module, unsigned prerequisite) {
     auto const running = readyCalls(module);
     announceReady(module, prerequisite);
   }
-  if (modules_[module].pending.fetch_sub(1, std::memory_order_acq_rel) == 1) launch(module);
+  if (modules_[module].pending.release()) launch(module);
 }
 
 // A source held in memory has all of an event's products ready at once, and
@@ -645,12 +649,12 @@ void Lane::finish(unsigned module) { modules_[module].done.markDone(); }
 
 // ---------------------------------------------------------------- paths and outputs
 
-void Lane::advancePath(unsigned p) {
+bool Lane::advancePath(unsigned p) {
   auto& path = paths_[p];
   auto const& modules = schedule_.paths[p].modules;
   while (path.step < modules.size()) {
     unsigned const module = modules[path.step];
-    if (!ensure(module, &path.waiter)) return;  // notify() calls us again
+    if (!ensure(module, &path.waiter)) return false;  // notify() calls us again
     if (eventFailed() || !modules_[module].accepted) {
       path.accepted = false;
       break;
@@ -661,26 +665,27 @@ void Lane::advancePath(unsigned p) {
     auto const status = path.accepted ? PathStatus::Accepted : eventFailed() ? PathStatus::Failed : PathStatus::Rejected;
     for (auto* observer : schedule_.eventObservers) observer->pathFinished(index_, p, status, path.step);
   }
-  pathDone();
+  return true;
 }
 
 void Lane::pathDone() {
-  if (pendingPaths_.fetch_sub(1, std::memory_order_acq_rel) == 1) startOutputs();
+  if (pendingPaths_.release()) startOutputs();
 }
 
 void Lane::startOutputs() {
   auto const& routes = schedule_.outputs;
-  pendingOutputs_.store(static_cast<unsigned>(routes.size()) + 1, std::memory_order_release);
+  pendingOutputs_.set(static_cast<unsigned>(routes.size()) + 1);
+  unsigned holds = 1;  // this call's, and those of the outputs done at once: given back together
   for (unsigned o = 0; o < routes.size(); ++o) {
     bool selected = routes[o].selectPaths.empty();
     for (auto p : routes[o].selectPaths) selected = selected || paths_[p].accepted;
-    if (!selected || eventFailed() || ensure(routes[o].worker, &outputWaiters_[o])) outputDone();
+    if (!selected || eventFailed() || ensure(routes[o].worker, &outputWaiters_[o])) ++holds;
   }
-  outputDone();
+  if (pendingOutputs_.release(holds)) eventDone();
 }
 
 void Lane::outputDone() {
-  if (pendingOutputs_.fetch_sub(1, std::memory_order_acq_rel) == 1) eventDone();
+  if (pendingOutputs_.release()) eventDone();
 }
 
 // ---------------------------------------------------------------- errors and records

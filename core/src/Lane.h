@@ -14,6 +14,7 @@
 #include "LaneWatch.h"
 #include "Schedule.h"
 #include "lanes/core/Event.h"
+#include "lanes/core/detail/HoldCount.h"
 #include "lanes/core/detail/WaitingList.h"
 
 namespace lanes::detail {
@@ -61,7 +62,9 @@ class Lane {
   struct PathWaiter final : Waiter {
     Lane* lane;
     unsigned path;
-    void notify() override { lane->advancePath(path); }
+    void notify() override {
+      if (lane->advancePath(path)) lane->pathDone();
+    }
   };
   struct OutputWaiter final : Waiter {
     Lane* lane;
@@ -76,7 +79,7 @@ class Lane {
   struct ModuleState {
     std::atomic<bool> claimed{false};
     WaitingList done;
-    std::atomic<unsigned> pending{0};
+    HoldCount pending;
     bool accepted = true;
     std::exception_ptr externalError;
     std::vector<PrefetchWaiter> prefetch;  // one per prerequisite
@@ -192,7 +195,9 @@ class Lane {
   // wait on them, and announced for the module that read them.
   void batchRead(unsigned module);
 
-  void advancePath(unsigned path);
+  // True once the path is through (its hold is then the caller's to give
+  // back); false while it waits, and its waiter goes on.
+  bool advancePath(unsigned path);
   void pathDone();
   void startOutputs();
   void outputDone();
@@ -298,9 +303,9 @@ class Lane {
   std::unique_ptr<SourceProductState[]> sourceProducts_;
   std::vector<PathState> paths_;
   std::vector<OutputWaiter> outputWaiters_;  // one per output: a waiter is on one list at a time
-  std::atomic<unsigned> pendingPaths_{0};
-  std::atomic<unsigned> pendingOutputs_{0};
-  std::atomic<int> eventPending_{0};  // the starter and the completion; whoever is last goes on
+  HoldCount pendingPaths_;
+  HoldCount pendingOutputs_;
+  HoldCount eventPending_;  // the starter and the completion; whoever is last goes on
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;
   // A count of the lane's own, not the job's: a count every event adds to

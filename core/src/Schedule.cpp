@@ -65,6 +65,7 @@ Schedule::Schedule(JobConfig config_, PluginRegistry const& plugins)
   countSourceConsumers();
   checkNoCycle();
   buildPaths();
+  findSoleStarters();
   boundaries->build();
   info.lumisTracked = boundaries->tracking();
   info.concurrentLumis = boundaries->lumiSlots();
@@ -377,6 +378,23 @@ void Schedule::buildPaths() {
     }
     outputs.push_back(std::move(route));
   }
+}
+
+// The places in a lane's event that start a module (Lane::ensure): a step of
+// a path, a consumer's start, an output's route. A module with only one is
+// started by it alone, with no claim that another could race.
+void Schedule::findSoleStarters() {
+  std::vector<unsigned> starters(workers.size(), 0);
+  for (auto const& path : paths) {
+    for (auto module : path.modules) ++starters[module];
+  }
+  for (auto const& worker : workers) {
+    for (auto k : worker->coordinated) {
+      if (auto const producer = worker->prerequisites[k].producer; producer != kSourceProducer) ++starters[producer];
+    }
+  }
+  for (auto const& route : outputs) ++starters[route.worker];
+  for (unsigned m = 0; m < workers.size(); ++m) workers[m]->soleStarter = starters[m] == 1;
 }
 
 RunSummary Schedule::run() {

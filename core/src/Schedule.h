@@ -143,6 +143,7 @@ class Schedule {
   void resolveConditions(Module& module) const;
   void countSourceConsumers();
   void buildPaths();
+  void findSoleStarters();
   void checkNoCycle() const;
   // JobInfo's account of the schedule: limits, prerequisites, paths, outputs, the source's reads.
   void describeSchedule();

@@ -58,6 +58,8 @@ class Worker {
   // For outputs asking for productReady(): the kept products of each producer module.
   std::vector<std::vector<ProductIndex>> productsOf;
   std::unique_ptr<LimitedTaskQueue> gate;  // one/limited only
+  // One place alone in a lane's event can start it (Schedule::findSoleStarters).
+  bool soleStarter = false;
   std::vector<unsigned> conditions;         // the conditions records it reads (ConditionsService indices)
 
  private:

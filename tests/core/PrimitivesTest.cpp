@@ -14,6 +14,7 @@
 #include "lanes/core/Event.h"
 #include "lanes/core/LimitedTaskQueue.h"
 #include "lanes/core/detail/TbbHandOff.h"
+#include "lanes/core/detail/HoldCount.h"
 #include "lanes/core/detail/WaitingList.h"
 
 namespace lanes::test {
@@ -238,6 +239,44 @@ TEST(WaitingListTest, EveryWaiterIsNotifiedExactlyOnceUnderContention) {
     }
     EXPECT_EQ(notified + wentOnAlone.load(), 64);
     EXPECT_TRUE(list.isDone());
+  }
+}
+
+TEST(HoldCountTest, TheCallerThatGivesBackTheLastHoldGoesOn) {
+  detail::HoldCount holds;
+  holds.set(4);
+  EXPECT_FALSE(holds.release());
+  EXPECT_FALSE(holds.release(2));
+  EXPECT_TRUE(holds.release());  // the last, given back without a locked instruction
+  holds.set(3);
+  EXPECT_TRUE(holds.release(3));  // all at once
+}
+
+// Exactly one thread goes on, and it sees what every other thread wrote
+// before giving its holds back (TSan checks the order in its binary).
+TEST(HoldCountTest, ExactlyOneThreadGoesOnUnderContention) {
+  constexpr int kThreads = 16, kHoldsEach = 3;
+  for (int round = 0; round < 100; ++round) {
+    detail::HoldCount holds;
+    holds.set(kThreads * kHoldsEach);
+    std::vector<int> written(kThreads, 0);
+    std::atomic<int> wentOn{0};
+    int sawWritten = 0;
+    tbb::global_control allowFour(tbb::global_control::max_allowed_parallelism, 4);  // real contention on 2 cores
+    tbb::task_arena arena(4);
+    arena.execute([&] {
+      tbb::parallel_for(0, kThreads, detail::handedOver([&](int t) {  // handed over: for TSan (TbbHandOff.h)
+        written[t] = t + 1;
+        // One hold alone, then the other two together: both paths of release().
+        bool const last = holds.release() || holds.release(kHoldsEach - 1);
+        if (!last) return;
+        wentOn++;
+        for (int other = 0; other < kThreads; ++other) sawWritten += written[other] == other + 1;
+      }, &holds));
+    });
+    detail::joined(&holds);
+    EXPECT_EQ(wentOn.load(), 1);
+    EXPECT_EQ(sawWritten, kThreads);
   }
 }
 

@@ -23,8 +23,14 @@ namespace lanes::mimicry {
 class LaneCounters {
  public:
   void resize(unsigned lanes);
-  void written(unsigned lane) { counts_[lane % lanes_].written.fetch_add(1, std::memory_order_relaxed); }
-  void ready(unsigned lane) { counts_[lane % lanes_].ready.fetch_add(1, std::memory_order_relaxed); }
+  // A lane writes its events one after the other, so its count has one writer
+  // at a time, each after the last: no locked add (about 5 ns an event).
+  void written(unsigned lane) {
+    auto& written = counts_[lane].written;
+    written.store(written.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
+  // A lane's products may be ready on several threads at once.
+  void ready(unsigned lane) { counts_[lane].ready.fetch_add(1, std::memory_order_relaxed); }
   std::uint64_t eventsWritten() const;
   std::uint64_t productsReady() const;
 

@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "lanes/core/PluginRegistry.h"
+#include "lanes/core/ProductRegistry.h"
 #include "plugins/PluginTesting.h"
 
 namespace lanes::mimicry::test {
@@ -31,16 +34,23 @@ TEST(DummyOutputTest, CountsWritesAndReadyProducts) {
 }
 
 TEST(DummyOutputTest, CountsConcurrentCallsExactly) {
+  // As in a job: the lanes write at once, each its events one after the
+  // other; the products of one lane's event become ready on any thread.
+  constexpr unsigned kLanes = 4;
   auto output = dummy("ready=true");
-  auto const& counting = dynamic_cast<DummyOutput const&>(*output);
-  HandMadeEvent event({{"a", 1}});
-  auto const& started = event.start(1);
+  auto& counting = dynamic_cast<DummyOutput&>(*output);
+  ProductRegistry registry;
+  counting.beginJob(JobContext{registry, kLanes, kLanes});
+  std::vector<std::unique_ptr<HandMadeEvent>> events;
+  for (unsigned lane = 0; lane < kLanes; ++lane) events.push_back(std::make_unique<HandMadeEvent>(std::vector<std::pair<std::string, std::size_t>>{{"a", 1}}, lane));
+  std::vector<Event*> started;
+  for (auto& event : events) started.push_back(&event->start(1));
   std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&] {
+  for (unsigned t = 0; t < kLanes; ++t) {
+    threads.emplace_back([&, t] {
       for (int i = 0; i < 10000; ++i) {
-        counting.write(started);
-        counting.productReady(started, 0);
+        counting.write(*started[t]);
+        counting.productReady(*started[0], 0);
       }
     });
   }

@@ -62,7 +62,8 @@ RunSummary runJob(JobConfig config, CallCounter* calls) {
   return processor.run();
 }
 
-HandMadeEvent::HandMadeEvent(std::vector<std::pair<std::string, std::size_t>> const& products) {
+HandMadeEvent::HandMadeEvent(std::vector<std::pair<std::string, std::size_t>> const& products, unsigned lane)
+    : lane_(lane) {
   for (auto const& [label, bytes] : products) {
     registry_.add({label, typeid(SyntheticBytes), ""}, kSourceProducer, "the test");
     sizes_.push_back(bytes);
@@ -70,7 +71,7 @@ HandMadeEvent::HandMadeEvent(std::vector<std::pair<std::string, std::size_t>> co
 }
 
 Event& HandMadeEvent::start(std::uint64_t number) {
-  if (!event_) event_ = std::make_unique<Event>(registry_, 0);
+  if (!event_) event_ = std::make_unique<Event>(registry_, lane_);
   event_->start(EventId{1, 1, number});
   for (ProductIndex p = 0; p < sizes_.size(); ++p) event_->slotForWriting(p).emplace(SyntheticBytes{sizes_[p]}, sizes_[p]);
   return *event_;

@@ -59,7 +59,7 @@ RunSummary runJob(JobConfig config, CallCounter* calls = nullptr);
 // directly; connect() resolves a module's consumed tokens.
 class HandMadeEvent {
  public:
-  explicit HandMadeEvent(std::vector<std::pair<std::string, std::size_t>> const& products);
+  explicit HandMadeEvent(std::vector<std::pair<std::string, std::size_t>> const& products, unsigned lane = 0);
   void connect(Module& module) const { registry_.resolveConsumed(module); }
   // Registers what `module` produces (after the products above).
   void addProducer(Module& module) { registry_.registerProducts(module, 0); }
@@ -69,6 +69,7 @@ class HandMadeEvent {
  private:
   ProductRegistry registry_;
   std::vector<std::size_t> sizes_;
+  unsigned lane_;
   std::unique_ptr<Event> event_;
 };
 

@@ -2,6 +2,7 @@
 
 import csv
 import json
+import os
 import signal
 import statistics
 import subprocess
@@ -231,6 +232,33 @@ def test_an_interrupted_or_damaged_scan_resumes_only_what_is_missing(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     assert started_runs(out)[4:] == ["p002-r1"]
     assert len(read_table(out)) == 4
+
+
+def test_a_signal_as_the_copies_start_stops_every_copy(tmp_path, monkeypatch):
+    """A SIGINT while a run's copies start (here, as the last has started) waits until they all have, then stops
+    them all: none is left running after the scan, in the session of its own that keeps it from the terminal."""
+    scan = Scan(grid.parse_run_arguments(EMPTY), [Axis.parse("threads=1")], "fill-machine", 10**15, cores=2)
+    [run] = runner.plan_runs(scan, BINARY, tmp_path)
+    (tmp_path / "runs").mkdir()
+    started = []
+    start_each = runner._start_each
+
+    def start_then_interrupt(run, cwd, processes):
+        start_each(run, cwd, processes)
+        started.extend(processes)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(runner, "_start_each", start_then_interrupt)
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    runner.raise_on_signals()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            runner.execute(run, tmp_path)
+    finally:
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+    assert len(started) == 2
+    assert [process.poll() is not None for process in started] == [True, True]
 
 
 def test_a_failed_point_is_recorded_and_the_scan_goes_on(tmp_path):

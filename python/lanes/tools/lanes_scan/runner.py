@@ -149,8 +149,29 @@ def copy_error(report_path, err_path, code):
     return last_line(err_path) or exit_description(code)
 
 
-def start_copies(run, cwd):
-    processes = []
+class _HeldSignals:
+    """A stop signal that came while the copies started, held until they all have (raise_on_signals()).
+
+    Raised there (say inside subprocess.Popen, after its fork), it would leave a copy that had just started running
+    after the scan ended, in a session of its own and so out of the terminal's reach: no one would stop it."""
+
+    holding = False
+    signum = None
+
+
+def start_copies(run, cwd, processes):
+    """Starts each copy of `run`, appended to `processes` as it starts; a stop signal waits until all have."""
+    _HeldSignals.holding = True
+    try:
+        _start_each(run, cwd, processes)
+    finally:
+        _HeldSignals.holding = False
+    signum, _HeldSignals.signum = _HeldSignals.signum, None
+    if signum is not None:
+        _raise_for(signum)
+
+
+def _start_each(run, cwd, processes):
     for command, report in zip(run.commands, run.reports):
         report.unlink(missing_ok=True)  # an earlier attempt's report must not pass for this one's
         stem = report.with_suffix("")
@@ -158,7 +179,6 @@ def start_copies(run, cwd):
             # A session of its own: the terminal's Ctrl-C reaches the scan, which forwards one SIGINT.
             processes.append(subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=cwd,
                                               start_new_session=True))
-    return processes
 
 
 def stop_copies(processes):
@@ -178,10 +198,14 @@ def stop_copies(processes):
 def execute(run, cwd):
     """Runs one run's copies concurrently and returns its meta (status ok or failed, with the error)."""
     started = time.time()
-    processes = start_copies(run, cwd)
+    processes = []
     try:
+        start_copies(run, cwd, processes)
         codes = [process.wait() for process in processes]
     except (KeyboardInterrupt, Interrupted):
+        stop_copies(processes)
+        raise
+    except OSError:  # a copy could not start: those started before it stop too
         stop_copies(processes)
         raise
     errors = []
@@ -227,11 +251,21 @@ def run_all(runs, directory, cwd, keep_files=False, stream=sys.stderr, progress=
     return metas
 
 
+def _raise_for(signum):
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Interrupted(128 + signum)
+
+
 def raise_on_signals():
     """SIGINT raises KeyboardInterrupt even where the scan was started with it ignored (a shell's background
-    job), SIGTERM raises Interrupted(143): either way the runs in flight are stopped and the results written."""
+    job), SIGTERM raises Interrupted(143): either way the runs in flight are stopped and the results written.
+    While copies start, the signal is held until they all have (_HeldSignals)."""
     def handler(signum, frame):
-        raise Interrupted(128 + signum)
+        if _HeldSignals.holding:
+            _HeldSignals.signum = _HeldSignals.signum or signum
+            return
+        _raise_for(signum)
 
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, handler)
     signal.signal(signal.SIGTERM, handler)

@@ -91,6 +91,10 @@ ModuleStatistics::Accumulator& ModuleStatistics::firstUse() {
   return accumulator;
 }
 
+void ModuleStatistics::addPending(std::vector<PendingTime> const& pending, std::vector<CallTimes>& modules, CallTimes& source) {
+  for (auto const& [slot, nanoseconds] : pending) histogramOf(slot, modules, source).add(nanoseconds * 1e-9);
+}
+
 LogHistogram& ModuleStatistics::histogramOf(std::uint32_t slot, std::vector<CallTimes>& modules, CallTimes& source) {
   auto const module = slot / CallTimes::kKinds;
   auto const kind = static_cast<CallTimes::Kind>(slot % CallTimes::kKinds);
@@ -102,11 +106,11 @@ void ModuleStatistics::addTime(Accumulator& accumulator, std::size_t module, Cal
                                Clock::duration time) const {
   auto& pending = accumulator.pendingTimes;
   if (pending.size() == kPendingTimes) {
-    for (auto const& [slot, seconds] : pending) histogramOf(slot, accumulator.callTimes, accumulator.sourceTimes).add(seconds);
+    addPending(pending, accumulator.callTimes, accumulator.sourceTimes);
     pending.clear();
   }
   auto const slot = static_cast<std::uint32_t>(module * CallTimes::kKinds + kind);
-  pending.push_back({slot, std::chrono::duration<float>(time).count()});
+  pending.push_back({slot, static_cast<float>(std::chrono::duration_cast<std::chrono::nanoseconds>(time).count())});
 }
 
 void ModuleStatistics::callFinished(CallRecord const& record) {
@@ -237,7 +241,7 @@ nlohmann::json ModuleStatistics::callTimesJson() const {
   for (auto const& part : perThread_) {
     for (std::size_t i = 0; i < part.callTimes.size(); ++i) modules[i] += part.callTimes[i];
     source += part.sourceTimes;
-    for (auto const& [slot, seconds] : part.pendingTimes) histogramOf(slot, modules, source).add(seconds);
+    addPending(part.pendingTimes, modules, source);
   }
   auto json = nlohmann::json::object({{"buckets_per_octave", kCallTimeBucketsPerOctave}, {"modules", nlohmann::json::array()}});
   for (auto const& times : modules) json["modules"].push_back(histogramsJson(times, "event", "acquire"));

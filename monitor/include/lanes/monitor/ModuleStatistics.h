@@ -142,10 +142,11 @@ class ModuleStatistics : public ProcessingObserver {
   // histograms kPendingTimes at a time: added one by one between the lanes'
   // other work, each waited on its bucket's table lookups (at top speed the
   // monitor's histograms took a seventh of the rate), where a loop over a
-  // batch overlaps them.
+  // batch overlaps them. Kept in nanoseconds: the division into seconds is
+  // the batch's too.
   struct PendingTime {
     std::uint32_t slot;
-    float seconds;
+    float nanoseconds;
   };
   static constexpr std::size_t kPendingTimes = 1024;
   // One calling thread's sums.
@@ -169,6 +170,7 @@ class ModuleStatistics : public ProcessingObserver {
   void addTime(Accumulator& accumulator, std::size_t module, CallTimes::Kind kind, Clock::duration time) const;
   // The histogram of `slot` among `modules` and then `source`.
   static LogHistogram& histogramOf(std::uint32_t slot, std::vector<CallTimes>& modules, CallTimes& source);
+  static void addPending(std::vector<PendingTime> const& pending, std::vector<CallTimes>& modules, CallTimes& source);
 
   std::vector<bool> isOutput_;  // by module index
   unsigned lanes_ = 0;

@@ -4,9 +4,19 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <utility>
+
 #include "lanes/core/detail/TbbHandOff.h"
 
 namespace lanes::detail {
+
+namespace {
+// The lane whose startEvent() this thread is in. An event that ends within
+// it ran its last step on this thread, so no other thread can be deciding
+// who goes on with the lane: it ends without the locked count that decides
+// that for an event that ends elsewhere (Lane::eventPending_).
+thread_local Lane const* startingHere = nullptr;
+}  // namespace
 
 Lane::Lane(Schedule& schedule, unsigned index)
     : schedule_(schedule), index_(index), event_(schedule.registry, index), sourceReads_(schedule.sourceReads()) {
@@ -48,6 +58,7 @@ Lane::Lane(Schedule& schedule, unsigned index)
 
 void Lane::start(Clock::time_point since) {
   freeSince_ = since;
+  wentOnFrom_ = kUntimed;
   untilTimed_ = 0;  // a part's first event is timed
   eventsDone_ = 0;
   lumi_ = eventLumi_ = nullptr;
@@ -135,6 +146,7 @@ Boundaries::Status Lane::claim(Source& source, std::uint64_t count, Boundaries::
 }
 
 bool Lane::park(std::uint64_t generation) {
+  wentOnFrom_ = kUntimed;
   leaveLumi(nullptr);
   boundaryWaitBegins();
   return schedule_.boundaries->park(
@@ -149,6 +161,7 @@ bool Lane::park(std::uint64_t generation) {
 
 bool Lane::enter(BlockSlot* lumi) {
   if (lumi == lumi_) return true;
+  wentOnFrom_ = kUntimed;  // the boundary's work and waits come between
   // The run's entry, not its slot: a slot freed meanwhile may hold the next run.
   enterNewRun_ = !lumi_ || lumi_->run->entry != lumi->run->entry;
   leaveLumi(lumi);
@@ -197,6 +210,7 @@ void Lane::boundaryWaitEnds() {
 }
 
 void Lane::fetchSharedAndProcess() {
+  wentOnFrom_ = kUntimed;  // the source's queue may keep the lane waiting: an Idle wait
   // The shared source is used under its serial queue, and a file's products
   // are read there with the event: while other lanes wait to fetch, the
   // thread holding the queue goes on with their events, so one core does
@@ -267,7 +281,11 @@ bool Lane::advanceSource(std::uint64_t ordinal) {
   Source& source = replica_ ? *replica_ : *schedule_.source;
   auto const untilTimed = untilTimed_;
   timing_ = timeNextEvent();
-  auto const begin = now();
+  // A lane that went straight on from its last event's end, on in the same
+  // lumi, was not idle meanwhile: it claimed this event, which the source's
+  // call then includes. That saves a clock read (about 13 ns) an event.
+  auto const begin = timing_ && wentOnFrom_ != kUntimed ? wentOnFrom_ : now();
+  wentOnFrom_ = kUntimed;
   try {
     auto const running = sourceCall(Transition::SourceNext, nullptr);
     bool const more = replica_ ? source.at(ordinal, sourceEvent_) : nextShared(ordinal);
@@ -300,6 +318,9 @@ bool Lane::nextShared(std::uint64_t ordinal) {
 
 bool Lane::startEvent() {
   for (auto* observer : schedule_.eventObservers) observer->eventStarted(index_, event_.id(), eventRead_);
+  // Another lane's startEvent() may be under this one on the thread's stack (a task taken while a module waited).
+  auto const* const outer = std::exchange(startingHere, this);
+  endedWithin_ = false;
   eventPending_.set(2);
   auto const nPaths = static_cast<unsigned>(paths_.size());
   pendingPaths_.set(nPaths + 1);
@@ -312,7 +333,8 @@ bool Lane::startEvent() {
   // This call's hold, and the first path's if it went through at once.
   unsigned const holds = 1 + (nPaths > 0 && advancePath(0));
   if (pendingPaths_.release(holds)) startOutputs();
-  return eventPending_.release();
+  startingHere = outer;
+  return endedWithin_ || eventPending_.release();
 }
 
 void Lane::resetEventState() {
@@ -353,6 +375,11 @@ void Lane::eventDone() {
   auto const when = timing_ ? freeSince_ : kUntimed;
   for (auto* observer : schedule_.eventObservers) observer->eventFinished(index_, event_.id(), status, when);
   if (watched_) watch_.eventEnded();
+  wentOnFrom_ = freeSince_;
+  if (startingHere == this) {
+    endedWithin_ = true;  // startEvent() returns true, and its caller goes on
+    return;
+  }
   if (eventPending_.release()) run();
 }
 

@@ -280,6 +280,8 @@ class Lane {
   Event event_;
   SourceEvent sourceEvent_;
   Clock::time_point freeSince_;  // when the lane's last event (or the part) ended, if read: an Idle wait begins
+  // freeSince_ while the lane goes straight on to its next event's read, with no wait between; else kUntimed.
+  Clock::time_point wentOnFrom_ = kUntimed;
   Clock::time_point eventRead_;  // when the source's next() of the current event ended (if timing)
   bool fetched_ = false;  // written in the source queue's task, read right after it in the same task
   // Runs and lumis: the lumi the lane is in and the events it finished
@@ -306,6 +308,7 @@ class Lane {
   HoldCount pendingPaths_;
   HoldCount pendingOutputs_;
   HoldCount eventPending_;  // the starter and the completion; whoever is last goes on
+  bool endedWithin_ = false;  // the event ended within startEvent(), on its thread
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;
   // A count of the lane's own, not the job's: a count every event adds to

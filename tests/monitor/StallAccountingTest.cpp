@@ -213,5 +213,36 @@ INSTANTIATE_TEST_SUITE_P(ThreadsAndLanes, StallAccountingTest, ::testing::Values
                            return std::to_string(info.param.threads) + "threads" + std::to_string(info.param.lanes) + "lanes";
                          });
 
+// A lane that goes straight on to its next event in the same lumi was not
+// idle: its Idle wait lasts no time, and the source's next() begins as the
+// lane's last event ended (the claim of the event is the source's time).
+TEST(IdleWaitTest, ALaneThatGoesStraightOnToItsNextEventWasNotIdle) {
+  constexpr std::size_t kEventsHere = 50;
+  Observations observations;
+  ObservedJob observed;
+  auto config = job("count:events=" + std::to_string(kEventsHere));
+  config.threads = 1;
+  config.lanes = 1;
+  config.outputs.push_back({"out", PluginSpec::parse("collect:in=n"), {}});
+  auto const summary = observed.run(std::move(config), testRegistry(observations));
+  ASSERT_FALSE(summary.failed) << summary.error;
+  auto const& recorder = observed.recorder;
+  std::vector<Clock::time_point> reads;
+  for (auto const& call : recorder.calls) {
+    if (call.module == kSourceProducer && call.transition == Transition::SourceNext) reads.push_back(call.begin);
+  }
+  ASSERT_EQ(reads.size(), kEventsHere);
+  ASSERT_EQ(recorder.ends.size(), kEventsHere);
+  for (std::size_t e = 1; e < kEventsHere; ++e) EXPECT_EQ(reads[e], recorder.ends[e - 1].when) << "event " << e + 1;
+  std::size_t idle = 0, none = 0;
+  for (auto const& wait : recorder.waits) {
+    if (wait.kind != WaitKind::Idle || wait.event == EventId{}) continue;
+    ++idle;
+    none += wait.begin == wait.end;
+  }
+  EXPECT_EQ(idle, kEventsHere);
+  EXPECT_EQ(none, kEventsHere - 1);  // the first waited from the part's start
+}
+
 }  // namespace
 }  // namespace lanes::test

@@ -16,6 +16,15 @@ namespace {
 // who goes on with the lane: it ends without the locked count that decides
 // that for an event that ends elsewhere (Lane::eventPending_).
 thread_local Lane const* startingHere = nullptr;
+
+// The module whose start() by its sole starter this thread is in (Lane::ensure).
+// A call of it that finishes within that start() finishes before the starter
+// can wait for it: no waiter can be on its list, nor come meanwhile.
+struct InlineStart {
+  Lane const* lane = nullptr;
+  unsigned module = 0;
+};
+thread_local InlineStart startingModule;
 }  // namespace
 
 Lane::Lane(Schedule& schedule, unsigned index)
@@ -388,8 +397,14 @@ void Lane::eventDone() {
 bool Lane::ensure(unsigned module, Waiter* waiter) {
   auto& state = modules_[module];
   if (state.done.isDone()) return true;
-  // A module that one place alone can start needs no claim to start once.
-  if (schedule_.workers[module]->soleStarter || !state.claimed.exchange(true, std::memory_order_acq_rel)) start(module);
+  if (schedule_.workers[module]->soleStarter) {
+    // One place alone can start it: no claim is needed to start it once.
+    auto const outer = std::exchange(startingModule, {this, module});
+    start(module);
+    startingModule = outer;
+  } else if (!state.claimed.exchange(true, std::memory_order_acq_rel)) {
+    start(module);
+  }
   return !state.done.add(waiter);
 }
 
@@ -672,7 +687,11 @@ void Lane::produceAfterAcquire(unsigned module, Clock::time_point begin) {
   runModule(module, begin);
 }
 
-void Lane::finish(unsigned module) { modules_[module].done.markDone(); }
+void Lane::finish(unsigned module) {
+  auto& done = modules_[module].done;
+  if (startingModule.lane == this && startingModule.module == module) return done.markDoneWithoutWaiters();
+  done.markDone();
+}
 
 // ---------------------------------------------------------------- paths and outputs
 

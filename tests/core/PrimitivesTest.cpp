@@ -242,6 +242,19 @@ TEST(WaitingListTest, EveryWaiterIsNotifiedExactlyOnceUnderContention) {
   }
 }
 
+TEST(WaitingListTest, AListMarkedDoneWithoutWaitersTakesNoneAfterwards) {
+  detail::WaitingList list;
+  list.markDoneWithoutWaiters();
+  EXPECT_TRUE(list.isDone());
+  CountingWaiter waiter;
+  EXPECT_FALSE(list.add(&waiter));  // the adder goes on itself
+  list.reset();
+  EXPECT_FALSE(list.isDone());
+  EXPECT_TRUE(list.add(&waiter));
+  list.markDone();
+  EXPECT_EQ(waiter.notified.load(), 1);
+}
+
 TEST(HoldCountTest, TheCallerThatGivesBackTheLastHoldGoesOn) {
   detail::HoldCount holds;
   holds.set(4);

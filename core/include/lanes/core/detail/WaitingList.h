@@ -21,7 +21,8 @@ class Waiter {
 };
 
 // Thread-safe: add() and markDone() may race from any threads; reset() must
-// not race with either (the scheduler calls it between events).
+// not race with either (the scheduler calls it between events), nor may
+// markDoneWithoutWaiters() (see there).
 class WaitingList {
  public:
   // False if the list is already done: the caller goes on itself and `waiter`
@@ -44,6 +45,11 @@ class WaitingList {
       waiter = next;
     }
   }
+
+  // markDone() for a list that has no waiter and can get none meanwhile: its
+  // only adder is the caller, later on its own thread. A store, where
+  // markDone() takes a locked exchange.
+  void markDoneWithoutWaiters() { head_.store(done(), std::memory_order_release); }
 
   bool isDone() const { return head_.load(std::memory_order_acquire) == done(); }
   void reset() { head_.store(nullptr, std::memory_order_release); }

@@ -34,7 +34,7 @@ void EventStatistics::eventFinished(unsigned lane, EventId const& id, EventStatu
   auto const seconds = std::max(0.0f, static_cast<float>(nanoseconds) * 1e-9f);  // a product: a division is ~4x slower
   if (times.pending.empty() && times.seconds.count() == 0) markStartup(StartupMarks::kFirstEvent);  // once per lane: the first ends the start-up
   if (times.pending.size() == kBatch) {
-    for (auto const pending : times.pending) times.seconds.add(pending);
+    times.seconds.addEach(times.pending.data(), times.pending.size());
     times.pending.clear();
   }
   times.pending.push_back(seconds);
@@ -64,7 +64,7 @@ nlohmann::json EventStatistics::toJson() const {
   std::vector<Timed> slowest;
   for (auto const& lane : lanes_) {
     histogram.merge(lane.seconds);
-    for (auto const pending : lane.pending) histogram.add(pending);
+    histogram.addEach(lane.pending.data(), lane.pending.size());
     longest = std::max(longest, static_cast<double>(lane.longest));
     slowest.insert(slowest.end(), lane.slowest.begin(), lane.slowest.end());
   }

@@ -79,6 +79,17 @@ TEST(LogHistogram, MergedPartsGiveTheWholesPercentiles) {
   for (auto const fraction : {0.5, 0.9, 0.99}) EXPECT_EQ(first.percentile(fraction), whole.percentile(fraction));
 }
 
+TEST(LogHistogram, ABatchAddedAtOnceGivesTheSameBucketsAsOneByOne) {
+  std::vector<float> batch;
+  for (int i = 0; i < 3000; ++i) batch.push_back(static_cast<float>(1e-7 * std::pow(1.003, i)));  // over 4 octaves
+  batch.push_back(0.0f);  // below a nanosecond: the first bucket, which widens the histogram downwards
+  LogHistogram oneByOne, atOnce;
+  for (auto const seconds : batch) oneByOne.add(seconds);
+  atOnce.addEach(batch.data(), batch.size());
+  EXPECT_EQ(atOnce.count(), batch.size());
+  EXPECT_EQ(atOnce.buckets(), oneByOne.buckets());
+}
+
 TEST(LogHistogram, RoundTripsThroughJson) {
   LogHistogram histogram;
   histogram.add(3e-3, 5);

@@ -35,11 +35,12 @@ namespace lanes::rootio {
 class NTupleLayout {
  public:
   // Options: file=PATH (required), ntuple=NAME (Events), compression=,
-  // level=, cluster=BYTES (approximate compressed size of a cluster; default
-  // 8 MiB, not ROOT's 128 MiB: pages are compressed when their cluster is
-  // flushed, and a job that never fills one would compress everything at
-  // the end, on one thread), keep=.
-  NTupleLayout(PluginOptions const& checked);
+  // level=, cluster=BYTES (approximate compressed size of a cluster, and the
+  // writer's page buffer: its pages are flushed, so compressed, within it;
+  // default `clusterBytes`, not ROOT's 128 MiB: a writer that compresses
+  // pages when their cluster is flushed, and a job that never fills one,
+  // would compress everything at the end, on one thread), keep=.
+  NTupleLayout(PluginOptions const& checked, std::size_t clusterBytes);
 
   struct Filler;  // one entry with its field tokens; confined to one call at a time
 

@@ -19,7 +19,10 @@ namespace lanes::mimicry {
 
 // Thread-safe: written() and ready() run concurrently from every lane and
 // only bump atomic counters, one pair per lane (on its own cache line) so
-// that lanes do not contend; resize() must not overlap with them.
+// that lanes do not contend; written() for one lane from one thread at a
+// time, each call after the last (a lane writes its events one after the
+// other); `lane` below the lanes given to resize(), which must not overlap
+// with them.
 class LaneCounters {
  public:
   void resize(unsigned lanes);

@@ -142,7 +142,7 @@ class ModuleStatistics : public ProcessingObserver {
   // histograms kPendingTimes at a time: added one by one between the lanes'
   // other work, each waited on its bucket's table lookups (at top speed the
   // monitor's histograms took a seventh of the rate), where a loop over a
-  // batch overlaps them. Kept in nanoseconds: the division into seconds is
+  // batch overlaps them. Kept in nanoseconds: the conversion into seconds is
   // the batch's too.
   struct PendingTime {
     std::uint32_t slot;

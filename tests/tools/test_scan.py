@@ -261,6 +261,25 @@ def test_a_signal_as_the_copies_start_stops_every_copy(tmp_path, monkeypatch):
     assert [process.poll() is not None for process in started] == [True, True]
 
 
+def test_a_copy_that_cannot_start_stops_those_started_before_it(tmp_path, monkeypatch):
+    scan = Scan(grid.parse_run_arguments(EMPTY), [Axis.parse("threads=1")], "fill-machine", 10**15, cores=2)
+    [run] = runner.plan_runs(scan, BINARY, tmp_path)
+    (tmp_path / "runs").mkdir()
+    run.commands[1:] = [[str(tmp_path / "no-such-lanes")]]  # the second copy's program is missing
+    started = []
+    start_each = runner._start_each
+
+    def start_and_keep(run, cwd, processes):
+        started.append(processes)
+        start_each(run, cwd, processes)
+
+    monkeypatch.setattr(runner, "_start_each", start_and_keep)
+    with pytest.raises(OSError):
+        runner.execute(run, tmp_path)
+    [processes] = started
+    assert len(processes) == 1 and processes[0].poll() is not None
+
+
 def test_a_failed_point_is_recorded_and_the_scan_goes_on(tmp_path):
     out = tmp_path / "scan"
     # once=PATH injects the fault only where PATH does not exist yet.

@@ -106,11 +106,13 @@ def make_inputs(out, names):
     return made
 
 
-def run_process(command):
-    """Runs `command` to its end: (whole-process wall s, CPU s, stdout). Exits naming it if it fails."""
+def run_process(command, env=None):
+    """Runs `command` (with `env` added to this environment) to its end: (whole-process wall s, CPU s, stdout).
+    Exits naming it if it fails."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    completed = subprocess.run([str(c) for c in command], capture_output=True, text=True)
+    completed = subprocess.run([str(c) for c in command], capture_output=True, text=True,
+                               env={**os.environ, **env} if env else None)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if completed.returncode != 0:

@@ -4,7 +4,11 @@
     .venv/bin/python bench/startup.py [--rounds 7] [--out bench-results]
 
 ROOT's floor is build/bin/root_startup_floor (bench/floor/root_startup_floor.cpp): ROOT alone opens the file,
-reads its TTree `Events` and entry 0 of every branch. Against it, in the same rounds (A B A B ...):
+reads its TTree `Events` and entry 0 of every branch, as ROOT starts by default: its interpreter runs the child
+processes that learn the dynamic linker's search path and the C++ library's include directories. lanes gives ROOT
+those answers (ROOT_LDSYSPATH, CLING_LDSYSPATH, CLING_CPPSYSINCL; plugins/root/RootSupport.cpp), so the floor also
+runs given the same answers (read from build/generated/root/StartupProbes.h): what is left is lanes' own cost.
+Against them, in the same rounds (A B A B ...):
   ids      lanes run -t 1 -n 1 --source root:file=F           (the event's ids, no product read)
   every    lanes run -t 1 -n 1 --source root:file=F --output dummy   (every branch read, as bench/read_speed.py)
   default  lanes run -t 1 -n 1                                  (the built-in synthetic job: no ROOT file)
@@ -13,7 +17,7 @@ Each is timed two ways: the whole process's wall time, and its time to the first
 start of the process (CLOCK_MONOTONIC, which both programs read as steady_clock) to the end of the first event:
 the floor prints its clock after reading entry 0; lanes' run report gives its clock at main() and the phases after
 it (`startup`, docs/reports.md). The figures are medians over the rounds with min and max, and each program's
-median over the floor's. The phases, as medians: the floor's (loading to main(), ROOT's initialisation, TFile::Open,
+median over each floor's. The phases, as medians: the floor's (loading to main(), ROOT's initialisation, TFile::Open,
 reading the TTree, entry 0 of every branch) and lanes' for `every` (loading to main(), the command, plugins, ROOT,
 the file's opening with its TTree, the source's layout, the job's construction, the first event).
 
@@ -24,6 +28,7 @@ Prints the CPU model, the core count and the load average before and after; writ
 import argparse
 import json
 import os
+import re
 import statistics
 import tempfile
 import time
@@ -34,19 +39,27 @@ import read_speed
 REPO = read_speed.REPO
 LANES = read_speed.LANES
 FLOOR = REPO / "build" / "bin" / "root_startup_floor"
+PROBE_ANSWERS = REPO / "build" / "generated" / "root" / "StartupProbes.h"
 NANOAOD = read_speed.FLAT
 
 
-def timed(command):
+def timed(command, env=None):
     """Runs `command`: (the CLOCK_MONOTONIC second it was started at, its whole wall time, its stdout)."""
     launched = time.monotonic()
-    wall, _, stdout = read_speed.run_process(command)
+    wall, _, stdout = read_speed.run_process(command, env)
     return launched, wall, stdout
 
 
-def floor_run():
+def probe_answers():
+    """The environment in which ROOT runs none of its start-up probes: the answers lanes gives it."""
+    defined = dict(re.findall(r'#define (\w+) "([^"]*)"', PROBE_ANSWERS.read_text()))
+    return {"ROOT_LDSYSPATH": defined["LANES_LD_SYSTEM_PATH"], "CLING_LDSYSPATH": defined["LANES_LD_SYSTEM_PATH"],
+            "CLING_CPPSYSINCL": defined["LANES_CXX_STDLIB_INCLUDES"]}
+
+
+def floor_run(env=None):
     """The floor's wall time, time to first event and phases (from the clock readings it prints)."""
-    launched, wall, out = timed([FLOOR, NANOAOD])
+    launched, wall, out = timed([FLOOR, NANOAOD], env)
     stamps = json.loads(out)
     ends = ["main", "root", "open", "tree", "first_event"]
     phases = {end: stamps[end] - (stamps[before] if before else launched) for before, end in zip([None] + ends, ends)}
@@ -72,6 +85,7 @@ JOBS = {
 }
 TITLES = {
     "floor": "ROOT's floor (open, read the tree, entry 0 of every branch)",
+    "answered": "ROOT's floor, given the answers lanes gives ROOT's probes",
     "ids": "lanes, root source, the ids only",
     "every": "lanes, root source, every branch (--output dummy)",
     "default": "lanes, the default synthetic job (no ROOT file)",
@@ -92,11 +106,11 @@ def phase_medians(runs):
 
 
 def markdown(rows, phases):
-    lines = ["| program | whole process | to first event | ÷ the floor's (to first event) |",
-             "| --- | --- | --- | --- |"]
+    lines = ["| program | whole process | to first event | ÷ the floor's | ÷ the answered floor's |",
+             "| --- | --- | --- | --- | --- |"]
     for row in rows:
         lines.append(f"| {row['title']} | {spread_text(row['wall_s']).strip()} | "
-                     f"{spread_text(row['first_event_s']).strip()} | {row['ratio']:.2f} |")
+                     f"{spread_text(row['first_event_s']).strip()} | {row['ratio']:.2f} | {row['ratio_answered']:.2f} |")
     for program, medians in phases.items():
         lines += ["", f"| phase ({TITLES[program]}) | median |", "| --- | --- |"]
         lines += [f"| {name} | {seconds * 1e3:.1f} ms |" for name, seconds in medians.items()]
@@ -110,7 +124,7 @@ def main():
     arguments = parser.parse_args()
     if arguments.rounds < 1:
         parser.error("--rounds must be at least 1")
-    for binary in (LANES, FLOOR):
+    for binary in (LANES, FLOOR, PROBE_ANSWERS):
         if not binary.exists():
             parser.error(f"{binary} is not built (cmake --build build --target lanes root_startup_floor)")
     arguments.out.mkdir(parents=True, exist_ok=True)
@@ -119,20 +133,22 @@ def main():
     print(f"CPU: {results['cpu']}, {results['cores']} cores; load average before: {results['load_before']}; "
           f"{arguments.rounds} paired rounds; medians [min-max]", flush=True)
     with tempfile.TemporaryDirectory() as scratch:
-        measures = {"floor": floor_run}
+        answers = probe_answers()
+        measures = {"floor": floor_run, "answered": lambda: floor_run(answers)}
         measures.update({name: (lambda job=job: lanes_run(job, scratch)) for name, job in JOBS.items()})
         runs = read_speed.paired(arguments.rounds, measures)
-    floor = statistics.median(run["first_event_s"] for run in runs["floor"])
+    floor, answered = (statistics.median(run["first_event_s"] for run in runs[name]) for name in ("floor", "answered"))
     rows = []
     for name, measured in runs.items():
         row = {"program": name, "title": TITLES[name], "runs": measured,
                "wall_s": read_speed.spread(measured, "wall_s"), "first_event_s": read_speed.spread(measured, "first_event_s")}
         row["ratio"] = row["first_event_s"]["median"] / floor
+        row["ratio_answered"] = row["first_event_s"]["median"] / answered
         rows.append(row)
         print(f"{row['title']:<62} whole {spread_text(row['wall_s'])}  first event {spread_text(row['first_event_s'])}"
-              f"  ÷ floor {row['ratio']:.2f}", flush=True)
+              f"  ÷ floor {row['ratio']:.2f}, ÷ answered floor {row['ratio_answered']:.2f}", flush=True)
     results["rows"] = rows
-    results["phases"] = {program: phase_medians(runs[program]) for program in ("floor", "every")}
+    results["phases"] = {program: phase_medians(runs[program]) for program in ("floor", "answered", "every")}
     results["load_after"] = read_speed.load()
     print(f"load average after: {results['load_after']}")
     print()

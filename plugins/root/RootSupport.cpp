@@ -18,13 +18,17 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <string_view>
 #include <type_traits>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/LibraryVersions.h"
 #include "lanes/core/StartupMarks.h"
 #include "root/EmulatedRecord.h"
+#include "root/StartupProbes.h"
 
 namespace lanes::rootio {
 
@@ -174,11 +178,48 @@ struct DefaultSignals {
 // against, which is the one they run with (the project's wheel).
 RegisterLibraryVersion const rootVersion("root_version", [] { return std::string(ROOT_RELEASE); });
 
+bool directoriesExist(std::string const& list) {
+  std::size_t begin = 0;
+  while (begin <= list.size()) {
+    auto end = list.find(':', begin);
+    if (end == std::string::npos) end = list.size();
+    struct stat status {};
+    if (end > begin && (::stat(list.substr(begin, end - begin).c_str(), &status) != 0 || !S_ISDIR(status.st_mode))) {
+      return false;
+    }
+    begin = end + 1;
+  }
+  return !list.empty();
+}
+
+// ROOT's interpreter, as it starts, runs child processes to learn what the
+// machine already told CMake: `LD_DEBUG=libs ls` twice (the dynamic linker's
+// system search path, once for TSystem and once for cling) and
+// `c++ -xc++ -E -v /dev/null` through sed (the C++ standard library's include
+// directories): about 20 ms of the 0.2 s that a job on a NanoAOD file takes
+// to its first event (bench/startup.py). Since 6.38 ROOT takes the answers
+// from ROOT_LDSYSPATH, CLING_LDSYSPATH and CLING_CPPSYSINCL instead (its
+// release notes' "expert option to reduce static startup cost");
+// cmake/RootStartupProbes.cmake asked the same questions once, as lanes was
+// configured. A variable the user set is left as it is, and include
+// directories that are gone (a compiler upgraded since) are not given, so
+// that cling asks the compiler itself. Called from initialiseRoot(), before
+// ROOT's interpreter starts, as a job's sources and outputs are built and
+// before its threads run (setenv() must not race a getenv()).
+void answerStartupProbes() {
+  if (!std::string_view(LANES_LD_SYSTEM_PATH).empty()) {
+    ::setenv("ROOT_LDSYSPATH", LANES_LD_SYSTEM_PATH, 0);
+    ::setenv("CLING_LDSYSPATH", LANES_LD_SYSTEM_PATH, 0);
+  }
+  if (directoriesExist(LANES_CXX_STDLIB_INCLUDES)) ::setenv("CLING_CPPSYSINCL", LANES_CXX_STDLIB_INCLUDES, 0);
+}
+
 }  // namespace
 
 void initialiseRoot() {
   static std::once_flag once;
   std::call_once(once, [] {
+    answerStartupProbes();
     ROOT::EnableThreadSafety();
     SetErrorHandler(&keepRootMessage);
     gROOT->SetBatch(true);

@@ -45,9 +45,9 @@ enum class WaitKind {
   Queue,     // a `one`/`limited` module's call, runnable (its inputs present), waiting for the module's queue
   External,  // external work: from the start of acquire() (its call included) to the completion
   Idle,      // a lane without an event: from the end of its last event (or the part's start) to the
-             // source's next(), or to the moment it finds no more events (its event is then EventId{}); none
-             // (begin == end) for a lane that went straight on to its next event in the same lumi, whose
-             // claim of it the source's next() then includes
+             // source's next(), or to the moment it finds no more events (its event is then EventId{}); none is
+             // reported for a lane that went straight on to its next event in the same lumi: its source
+             // next() begins as its last event ended, and includes its claim of the event
   Conditions,  // a module's call, waiting for a conditions payload of its event's interval to load
   Boundary,  // a lane whose next event's lumi (or run) cannot begin yet: no slot is free (--concurrent-lumis,
              // --concurrent-runs), or its begin transition runs; `module` is kSourceProducer, `event` EventId{};
@@ -165,7 +165,7 @@ struct JobInfo {
 // few tens of nanoseconds before it begins (see FastClock).
 //
 // A job whose timing is sampled (JobInfo::timingSample N > 1) times one
-// event in N of each lane exactly, with the Idle wait before it; it reads no
+// event in N of each lane exactly, with the Idle wait before it (if any); it reads no
 // clock for the others. Their calls are still reported, with begin and end
 // kUntimed (CallRecord::timed false); their waits are not reported; their
 // eventStarted() and eventFinished() get `when` kUntimed; pathFinished() is

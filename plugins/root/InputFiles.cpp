@@ -10,6 +10,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include <linux/magic.h>
+#include <sys/vfs.h>
+
 #include <nlohmann/json.hpp>
 
 #include "lanes/core/Exception.h"
@@ -58,6 +61,27 @@ void requireReadable(std::string const& path) {
   if (!in.read(magic, sizeof magic) || std::string(magic, sizeof magic) != "root") {
     throw Exception("'" + path + "' is not a readable ROOT file (it does not start with \"root\")");
   }
+}
+
+bool localStorageType(long type) {
+  constexpr long kZfs = 0x2fc12fc1;  // not in linux/magic.h: ZFS is not in the kernel's tree
+  switch (static_cast<unsigned long>(type) & 0xffffffffUL) {
+    case EXT4_SUPER_MAGIC:  // ext2 and ext3 too
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case F2FS_SUPER_MAGIC:
+    case kZfs:
+    case TMPFS_MAGIC:
+    case RAMFS_MAGIC:
+    case OVERLAYFS_SUPER_MAGIC:
+    case SQUASHFS_MAGIC: return true;
+    default: return false;
+  }
+}
+
+bool onLocalStorage(std::string const& path) {
+  struct statfs filesystem {};
+  return ::statfs(path.c_str(), &filesystem) == 0 && localStorageType(static_cast<long>(filesystem.f_type));
 }
 
 namespace {

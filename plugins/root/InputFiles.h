@@ -42,6 +42,14 @@ void requireMatches(std::string const& key, std::vector<std::string> const& patt
 // starts as a ROOT file does. Throws lanes::Exception naming the file.
 void requireReadable(std::string const& path);
 
+// Whether a file lies on storage with no latency for a read-ahead cache to
+// hide: a local disk's filesystem, or memory (ext2/3/4, XFS, Btrfs, F2FS,
+// ZFS, tmpfs, ramfs, overlay, squashfs), by statfs()'s `type`. A network or
+// FUSE filesystem (NFS, EOS and CVMFS through FUSE, AFS, Lustre, GPFS,
+// CephFS), or one statfs() cannot tell, is not.
+bool localStorageType(long type);
+bool onLocalStorage(std::string const& path);
+
 // Opens `path` for reading. Throws lanes::Exception naming the file if it is
 // missing, unreadable, not a ROOT file, or truncated (a file ROOT had to
 // recover was never closed properly: its last entries are lost).

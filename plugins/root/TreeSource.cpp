@@ -61,6 +61,7 @@ struct TreeSource::TreeLayout {
   bool hasIds = false;
   std::string idBranch;  // id=: the leaf-list branch of the ids; empty: the three branches
   long long cacheBytes = -1;  // -1: ROOT's automatic size
+  std::string cacheChoice = "ROOT's automatic size";  // what chose cacheBytes, for the report
   std::size_t readAhead = 16;  // entries of a branch read at a time
   std::size_t fromBaskets = 0;  // the branches of the first file that can be read from baskets, where fromBaskets()
   std::uint64_t chunk = 1;     // handles=lane: consecutive entries a lane takes
@@ -504,8 +505,12 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   auto const include = options.getAll("branches");
   auto const exclude = options.getAll("exclude");
   bool const perLane = checked.choice("handles", "lane", {"shared", "lane"}) == "lane";
-  if (options.has("cache")) layout->cacheBytes = static_cast<long long>(checked.count("cache", 0));
-  if (options.getBool("imt", false)) {
+  if (options.has("cache")) {
+    layout->cacheBytes = static_cast<long long>(checked.count("cache", 0));
+    layout->cacheChoice = std::to_string(layout->cacheBytes) + " bytes (cache=)";
+  }
+  bool const imt = options.getBool("imt", false);
+  if (imt) {
     ROOT::EnableImplicitMT();
     TTreeCacheUnzip::SetParallelUnzip(TTreeCacheUnzip::kEnable);
   }
@@ -529,6 +534,15 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
     tree = findTree(*file, layout->tree);
   });
   markStartup("open");
+  // ROOT's TTreeCache reads a cluster's baskets ahead in large sorted reads:
+  // what storage with latency needs. On local storage it only copies each
+  // basket once more, once for every lane's handle: without it the bench's
+  // inputs read 0-5% faster at 1 thread and 2-9% faster at 2
+  // (docs/benchmarks.md). imt=true decompresses in the cache: it keeps one.
+  if (!options.has("cache") && !imt && onLocalStorage(files[first])) {
+    layout->cacheBytes = 0;
+    layout->cacheChoice = "none: the first file is on local storage";
+  }
   ReadingScope const reading({files[first].c_str(), "TTree", layout->tree.c_str()});
   auto const emulated = emulatedClasses(*tree, include, exclude);
   if (auto const dictionaries = options.getString("dictionaries"); dictionaries && !emulated.empty()) {
@@ -661,11 +675,13 @@ void TreeSource::afterFork() {
 
 std::string TreeSource::origin() const { return sequence_.files()[originFile_]; }
 
-// The read-ahead it chose (defaultReadAhead) or was given, the branches a
-// lane's copy reads from their baskets, the files it skipped, and its run
-// and lumi records.
+// The read-ahead it chose (defaultReadAhead) or was given, its TTreeCache,
+// the branches a lane's copy reads from their baskets, the files it skipped,
+// and its run and lumi records.
 std::string TreeSource::details() const {
-  auto details = nlohmann::json{{"readahead", layout_->readAhead}, {"branches_from_baskets", layout_->fromBaskets}};
+  auto details = nlohmann::json{{"readahead", layout_->readAhead},
+                                {"tree_cache", layout_->cacheChoice},
+                                {"branches_from_baskets", layout_->fromBaskets}};
   if (auto const made = layout_->baskets->made()) {
     details["baskets_shared"] = {{"decompressed", made}, {"reused", layout_->baskets->reused()}};
   }
@@ -1211,7 +1227,9 @@ RegisterSource<TreeSource> const registration(
     "own, so threads read concurrently; shared: one set, each event read whole as it is fetched, by one thread at a "
     "time), readahead=N (entries of a branch read "
     "at a time, default 64, fewer where 64 entries of the branches would hold over 8 MiB; with handles=lane, branches "
-    "of fundamental types and std::vectors of them are read a basket at a time instead; 1: every branch entry by entry), chunk=N, cache=BYTES, imt=true|false, "
+    "of fundamental types and std::vectors of them are read a basket at a time instead; 1: every branch entry by entry), chunk=N, cache=BYTES (ROOT's TTreeCache; by default "
+    "none when the first file is on local storage, ROOT's automatic size on a network or FUSE filesystem), "
+    "imt=true|false, "
     "dictionaries=DIR (build and cache dictionaries for classes ROOT can only emulate, so outputs can write them), "
     "skip-bad-files=true|false (go on past a listed file that cannot be read or lacks the tree, naming it), "
     "unreadable=refuse|skip (branches that cannot be read here, found before the job: refuse names them and the "

@@ -89,3 +89,17 @@ def test_the_same_file_twice(tmp_path, lanes, input, how):
         for (run, lumi, event), record in output.records.items():
             problems += diff_records(record, expected.records[(run, lumi, (event - 1) % n + 1)], (run, lumi, event))
     assert not problems, "\n".join(problems[:10])
+
+
+def test_imt_keeps_roots_tree_cache_and_reads_the_same_values(tmp_path, lanes):
+    # The default has no TTreeCache for a file on local storage; imt=true decompresses in one, so it keeps ROOT's.
+    out = tmp_path / "out.root"
+    result = lanes("run", "--source", NANO.spec(imt="true"), "-n", "0", "-t", "2", "--output", f"root:file={out}")
+    assert result.returncode == 0, result.stderr
+    assert result.report["source"]["tree_cache"] == "ROOT's automatic size"
+    expected, output = read_input(NANO), read_events(out)
+    assert Counter(output.ids) == Counter(expected.ids)
+    problems = []
+    for event_id, record in output.records.items():
+        problems += diff_records(record, expected.records[event_id], event_id)
+    assert not problems, "\n".join(problems[:10])

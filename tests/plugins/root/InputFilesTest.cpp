@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <linux/magic.h>
+
 #include <atomic>
+#include <initializer_list>
 #include <thread>
 #include <vector>
 
@@ -126,6 +129,22 @@ TEST(FileSequenceTest, CopiesOnManyThreadsAgreeOnEveryCount) {
   for (std::size_t i = 0; i < kFiles; ++i) expected += i % 7;
   for (auto total : totals) EXPECT_EQ(total, expected);
   EXPECT_FALSE(overlapped.load());
+}
+
+// Local disks and memory need no read-ahead cache; network and FUSE
+// filesystems, and those statfs() cannot tell, keep ROOT's.
+TEST(LocalStorageTest, LocalDisksAndMemoryAreLocalNetworkAndFuseFilesystemsAreNot) {
+  for (long type : std::initializer_list<long>{EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC, BTRFS_SUPER_MAGIC, TMPFS_MAGIC,
+                                               OVERLAYFS_SUPER_MAGIC, SQUASHFS_MAGIC, 0x2fc12fc1 /* ZFS */}) {
+    EXPECT_TRUE(localStorageType(type)) << std::hex << type;
+  }
+  for (long type : std::initializer_list<long>{NFS_SUPER_MAGIC, 0x65735546 /* FUSE: EOS, CVMFS */, 0x5346414f /* AFS */,
+                                               0x0bd00bd0 /* Lustre */, 0x47504653 /* GPFS */, 0x00c36400 /* CephFS */,
+                                               0}) {
+    EXPECT_FALSE(localStorageType(type)) << std::hex << type;
+  }
+  EXPECT_FALSE(onLocalStorage("/proc")) << "procfs: no storage at all";
+  EXPECT_FALSE(onLocalStorage("/no/such/path")) << "statfs() cannot tell: not local";
 }
 
 TEST(RequireMatchesTest, NamesThePatternThatMatchesNothing) {

@@ -606,6 +606,19 @@ struct EventIdLeaves {
 // The run report's source.branches_from_baskets: what a lane's copy reads a
 // basket at a time (every branch of both NanoAOD files), and none where no
 // copy does (a shared source; readahead=1, entry by entry).
+// The run report's source.tree_cache: by default none for a file on local
+// storage (where ROOT's TTreeCache only copies every basket once more) and
+// ROOT's automatic size elsewhere; cache=BYTES wherever the file is.
+TEST(TreeSourceTest, TheTreeCacheIsNoneOnLocalStorageUnlessCacheIsGiven) {
+  auto cacheOf = [](TreeSource const& source) {
+    return nlohmann::json::parse(source.details()).at("tree_cache").get<std::string>();
+  };
+  EXPECT_EQ(cacheOf(nanoAod()), onLocalStorage(dataFile(kNanoAod)) ? "none: the first file is on local storage"
+                                                                    : "ROOT's automatic size");
+  EXPECT_EQ(cacheOf(nanoAod(",cache=1000000")), "1000000 bytes (cache=)");
+  EXPECT_EQ(cacheOf(nanoAod(",cache=0")), "0 bytes (cache=)");
+}
+
 TEST(TreeSourceTest, TheReportSaysWhichBranchesAreReadFromTheirBaskets) {
   auto fromBaskets = [](TreeSource const& source) {
     return nlohmann::json::parse(source.details()).at("branches_from_baskets").get<std::size_t>();

@@ -196,8 +196,8 @@ bool directoriesExist(std::string const& list) {
 // machine already told CMake: `LD_DEBUG=libs ls` twice (the dynamic linker's
 // system search path, once for TSystem and once for cling) and
 // `c++ -xc++ -E -v /dev/null` through sed (the C++ standard library's include
-// directories): about 20 ms of the 0.2 s that a job on a NanoAOD file takes
-// to its first event (bench/startup.py). Since 6.38 ROOT takes the answers
+// directories): 7-9 ms of the 0.2 s that a job on a NanoAOD file takes to
+// its first event, in ROOT alone as in lanes (bench/startup.py). Since 6.38 ROOT takes the answers
 // from ROOT_LDSYSPATH, CLING_LDSYSPATH and CLING_CPPSYSINCL instead (its
 // release notes' "expert option to reduce static startup cost");
 // cmake/RootStartupProbes.cmake asked the same questions once, as lanes was

@@ -75,7 +75,7 @@ def test_roots_own_start_up_runs_its_probes(tmp_path):
 
 
 def test_a_root_job_gives_root_the_answers_to_its_start_up_probes(tmp_path):
-    # About 20 ms of a job's 0.2 s to its first event on this file (plugins/root/RootSupport.cpp).
+    # 7-9 ms of a job's 0.2 s to its first event on this file (plugins/root/RootSupport.cpp).
     calls = probes_run_by([BINARY, "run", "-t", "1", "-n", "1", "--source", NANO.spec(), "--output", "dummy"],
                           tmp_path)
     assert calls == []

@@ -603,9 +603,6 @@ struct EventIdLeaves {
   ULong64_t event;
 };
 
-// The run report's source.branches_from_baskets: what a lane's copy reads a
-// basket at a time (every branch of both NanoAOD files), and none where no
-// copy does (a shared source; readahead=1, entry by entry).
 // The run report's source.tree_cache: by default none for a file on local
 // storage (where ROOT's TTreeCache only copies every basket once more) and
 // ROOT's automatic size elsewhere; cache=BYTES wherever the file is.
@@ -619,6 +616,9 @@ TEST(TreeSourceTest, TheTreeCacheIsNoneOnLocalStorageUnlessCacheIsGiven) {
   EXPECT_EQ(cacheOf(nanoAod(",cache=0")), "0 bytes (cache=)");
 }
 
+// The run report's source.branches_from_baskets: what a lane's copy reads a
+// basket at a time (every branch of both NanoAOD files), and none where no
+// copy does (a shared source; readahead=1, entry by entry).
 TEST(TreeSourceTest, TheReportSaysWhichBranchesAreReadFromTheirBaskets) {
   auto fromBaskets = [](TreeSource const& source) {
     return nlohmann::json::parse(source.details()).at("branches_from_baskets").get<std::size_t>();

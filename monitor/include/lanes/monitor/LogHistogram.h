@@ -28,12 +28,7 @@ class LogHistogram {
   // add() of each of `n` durations, with the count added once for them all
   // (added at each, its store waited on the bucket's).
   void addEach(float const* seconds, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) {
-      int const bucket = bucketOf(seconds[i]);
-      auto index = static_cast<std::size_t>(bucket - first_);  // wraps below first_: out of range too
-      if (__builtin_expect(index >= counts_.size(), 0)) index = widenTo(bucket);
-      ++counts_[index];
-    }
+    for (std::size_t i = 0; i < n; ++i) ++countOf(bucketOf(seconds[i]));
     count_ += n;
   }
   void merge(LogHistogram const& other);
@@ -91,10 +86,14 @@ class LogHistogram {
     return exponent * kBucketsPerOctave + bucket;
   }
   void addTo(int bucket, std::uint64_t count) {
+    countOf(bucket) += count;
+    count_ += count;
+  }
+  // The count of `bucket`, the histogram widened to hold it where it did not.
+  std::uint64_t& countOf(int bucket) {
     auto index = static_cast<std::size_t>(bucket - first_);  // wraps below first_: out of range too
     if (__builtin_expect(index >= counts_.size(), 0)) index = widenTo(bucket);
-    counts_[index] += count;
-    count_ += count;
+    return counts_[index];
   }
   // Makes room for `bucket` (in [kFirstBucket, kLastBucket]); its index.
   std::size_t widenTo(int bucket);

@@ -202,10 +202,7 @@ def execute(run, cwd):
     try:
         start_copies(run, cwd, processes)
         codes = [process.wait() for process in processes]
-    except (KeyboardInterrupt, Interrupted):
-        stop_copies(processes)
-        raise
-    except OSError:  # a copy could not start: those started before it stop too
+    except (KeyboardInterrupt, Interrupted, OSError):  # OSError: a copy could not start; those before it stop too
         stop_copies(processes)
         raise
     errors = []

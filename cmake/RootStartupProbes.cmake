@@ -8,7 +8,9 @@
 #   name holds "++": here the same filter over those CMake already found
 #   for the compiler that builds lanes.
 # Writes ${output}, a header defining LANES_LD_SYSTEM_PATH and
-# LANES_CXX_STDLIB_INCLUDES (colon-separated, empty when not found).
+# LANES_CXX_STDLIB_INCLUDES (colon-separated, empty when not found), and
+# LANES_CXX_STDLIB_INCLUDE_DIRS, the same directories as string literals
+# separated by commas (for an initializer list).
 function(lanes_answer_root_startup_probes output)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_DEBUG=libs LD_PRELOAD=DOESNOTEXIST ls /DOESNOTEXIST
                   OUTPUT_QUIET ERROR_VARIABLE linker_says RESULT_VARIABLE ignored)
@@ -23,5 +25,9 @@ function(lanes_answer_root_startup_probes output)
     endif()
   endforeach()
   string(REPLACE ";" ":" LANES_CXX_STDLIB_INCLUDES "${includes}")
+  set(LANES_CXX_STDLIB_INCLUDE_DIRS "")
+  if(includes)
+    string(REPLACE ";" "\", \"" LANES_CXX_STDLIB_INCLUDE_DIRS "\"${includes}\"")
+  endif()
   configure_file(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/RootStartupProbes.h.in "${output}" @ONLY)
 endfunction()

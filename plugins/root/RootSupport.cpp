@@ -13,16 +13,17 @@
 
 #include <Compression.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <initializer_list>
 #include <mutex>
 #include <set>
 #include <string_view>
 #include <type_traits>
 #include <vector>
-
-#include <sys/stat.h>
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/LibraryVersions.h"
@@ -178,18 +179,10 @@ struct DefaultSignals {
 // against, which is the one they run with (the project's wheel).
 RegisterLibraryVersion const rootVersion("root_version", [] { return std::string(ROOT_RELEASE); });
 
-bool directoriesExist(std::string const& list) {
-  std::size_t begin = 0;
-  while (begin <= list.size()) {
-    auto end = list.find(':', begin);
-    if (end == std::string::npos) end = list.size();
-    struct stat status {};
-    if (end > begin && (::stat(list.substr(begin, end - begin).c_str(), &status) != 0 || !S_ISDIR(status.st_mode))) {
-      return false;
-    }
-    begin = end + 1;
-  }
-  return !list.empty();
+bool allDirectories(std::initializer_list<char const*> paths) {
+  std::error_code error;
+  auto const isDirectory = [&error](char const* path) { return std::filesystem::is_directory(path, error); };
+  return paths.size() > 0 && std::all_of(paths.begin(), paths.end(), isDirectory);
 }
 
 // ROOT's interpreter, as it starts, runs child processes to learn what the
@@ -211,7 +204,7 @@ void answerStartupProbes() {
     ::setenv("ROOT_LDSYSPATH", LANES_LD_SYSTEM_PATH, 0);
     ::setenv("CLING_LDSYSPATH", LANES_LD_SYSTEM_PATH, 0);
   }
-  if (directoriesExist(LANES_CXX_STDLIB_INCLUDES)) ::setenv("CLING_CPPSYSINCL", LANES_CXX_STDLIB_INCLUDES, 0);
+  if (allDirectories({LANES_CXX_STDLIB_INCLUDE_DIRS})) ::setenv("CLING_CPPSYSINCL", LANES_CXX_STDLIB_INCLUDES, 0);
 }
 
 }  // namespace

@@ -539,7 +539,7 @@ TreeSource::TreeSource(Options const& options, PluginOptions const& checked) {
   // basket once more, once for every lane's handle: without it the bench's
   // inputs read 0-5% faster at 1 thread and 2-9% faster at 2
   // (docs/benchmarks.md). imt=true decompresses in the cache: it keeps one.
-  if (!options.has("cache") && !imt && onLocalStorage(files[first])) {
+  if (layout->cacheBytes < 0 && !imt && onLocalStorage(files[first])) {
     layout->cacheBytes = 0;
     layout->cacheChoice = "none: the first file is on local storage";
   }

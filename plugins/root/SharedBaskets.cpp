@@ -1,5 +1,7 @@
 #include "root/SharedBaskets.h"
 
+#include <thread>
+
 namespace lanes::rootio {
 
 std::size_t SharedBaskets::KeyHash::hash(Key const& key) {
@@ -8,26 +10,49 @@ std::size_t SharedBaskets::KeyHash::hash(Key const& key) {
 }
 
 SharedBaskets::Held SharedBaskets::find(Key const& key, long long runs, std::function<Held()> const& make) {
-  Held made;
-  {
-    decltype(baskets_)::accessor entry;  // held while the basket is made: a lane that wants it too waits here
-    baskets_.insert(entry, key);
-    if (auto held = entry->second.held.lock()) {
-      reused_.fetch_add(1, std::memory_order_relaxed);
-      if (entry->second.kept && --entry->second.awaited <= 0) entry->second.kept.reset();
-      return held;
+  for (bool waited = false;; waited = true) {
+    {
+      decltype(baskets_)::accessor entry;
+      baskets_.insert(entry, key);
+      if (auto held = entry->second.held.lock()) {
+        reused_.fetch_add(1, std::memory_order_relaxed);
+        if (waited) waitedFor_.fetch_add(1, std::memory_order_relaxed);
+        if (entry->second.kept && --entry->second.awaited <= 0) entry->second.kept.reset();
+        return held;
+      }
+      if (!entry->second.making) {
+        entry->second.making = true;
+        break;
+      }
     }
-    made = make();
-    if (!made) return made;
-    made_.fetch_add(1, std::memory_order_relaxed);
-    entry->second.held = made;
-    if (runs > 1) {
-      entry->second.kept = made;
-      entry->second.awaited = runs - 1;
-    }
+    std::this_thread::yield();  // for the rest of another lane's decompression: tens of microseconds
   }
-  if (runs > 1) keep(key, made);
+  Held made;
+  try {
+    made = make();
+  } catch (...) {
+    madeBy(key, nullptr, runs);
+    throw;
+  }
+  madeBy(key, made, runs);
+  if (made && runs > 1) keep(key, made);
   return made;
+}
+
+void SharedBaskets::madeBy(Key const& key, Held const& made, long long runs) {
+  decltype(baskets_)::accessor entry;
+  baskets_.find(entry, key);  // there: an entry marked as making is never erased
+  entry->second.making = false;
+  if (!made) {
+    if (entry->second.held.expired()) baskets_.erase(entry);
+    return;
+  }
+  made_.fetch_add(1, std::memory_order_relaxed);
+  entry->second.held = made;
+  if (runs > 1) {
+    entry->second.kept = made;
+    entry->second.awaited = runs - 1;
+  }
 }
 
 void SharedBaskets::keep(Key const& key, Held const& basket) {
@@ -51,7 +76,7 @@ void SharedBaskets::keep(Key const& key, Held const& basket) {
     decltype(baskets_)::accessor entry;
     if (!baskets_.find(entry, old.key)) continue;
     if (entry->second.kept && entry->second.kept == old.basket.lock()) entry->second.kept.reset();  // not one made since
-    if (entry->second.held.expired()) baskets_.erase(entry);
+    if (entry->second.held.expired() && !entry->second.making) baskets_.erase(entry);
   }
 }
 
@@ -64,7 +89,7 @@ void SharedBaskets::release(Key const& key, Held& held) {
   held.reset();
   if (!last) return;
   decltype(baskets_)::accessor entry;
-  if (baskets_.find(entry, key) && entry->second.held.expired()) baskets_.erase(entry);
+  if (baskets_.find(entry, key) && entry->second.held.expired() && !entry->second.making) baskets_.erase(entry);
 }
 
 }  // namespace lanes::rootio

@@ -683,7 +683,9 @@ std::string TreeSource::details() const {
                                 {"tree_cache", layout_->cacheChoice},
                                 {"branches_from_baskets", layout_->fromBaskets}};
   if (auto const made = layout_->baskets->made()) {
-    details["baskets_shared"] = {{"decompressed", made}, {"reused", layout_->baskets->reused()}};
+    details["baskets_shared"] = {{"decompressed", made},
+                                 {"reused", layout_->baskets->reused()},
+                                 {"waited_for", layout_->baskets->waitedFor()}};
   }
   details.update(layout_->unreadable.details());
   for (auto const& more : {layout_->skipped.details(), layout_->lumis.records.details()}) {

@@ -97,6 +97,49 @@ TEST(SharedBasketsTest, TheOldestKeptBasketGoesBeyondTheLimit) {
   EXPECT_EQ(makes, 4) << "the oldest was let go";
 }
 
+// A lane that wants a basket while another lane is making it waits for that
+// one, holding no lock: meanwhile a third finds other baskets, and the
+// one made for the first lane is the one the second gets.
+TEST(SharedBasketsTest, ALaneWaitsForABasketBeingMadeAndNoOtherLaneDoes) {
+  SharedBaskets baskets;
+  Key const key{0, 2, 5}, other{1, 2, 5};
+  std::atomic<bool> making{false}, othersFound{false}, secondDone{false};
+  SharedBaskets::Held first, second;
+  std::thread maker([&] {
+    first = baskets.find(key, 1, [&] {
+      making = true;
+      while (!othersFound) std::this_thread::yield();  // until the other lanes asked
+      EXPECT_FALSE(secondDone) << "the second lane did not wait";
+      return basketOf(key);
+    });
+  });
+  while (!making) std::this_thread::yield();
+  std::thread waiter([&] {
+    second = baskets.find(key, 1, [&] { return basketOf(key); });
+    secondDone = true;
+  });
+  auto found = baskets.find(other, 1, [&] { return basketOf(other); });  // not held up by the basket being made
+  EXPECT_EQ(found->first, other.basket * 100);
+  othersFound = true;
+  maker.join();
+  waiter.join();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(second, first);
+  EXPECT_EQ(baskets.made(), 2u);
+  EXPECT_EQ(baskets.reused(), 1u);
+  EXPECT_LE(baskets.waitedFor(), 1u);  // 0 if the second lane came only after the basket was made
+}
+
+// A lane whose making failed (threw) leaves the basket to the next lane.
+TEST(SharedBasketsTest, ABasketWhoseMakingFailedIsMadeByTheNextLane) {
+  SharedBaskets baskets;
+  Key const key{0, 2, 6};
+  EXPECT_THROW(baskets.find(key, 2, []() -> SharedBaskets::Held { throw std::runtime_error("damaged"); }),
+               std::runtime_error);
+  EXPECT_TRUE(baskets.find(key, 2, [&] { return basketOf(key); })) << "no longer marked as being made";
+  EXPECT_EQ(baskets.made(), 1u);
+}
+
 // Lanes find, keep and let go of a few baskets at once: each gets the basket
 // of its key, whole, and every find either made a basket or found one.
 TEST(SharedBasketsTest, LanesFindAndLetGoAtOnce) {

@@ -18,7 +18,9 @@
 #include <cstring>
 #include <cstdlib>
 #include <fstream>
+#include <numeric>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include "plugins/PluginTesting.h"
@@ -359,30 +361,32 @@ void writeFundamentals(std::string const& path, bool embedded) {
   }
 }
 
-// Reads every product of `entry` through `copy` and checks its value (see fillFundamentals).
-void expectFundamentals(Source& copy, long long entry, std::string const& where) {
-  SCOPED_TRACE(where + ", entry " + std::to_string(entry));
-  SourceEvent event;
-  ASSERT_TRUE(copy.at(static_cast<std::uint64_t>(entry), event));
+// Checks the value of every product of `entry` in `slots`, by product index (see fillFundamentals).
+void expectFundamentalsIn(Source const& copy, long long entry, std::vector<ProductSlot> const& slots) {
   for (std::size_t k = 0; k < std::size(kScalars); ++k) {
-    ProductSlot slot;
-    copy.read(event, indexOf(copy, kScalars[k].name), slot);
+    auto const& slot = slots[indexOf(copy, kScalars[k].name)];
     auto const expected = scalarValue(k, entry);
     EXPECT_EQ(std::memcmp(slot.object(), expected.data(), kScalars[k].size), 0) << kScalars[k].name;
     EXPECT_EQ(slot.bytes(), kScalars[k].size) << kScalars[k].name;
   }
-  ProductSlot v, fixed;
-  copy.read(event, indexOf(copy, "v"), v);
-  copy.read(event, indexOf(copy, "fixed"), fixed);
+  auto const& v = slots[indexOf(copy, "v")];
   EXPECT_EQ(*static_cast<std::vector<float> const*>(v.object()), variableArray(entry));
   EXPECT_EQ(v.bytes(), variableArray(entry).size() * sizeof(float));
-  EXPECT_EQ(*static_cast<std::vector<std::int16_t> const*>(fixed.object()), fixedArray(entry));
-  ProductSlot vf, vb;
-  copy.read(event, indexOf(copy, "vf"), vf);
-  copy.read(event, indexOf(copy, "vb"), vb);
+  EXPECT_EQ(*static_cast<std::vector<std::int16_t> const*>(slots[indexOf(copy, "fixed")].object()), fixedArray(entry));
+  auto const& vf = slots[indexOf(copy, "vf")];
   EXPECT_EQ(*static_cast<std::vector<float> const*>(vf.object()), variableArray(entry));
   EXPECT_EQ(vf.bytes(), 10 + variableArray(entry).size() * sizeof(float)) << "a streamed vector's bytes";
-  EXPECT_EQ(*static_cast<std::vector<bool> const*>(vb.object()), boolVector(entry));
+  EXPECT_EQ(*static_cast<std::vector<bool> const*>(slots[indexOf(copy, "vb")].object()), boolVector(entry));
+}
+
+// Reads every product of `entry` through `copy`, one at a time, and checks its value.
+void expectFundamentals(Source& copy, long long entry, std::string const& where) {
+  SCOPED_TRACE(where + ", entry " + std::to_string(entry));
+  SourceEvent event;
+  ASSERT_TRUE(copy.at(static_cast<std::uint64_t>(entry), event));
+  std::vector<ProductSlot> slots(copy.products().size());
+  for (std::size_t p = 0; p < slots.size(); ++p) copy.read(event, p, slots[p]);
+  expectFundamentalsIn(copy, entry, slots);
 }
 
 TEST(TreeSourceTest, BranchesReadFromTheirBasketsHoldTheirValuesInAnyOrder) {
@@ -438,6 +442,40 @@ TEST(TreeSourceTest, ABasketInTwoLanesRunsIsDecompressedOnce) {
   expectFundamentals(*third, 6, "a lane back at a basket that both runs' lanes read, which no lane holds");
   EXPECT_EQ(shared().at("decompressed"), 3 * branches) << "decompressed again";
   for (long long entry = 0; entry < 100; ++entry) expectFundamentals(*first, entry, "every entry, one lane");
+}
+
+// Two lanes read the same entries at once, each event's products together
+// (as a job's lanes do): every basket spans several lanes' runs, so they
+// share them, and one often wants a basket the other is decompressing and
+// waits for it: every value is right, in every round, whichever lane made
+// which basket.
+TEST(TreeSourceTest, TwoLanesWantingTheSameBasketsAtOnceReadEveryValue) {
+  ScratchDirectory scratch;
+  auto const path = scratch.path("baskets.root");
+  writeFundamentals(path, false);  // baskets of 37 entries
+  TreeSource source(optionsOf("file=" + path));
+  source.useReplicaChunk(10);
+  std::vector<ProductIndex> every(source.products().size());
+  std::iota(every.begin(), every.end(), ProductIndex{0});
+  auto const readEveryEntry = [&](Source& copy) {
+    std::vector<ProductSlot> slots(every.size());
+    for (long long entry = 0; entry < 100; ++entry) {
+      SourceEvent event;
+      ASSERT_TRUE(copy.at(static_cast<std::uint64_t>(entry), event));
+      copy.readProducts(event, every.data(), every.size(), slots.data());
+      expectFundamentalsIn(copy, entry, slots);
+    }
+  };
+  constexpr int kRounds = 40;
+  for (int round = 0; round < kRounds && !HasFailure(); ++round) {
+    auto first = source.replicate(), second = source.replicate();  // the second reads products last to first
+    std::thread other([&] { readEveryEntry(*second); });
+    readEveryEntry(*first);
+    other.join();
+  }
+  auto const shared = nlohmann::json::parse(source.details()).at("baskets_shared");
+  EXPECT_GT(shared.at("reused").get<int>(), 0);
+  RecordProperty("waited_for", std::to_string(shared.at("waited_for").get<int>()));
 }
 
 TEST(TreeSourceTest, ObjectBranchesAreTheirClassesAndUnknownClassesAreEmulated) {

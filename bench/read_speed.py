@@ -214,7 +214,8 @@ def rootreadspeed_rows(inputs, threads_list, rounds, scratch):
                 print(f"{made['title']:28s} lanes at {row['threads']} threads: {row['lanes_scaling']:.2f}x its "
                       f"1-thread rate by whole-process time, {row['lanes_rate_scaling']:.2f}x by event rate; "
                       f"{row['threads']} 1-thread processes at once: {row['machine_ceiling']:.2f}x one alone "
-                      f"(the machine's ceiling)", flush=True)
+                      f"(the machine's ceiling); CPU time +{row['lanes_extra_cpu_us_per_event']:.0f} us/event",
+                      flush=True)
     return rows
 
 
@@ -226,6 +227,10 @@ def scale(row, single):
                                  spread(single["runs"]["lanes"], "events_per_s")["median"])
     row["machine_ceiling"] = (spread(runs["side_by_side"], "events_per_s")["median"] /
                               spread(runs["alone"], "events_per_s")["median"])
+    # The CPU time an event costs more than at 1 thread: what the threads spend beyond the work (the start-up's
+    # CPU time, alike in both, cancels).
+    row["lanes_extra_cpu_us_per_event"] = 1e6 * (spread(runs["lanes"], "cpu_s")["median"] -
+                                                 spread(single["runs"]["lanes"], "cpu_s")["median"]) / EVENTS
 
 
 def sweep_rows(inputs, threads_list, rounds, scratch):
@@ -387,11 +392,11 @@ def load():
 def markdown(rows, anchors):
     """The README's read table."""
     lines = ["| input | threads | lanes (s) | rootreadspeed (s) | rootreadspeed ÷ lanes | lanes ÷ its 1 thread: "
-             "time / event rate | the machine's ceiling |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "time / event rate | the machine's ceiling | CPU µs/event more than at 1 thread |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
-        scaling = (f"{row['lanes_scaling']:.2f} / {row['lanes_rate_scaling']:.2f} | {row['machine_ceiling']:.2f}"
-                   if "lanes_scaling" in row else " | ")
+        scaling = (f"{row['lanes_scaling']:.2f} / {row['lanes_rate_scaling']:.2f} | {row['machine_ceiling']:.2f} | "
+                   f"{row['lanes_extra_cpu_us_per_event']:.0f}" if "lanes_scaling" in row else " | | ")
         lines.append(f"| {row['title']} | {row['threads']} | {seconds(row['lanes_wall_s']).strip()} | "
                      f"{seconds(row['rootreadspeed_wall_s']).strip()} | {row['ratio']:.2f} | {scaling} |")
     if anchors:

@@ -117,7 +117,16 @@ def median(runs, key="events_per_s"):
     return read_speed.spread(runs, key)["median"]
 
 
-def writer_row(name, runs, threads_list, scratch, extension):
+def extra_cpu(runs, label, threads_list, events):
+    """{threads: µs} the same job (`label` t=N) costs in CPU time an event at each thread count over 1 thread: what
+    its threads spend on more than the work (spinning, waiting in the kernel, the slower code of two cores at once).
+    Both runs start up alike, so the start-up's CPU time cancels."""
+    one = median(runs[f"{label} t=1"], "cpu_s")
+    return {threads: 1e6 * (median(runs[f"{label} t={threads}"], "cpu_s") - one) / events
+            for threads in threads_list[1:]}
+
+
+def writer_row(name, runs, threads_list, scratch, extension, events):
     """One writer's figures on one input, from the rounds' `runs`."""
     rates = {threads: read_speed.spread(runs[f"{name} t={threads}"], "events_per_s") for threads in threads_list}
     row = {"writer": name, "events_per_s": rates, "bytes": written(name, scratch, extension).stat().st_size}
@@ -127,6 +136,7 @@ def writer_row(name, runs, threads_list, scratch, extension):
         row["over_read"] = one / read
         row["write_us_per_event"] = 1e6 * (1 / one - 1 / read)
         row["scaling"] = {threads: rates[threads]["median"] / one for threads in threads_list[1:]}
+        row["extra_cpu_us_per_event"] = extra_cpu(runs, name, threads_list, events)
         if "floor" in runs:
             row["over_floor"] = one / median(runs["floor"])
     if f"{name} side by side" in runs:
@@ -146,6 +156,7 @@ def print_row(title, row):
         figures.append(f"ceiling {row['ceiling']:.2f}")
     if "over_read" in row:
         figures.append(f"/read {row['over_read']:.2f} (+{row['write_us_per_event']:.0f} us/event)")
+    figures += [f"CPU +{value:.0f} us/event at {threads}T" for threads, value in row.get("extra_cpu_us_per_event", {}).items()]
     if "over_floor" in row:
         figures.append(f"/floor {row['over_floor']:.2f}")
     figures.append(f"{row['bytes']:,} bytes")
@@ -156,9 +167,13 @@ def input_rows(made, writers, threads_list, rounds, events, scratch):
     """Every writer's row on one input, and the reading and floor figures they are set against."""
     runs = read_speed.paired(rounds, measures_of(made, writers, threads_list, events, scratch))
     reads = {threads: read_speed.spread(runs[f"read t={threads}"], "events_per_s") for threads in threads_list}
+    reads_extra_cpu = extra_cpu(runs, "read", threads_list, events)
     print(f"{made['title']:28s} {'reading (dummy)':20s} "
-          + "  ".join(f"t={threads} {rate(spread)}" for threads, spread in reads.items()) + " ev/s", flush=True)
-    result = {"input": made["title"], "reading_events_per_s": reads, "runs": runs, "writers": []}
+          + "  ".join(f"t={threads} {rate(spread)}" for threads, spread in reads.items()) + " ev/s  "
+          + "  ".join(f"CPU +{value:.0f} us/event at {threads}T" for threads, value in reads_extra_cpu.items()),
+          flush=True)
+    result = {"input": made["title"], "reading_events_per_s": reads, "reading_extra_cpu_us_per_event": reads_extra_cpu,
+              "runs": runs, "writers": []}
     if "floor" in runs:
         floor = runs["floor"]
         result["floor"] = {key: read_speed.spread(floor, key) for key in floor[0]}
@@ -167,7 +182,7 @@ def input_rows(made, writers, threads_list, rounds, events, scratch):
         print(f"{made['title']:28s} {'floor (ROOT loop)':20s} t=1 {rate(result['floor']['events_per_s'])} ev/s  "
               f"Fill and Close {per_event:.0f} us/event", flush=True)
     for name, (_, extension) in writers.items():
-        row = writer_row(name, runs, threads_list, scratch, extension)
+        row = writer_row(name, runs, threads_list, scratch, extension, events)
         result["writers"].append(row)
         print_row(made["title"], row)
     return result
@@ -177,22 +192,29 @@ def markdown(results, threads_list):
     """The table of docs/benchmarks.md's Writing section."""
     widest = max(threads_list)
     lines = [f"| input | writer | events/s at {' / '.join(map(str, threads_list))} threads | {widest}T ÷ 1T | "
-             f"the machine's ceiling | 1T ÷ reading at 1T | 1T ÷ ROOT's fill loop | write µs/event at 1T | bytes |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             f"the machine's ceiling | 1T ÷ reading at 1T | 1T ÷ ROOT's fill loop | write µs/event at 1T | "
+             f"CPU µs/event more at {widest}T | bytes |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+
+    def more_cpu(figures):
+        return f"{figures[widest]:.0f}" if widest in figures else ""
+
     for result in results:
         reads = " / ".join(f"{spread['median']:.0f}" for spread in result["reading_events_per_s"].values())
-        lines.append(f"| {result['input']} | reading (dummy) | {reads} | | | | | | |")
+        lines.append(f"| {result['input']} | reading (dummy) | {reads} | | | | | | "
+                     f"{more_cpu(result['reading_extra_cpu_us_per_event'])} | |")
         if "floor" in result:
             lines.append(f"| {result['input']} | ROOT's fill loop (bench_root_fill) | "
                          f"{result['floor']['events_per_s']['median']:.0f} | | | | | "
-                         f"{result['floor']['write_us_per_event']:.0f} | |")
+                         f"{result['floor']['write_us_per_event']:.0f} | | |")
         for row in result["writers"]:
             rates = " / ".join(f"{spread['median']:.0f}" for spread in row["events_per_s"].values())
             cells = [f"{row['scaling'][widest]:.2f}" if widest in row.get("scaling", {}) else "",
                      f"{row['ceiling']:.2f}" if "ceiling" in row else "",
                      f"{row['over_read']:.2f}" if "over_read" in row else "",
                      f"{row['over_floor']:.2f}" if "over_floor" in row else "",
-                     f"{row['write_us_per_event']:.0f}" if "write_us_per_event" in row else "", f"{row['bytes']:,}"]
+                     f"{row['write_us_per_event']:.0f}" if "write_us_per_event" in row else "",
+                     more_cpu(row.get("extra_cpu_us_per_event", {})), f"{row['bytes']:,}"]
             lines.append(f"| {result['input']} | {row['writer']} | {rates} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

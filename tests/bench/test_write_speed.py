@@ -33,6 +33,8 @@ def test_quick_run_gives_every_figure_of_each_writer(tmp_path):
         assert row["bytes"] > 0
         for figure in ("over_read", "over_floor", "ceiling", "write_us_per_event"):
             assert figure in row, figure
+        assert set(row["extra_cpu_us_per_event"]) == {"2"}
+    assert set(objects["reading_extra_cpu_us_per_event"]) == {"2"}
     assert "| object branches, 200 events | root | " in completed.stdout
     assert "ROOT's fill loop (bench_root_fill)" in completed.stdout
 

@@ -406,7 +406,7 @@ def markdown(rows, anchors):
 
 def anchor_markdown(anchors):
     """The table of lanes against the anchor, row by row."""
-    lines = ["| reading | threads | lanes (events/s) | anchor (events/s) | lanes ÷ anchor |", "| --- | --- | --- | --- | --- |"]
+    lines = ["| compared | threads | lanes (events/s) | anchor (events/s) | lanes ÷ anchor |", "| --- | --- | --- | --- | --- |"]
     for row in anchors:
         lines.append(f"| {row['reading']} | {row['threads']} | {row['lanes_events_per_s']['median']:.0f} | "
                      f"{row['anchor_events_per_s']['median']:.0f} | {row['ratio']:.2f} |")

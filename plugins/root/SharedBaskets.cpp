@@ -44,7 +44,7 @@ void SharedBaskets::madeBy(Key const& key, Held const& made, long long runs) {
   baskets_.find(entry, key);  // there: an entry marked as making is never erased
   entry->second.making = false;
   if (!made) {
-    if (entry->second.held.expired()) baskets_.erase(entry);
+    if (entry->second.forgettable()) baskets_.erase(entry);
     return;
   }
   made_.fetch_add(1, std::memory_order_relaxed);
@@ -76,7 +76,7 @@ void SharedBaskets::keep(Key const& key, Held const& basket) {
     decltype(baskets_)::accessor entry;
     if (!baskets_.find(entry, old.key)) continue;
     if (entry->second.kept && entry->second.kept == old.basket.lock()) entry->second.kept.reset();  // not one made since
-    if (entry->second.held.expired() && !entry->second.making) baskets_.erase(entry);
+    if (entry->second.forgettable()) baskets_.erase(entry);
   }
 }
 
@@ -89,7 +89,7 @@ void SharedBaskets::release(Key const& key, Held& held) {
   held.reset();
   if (!last) return;
   decltype(baskets_)::accessor entry;
-  if (baskets_.find(entry, key) && entry->second.held.expired() && !entry->second.making) baskets_.erase(entry);
+  if (baskets_.find(entry, key) && entry->second.forgettable()) baskets_.erase(entry);
 }
 
 }  // namespace lanes::rootio

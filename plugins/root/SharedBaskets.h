@@ -91,6 +91,8 @@ class SharedBaskets {
     Held kept;         // until `awaited` more lanes found it
     long long awaited = 0;
     bool making = false;  // a lane makes it now: the entry stays
+    // No lane holds the basket or makes it: the entry may go.
+    bool forgettable() const { return held.expired() && !making; }
   };
   // The lane that made `key`'s basket, `made` (nullptr: none), puts it in the
   // entry it marked as making.

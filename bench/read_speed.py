@@ -178,6 +178,13 @@ def spread(runs, key):
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
+def extra_cpu_us_per_event(runs, single_runs, events=EVENTS):
+    """The CPU time an event of `runs` costs more than of the same job's 1-thread `single_runs` (medians): what the
+    threads spend beyond the work (spinning, the kernel, slower code on two cores at once). Both start up alike, so
+    the start-up's CPU time cancels."""
+    return 1e6 * (spread(runs, "cpu_s")["median"] - spread(single_runs, "cpu_s")["median"]) / events
+
+
 def paired(rounds, measures):
     """Runs each of `measures` (name -> callable) once per round, in order, `rounds` times: {name: [runs]}."""
     runs = {name: [] for name in measures}
@@ -227,10 +234,7 @@ def scale(row, single):
                                  spread(single["runs"]["lanes"], "events_per_s")["median"])
     row["machine_ceiling"] = (spread(runs["side_by_side"], "events_per_s")["median"] /
                               spread(runs["alone"], "events_per_s")["median"])
-    # The CPU time an event costs more than at 1 thread: what the threads spend beyond the work (the start-up's
-    # CPU time, alike in both, cancels).
-    row["lanes_extra_cpu_us_per_event"] = 1e6 * (spread(runs["lanes"], "cpu_s")["median"] -
-                                                 spread(single["runs"]["lanes"], "cpu_s")["median"]) / EVENTS
+    row["lanes_extra_cpu_us_per_event"] = extra_cpu_us_per_event(runs["lanes"], single["runs"]["lanes"])
 
 
 def sweep_rows(inputs, threads_list, rounds, scratch):

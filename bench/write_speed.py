@@ -118,12 +118,14 @@ def median(runs, key="events_per_s"):
 
 
 def extra_cpu(runs, label, threads_list, events):
-    """{threads: µs} the same job (`label` t=N) costs in CPU time an event at each thread count over 1 thread: what
-    its threads spend on more than the work (spinning, waiting in the kernel, the slower code of two cores at once).
-    Both runs start up alike, so the start-up's CPU time cancels."""
-    one = median(runs[f"{label} t=1"], "cpu_s")
-    return {threads: 1e6 * (median(runs[f"{label} t={threads}"], "cpu_s") - one) / events
+    """{threads: µs} the job `label` costs in CPU time an event more at each thread count than at 1."""
+    return {threads: read_speed.extra_cpu_us_per_event(runs[f"{label} t={threads}"], runs[f"{label} t=1"], events)
             for threads in threads_list[1:]}
+
+
+def cpu_figures(extra):
+    """The printed figures of extra_cpu()'s `extra`."""
+    return [f"CPU +{value:.0f} us/event at {threads}T" for threads, value in extra.items()]
 
 
 def writer_row(name, runs, threads_list, scratch, extension, events):
@@ -156,7 +158,7 @@ def print_row(title, row):
         figures.append(f"ceiling {row['ceiling']:.2f}")
     if "over_read" in row:
         figures.append(f"/read {row['over_read']:.2f} (+{row['write_us_per_event']:.0f} us/event)")
-    figures += [f"CPU +{value:.0f} us/event at {threads}T" for threads, value in row.get("extra_cpu_us_per_event", {}).items()]
+    figures += cpu_figures(row.get("extra_cpu_us_per_event", {}))
     if "over_floor" in row:
         figures.append(f"/floor {row['over_floor']:.2f}")
     figures.append(f"{row['bytes']:,} bytes")
@@ -170,7 +172,7 @@ def input_rows(made, writers, threads_list, rounds, events, scratch):
     reads_extra_cpu = extra_cpu(runs, "read", threads_list, events)
     print(f"{made['title']:28s} {'reading (dummy)':20s} "
           + "  ".join(f"t={threads} {rate(spread)}" for threads, spread in reads.items()) + " ev/s  "
-          + "  ".join(f"CPU +{value:.0f} us/event at {threads}T" for threads, value in reads_extra_cpu.items()),
+          + "  ".join(cpu_figures(reads_extra_cpu)),
           flush=True)
     result = {"input": made["title"], "reading_events_per_s": reads, "reading_extra_cpu_us_per_event": reads_extra_cpu,
               "runs": runs, "writers": []}

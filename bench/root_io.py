@@ -8,7 +8,8 @@ test file and writes root_io.json and root_io.png to --out:
 
 1. Outputs: the file under repeat=200, a busy waiter on every product scaled so
    that processing costs about what the serial `root` output costs, at 1 and 2
-   threads (as many lanes), for dummy, serialize, root, root imt=true,
+   threads (as many lanes), for dummy, serialize, root (its default writer:
+   serial at 1 thread, parallel at 2), root writer=serial, root imt=true,
    parallel-root, rntuple and rntuple-parallel (the parallel ones with
    concurrency = threads); events/s and the ratio to dummy (the framework's own
    limit). The same without waiters shows each output's own ceiling.
@@ -35,7 +36,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 LANES = Path(os.environ.get("LANES_BINARY", REPO / "build" / "bin" / "lanes"))
 NANOAOD = REPO / "data" / "files" / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
-OUTPUTS = ["dummy", "serialize", "root", "root imt=true", "parallel-root", "rntuple", "rntuple-parallel"]
+OUTPUTS = ["dummy", "serialize", "root", "root writer=serial", "root imt=true", "parallel-root", "rntuple",
+           "rntuple-parallel"]
 
 
 def run_lanes(args, scratch):
@@ -57,8 +59,7 @@ def output_spec(name, threads, scratch):
     options = [] if plugin in ("dummy", "serialize") else [f"file={scratch}/out-{plugin}.root"]
     if plugin in ("parallel-root", "rntuple-parallel"):
         options.append(f"concurrency={threads}")
-    if extra:
-        options.append(extra)
+    options.extend(extra.split())
     return plugin + (":" + ",".join(options) if options else "")
 
 
@@ -98,7 +99,7 @@ def outputs_matrix(events, repeats, scale, scratch):
     return rows
 
 
-PAIRS = [("root", "parallel-root"), ("rntuple", "rntuple-parallel")]
+PAIRS = [("root writer=serial", "parallel-root"), ("rntuple", "rntuple-parallel")]
 COMPRESSIONS = ["compression=zstd", "compression=zstd,level=1", "compression=lz4", "compression=zlib,level=0"]
 
 

@@ -30,7 +30,8 @@ THREADS_PER_PROCESS = [16, 32, 64, 128, 256]
 OUTPUT_THREADS = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 RECO_LIKE = ["--source", f"root:file={REPO / 'data' / 'files' / 'nanoAOD_2015_CMS_Open_Data_ttbar.root'},repeat=200",
              "--waiter", "busy:scale=2e-6"]
-OUTPUTS = {"root (serial)": "root:file={}", "parallel-root (concurrency 4)": "parallel-root:file={},concurrency=4"}
+OUTPUTS = {"root (serial)": "root:file={},writer=serial",
+           "parallel-root (concurrency 4)": "parallel-root:file={},concurrency=4"}
 PAPER = {
     "single stream vs CPU only": "+15% to +45%, shrinking as the threads per process grow",
     "multiple streams vs CPU only": "+7% to +20%",

@@ -69,6 +69,11 @@ void PluginRegistry::addModule(PluginInfo info, ModuleFactory factory) {
 }
 
 void PluginRegistry::addOutput(PluginInfo info, OutputFactory factory) {
+  addOutputForJob(std::move(info), [factory = std::move(factory)](std::string const& label, Options const& options,
+                                                                  JobShape const&) { return factory(label, options); });
+}
+
+void PluginRegistry::addOutputForJob(PluginInfo info, JobOutputFactory factory) {
   add(outputs_, "output", std::move(info), std::move(factory));
 }
 
@@ -94,9 +99,12 @@ std::unique_ptr<Module> PluginRegistry::makeModule(std::string const& name, std:
 }
 
 std::unique_ptr<OutputModule> PluginRegistry::makeOutput(std::string const& name, std::string const& label,
-                                                         Options const& options) const {
+                                                         Options const& options, JobShape const& job) const {
   auto const& entry = lookup(outputs_, name, "output");
-  return construct(entry.factory, label, options, label);
+  auto const forJob = [&](std::string const& outputLabel, Options const& checked) {
+    return entry.factory(outputLabel, checked, job);
+  };
+  return construct(forJob, label, options, label);
 }
 
 PluginInfo const& PluginRegistry::moduleInfo(std::string const& name) const {

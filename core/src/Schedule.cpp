@@ -240,7 +240,9 @@ void Schedule::buildModules(PluginRegistry const& plugins) {
 void Schedule::buildOutputs(PluginRegistry const& plugins) {
   for (auto const& spec : config.outputs) {
     RunnerName const runner{spec.label.c_str(), spec.plugin.name.c_str(), static_cast<int>(workers.size())};
-    auto output = constructing(runner, [&] { return plugins.makeOutput(spec.plugin.name, spec.label, spec.plugin.options); });
+    auto output = constructing(runner, [&] {
+      return plugins.makeOutput(spec.plugin.name, spec.label, spec.plugin.options, {config.threads, lanes});
+    });
     output->selectProducts(registry, &runRegistry, &lumiRegistry);
     for (auto level : {Level::Event, Level::Lumi, Level::Run}) {
       if (!output->produced(level).empty()) invalid("output '" + spec.label + "' must not produce products");

@@ -38,10 +38,16 @@ struct ParallelTreeOutput::Buffer {
 bool ParallelTreeOutput::FullestFirst::operator()(Buffer const* a, Buffer const* b) const { return a->held < b->held; }
 
 ParallelTreeOutput::ParallelTreeOutput(std::string label, Options const& options)
-    : ParallelTreeOutput(std::move(label), options, PluginOptions(options, "parallel-root")) {}
+    : ParallelTreeOutput(std::move(label), options, "parallel-root", 2) {}
 
-ParallelTreeOutput::ParallelTreeOutput(std::string label, Options const& options, PluginOptions const& checked)
-    : TreeFileOutput(checked, std::move(label), static_cast<unsigned>(checked.positive("concurrency", 2, PluginOptions::kMaxConcurrency))),
+ParallelTreeOutput::ParallelTreeOutput(std::string label, Options const& options, std::string const& plugin,
+                                       unsigned buffers)
+    : ParallelTreeOutput(std::move(label), options, PluginOptions(options, plugin), buffers) {}
+
+ParallelTreeOutput::ParallelTreeOutput(std::string label, Options const& options, PluginOptions const& checked,
+                                       unsigned buffers)
+    : TreeFileOutput(checked, std::move(label),
+                     static_cast<unsigned>(checked.positive("concurrency", buffers, PluginOptions::kMaxConcurrency))),
       settings_{static_cast<int>(checked.positive("basket", 32000)), static_cast<int>(checked.count("split", 99))},
       flushEvents_(checked.positive("flush", 5000)) {
   initialiseRoot();
@@ -156,6 +162,7 @@ std::string ParallelTreeOutput::details() const {
   if (auto shared = sharedDetails()) return *shared;
   if (shipping_) return shippedDetails(file_, written_.load(), merges_.load(), bytesShipped_.load());
   auto details = nlohmann::json::parse(recordDetails(fileDetails(file_, written_.load()), records_.records(), file_.committed()));
+  details["writer"] = "parallel";
   details["buffers"] = concurrencyLimit();
   details["merges"] = merges_.load();
   return details.dump();

@@ -38,12 +38,15 @@ namespace lanes::rootio {
 // batches into a SharedFile on the parent's thread.
 class ParallelTreeOutput : public TreeFileOutput<limited::Output> {
  public:
-  // Options: file=PATH (required), concurrency=N (default 2), flush=EVENTS
+  // Options: file=PATH (required), concurrency=N (buffers; default 2), flush=EVENTS
   // (a buffer is merged after this many; default 5000: each merge writes
   // every branch's basket, so rarer merges make fewer, fuller baskets, at
   // the price of a buffer's memory), tree=NAME,
   // compression=, level=, basket=, split=, keep= as the `root` output.
   ParallelTreeOutput(std::string label, Options const& options);
+  // As the `root` output makes it for a job of several lanes (TreeOutput.h):
+  // its messages name `plugin`, and concurrency= defaults to `buffers`.
+  ParallelTreeOutput(std::string label, Options const& options, std::string const& plugin, unsigned buffers);
   ~ParallelTreeOutput() override;
 
   void beginJob(JobContext const& context) override;
@@ -61,7 +64,7 @@ class ParallelTreeOutput : public TreeFileOutput<limited::Output> {
     bool operator()(Buffer const* a, Buffer const* b) const;
   };
 
-  ParallelTreeOutput(std::string label, Options const& options, PluginOptions const& checked);
+  ParallelTreeOutput(std::string label, Options const& options, PluginOptions const& checked, unsigned buffers);
   void close();
   void merge(Buffer& buffer) const;
 

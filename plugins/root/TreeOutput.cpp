@@ -4,12 +4,15 @@
 #include <TMemFile.h>
 #include <TTree.h>
 
+#include <nlohmann/json.hpp>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "lanes/core/Exception.h"
 #include "lanes/core/PluginRegistry.h"
+#include "root/ParallelTreeOutput.h"
 #include "root/RecordFiles.h"
 
 namespace lanes::rootio {
@@ -143,16 +146,54 @@ bool TreeOutput::close() {
 std::string TreeOutput::details() const {
   if (auto shared = sharedDetails()) return *shared;
   if (shipping_) return shippedDetails(file_, written_, batchesShipped_, bytesShipped_);
-  return recordDetails(fileDetails(file_, written_), records_.records(), file_.committed());
+  auto details = nlohmann::json::parse(recordDetails(fileDetails(file_, written_), records_.records(), file_.committed()));
+  details["writer"] = "serial";
+  return details.dump();
 }
 
 namespace {
-RegisterOutput<TreeOutput> const registration(
-    "root",
-    "writes a TTree, a branch per product, and the runs and lumis beside it (trees LuminosityBlocks, Runs) "
-    "(a one module): file=PATH, tree=NAME, compression=zlib|lz4|zstd|lzma (lz4), level=0..9 (lz4: 4, else 5), "
-    "basket=BYTES, split=LEVEL, autoflush=N, imt=true|false (ROOT compresses on the job's threads; default: true with "
-    "more than one thread, except in a shared-writer job), flush=EVENTS (a batch of a shared-writer job), keep=GLOB");
+
+// The `root` output's writer for a job. With one lane, or one thread, one
+// TTree filled an event at a time (TreeOutput). With several of both, that
+// TTree::Fill would be the job's serial part (83 us an event of the 944
+// object branches, docs/benchmarks.md): events fill buffers at once and
+// TBufferMerger merges them (ParallelTreeOutput, as `parallel-root`), a
+// buffer for each thread that can write. writer=serial|parallel chooses
+// either; imt= and autoflush= are the serial writer's options and
+// concurrency= the parallel one's, so each also chooses its writer.
+std::unique_ptr<OutputModule> makeRootOutput(std::string const& label, Options const& options, JobShape const& job) {
+  PluginOptions const checked(options, "root");
+  auto const writer = checked.choice("writer", "auto", {"auto", "serial", "parallel"});
+  auto const serialOption = options.has("imt") ? "imt" : options.has("autoflush") ? "autoflush" : nullptr;
+  bool const parallelOption = options.has("concurrency");
+  if (serialOption && (writer == "parallel" || parallelOption)) {
+    checked.fail(serialOption, "is the serial writer's (writer=serial), not the parallel one's");
+  }
+  if (parallelOption && writer == "serial") {
+    checked.fail("concurrency", "is the parallel writer's (writer=parallel), not the serial one's");
+  }
+  auto const writers = std::min(job.threads, job.lanes);
+  bool const parallel = writer == "parallel" || (writer == "auto" && !serialOption && (parallelOption || writers > 1));
+  if (!parallel) return constructModule<TreeOutput>(label, options);
+  return constructModule<ParallelTreeOutput>(label, options, "root", std::max(1u, writers));
+}
+
+struct RegisterRootOutput {
+  RegisterRootOutput() {
+    PluginRegistry::instance().addOutputForJob(
+        {"root",
+         "writes a TTree, a branch per product, and the runs and lumis beside it (trees LuminosityBlocks, Runs): "
+         "file=PATH, tree=NAME, compression=zlib|lz4|zstd|lzma (lz4), level=0..9 (lz4: 4, else 5), basket=BYTES, "
+         "split=LEVEL, keep=GLOB, writer=serial|parallel (default: parallel with more than one thread and lane, as "
+         "parallel-root, with a buffer per thread; else serial, a one module); the serial writer's autoflush=N, "
+         "imt=true|false (ROOT compresses on the job's threads; default: true with more than one thread, except in a "
+         "shared-writer job), flush=EVENTS (a batch of a shared-writer job); the parallel writer's concurrency=N, "
+         "flush=EVENTS (as parallel-root's)",
+         PluginRole::Module, kOutputFiles},
+        makeRootOutput);
+  }
+} const registration;
+
 }
 
 }  // namespace lanes::rootio

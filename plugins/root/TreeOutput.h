@@ -1,7 +1,8 @@
 #pragma once
-// The `root` output: one TTree, a branch per kept product, written by one
-// event at a time (a `one` module), compressing with ROOT IMT on the job's
-// threads when it has more than one.
+// The `root` output's serial writer: one TTree, a branch per kept product,
+// written by one event at a time (a `one` module), compressing with ROOT IMT
+// on the job's threads when it has more than one. The `root` output is this
+// in a job of one lane or one thread; else ParallelTreeOutput (TreeOutput.cpp).
 
 #include <cstdint>
 #include <memory>

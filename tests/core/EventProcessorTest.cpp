@@ -333,6 +333,28 @@ TEST_P(ProductReadyTest, AnEventsProductsAreAnnouncedSideBySide) {
   EXPECT_EQ(output->met(), 2 * 20);  // n and blob of every event
 }
 
+TEST(OutputFactoryTest, AFactoryForTheJobSeesItsThreadsAndLanes) {
+  Observations observations;
+  auto registry = testRegistry(observations);
+  std::vector<std::pair<unsigned, unsigned>> shapes;  // (threads, lanes) of each output made
+  registry.addOutputForJob({"shaped", ""}, [&](std::string const& label, Options const&, JobShape const& shape) {
+    shapes.emplace_back(shape.threads, shape.lanes);
+    Options collected;
+    collected.add("in", "n");
+    return registry.makeOutput("collect", label, collected);
+  });
+  for (auto [threads, lanes] : {std::pair{3u, 5u}, std::pair{2u, 0u}}) {
+    auto config = job("count:events=4");
+    config.threads = threads;
+    config.lanes = lanes;
+    config.outputs.push_back({"out", PluginSpec::parse("shaped"), {}});
+    EventProcessor processor(config, registry);
+    ASSERT_FALSE(processor.run().failed);
+  }
+  // lanes=0 is as many lanes as threads.
+  EXPECT_EQ(shapes, (std::vector<std::pair<unsigned, unsigned>>{{3, 5}, {2, 2}}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Sources, ProductReadyTest,
                          ::testing::Values(ProductsFrom{"FromMemory", "count:events=20,repeat=20"},
                                            ProductsFrom{"FromASharedFile", "count:events=20,shared=true"},

@@ -18,6 +18,7 @@
 #include "plugins/PluginTesting.h"
 #include "plugins/root/RootTesting.h"
 #include "lanes/core/Exception.h"
+#include "lanes/core/PluginRegistry.h"
 #include "root/OutputSupport.h"
 #include "root/SerializeOutput.h"
 
@@ -25,6 +26,7 @@ namespace lanes::rootio::test {
 namespace {
 
 using mimicry::test::expectMentions;
+using mimicry::test::optionsOf;
 
 using JetPts = std::map<std::uint64_t, std::vector<float>>;  // by event number
 
@@ -69,8 +71,9 @@ JetPts jetPtsOfNtuple(std::string const& path) {
 TEST(RootOutputsTest, EveryOutputOfOneJobHoldsEveryEventOnceWithItsValues) {
   ScratchDirectory scratch;
   auto const config = rootJob("root:file=" + dataFile(kNanoAod),
-                              {"root:file=" + scratch.path("tree.root"),
+                              {"root:file=" + scratch.path("tree.root") + ",writer=serial",
                                "root:file=" + scratch.path("imt.root") + ",imt=true,compression=lz4,level=4",
+                               "root:file=" + scratch.path("chosen.root"),  // parallel, a buffer per thread
                                "parallel-root:file=" + scratch.path("merged.root") + ",concurrency=2,flush=7",
                                "rntuple:file=" + scratch.path("serial.ntuple"),
                                "rntuple-parallel:file=" + scratch.path("parallel.ntuple") + ",concurrency=3",
@@ -85,14 +88,23 @@ TEST(RootOutputsTest, EveryOutputOfOneJobHoldsEveryEventOnceWithItsValues) {
 
   auto const input = jetPtsOfTree(dataFile(kNanoAod), /*arrays=*/true);
   ASSERT_EQ(input.size(), 200u);
-  for (auto const* name : {"tree.root", "imt.root", "merged.root"}) EXPECT_EQ(jetPtsOfTree(scratch.path(name), false), input) << name;
+  for (auto const* name : {"tree.root", "imt.root", "chosen.root", "merged.root"}) EXPECT_EQ(jetPtsOfTree(scratch.path(name), false), input) << name;
   for (auto const* name : {"serial.ntuple", "parallel.ntuple", "flushed.ntuple"}) {
     EXPECT_EQ(jetPtsOfNtuple(scratch.path(name)), input) << name;
   }
-  EXPECT_EQ(scratch.files(), (std::vector<std::string>{"flushed.ntuple", "imt.root", "merged.root", "parallel.ntuple",
-                                                       "serial.ntuple", "tree.root"}))
+  EXPECT_EQ(scratch.files(), (std::vector<std::string>{"chosen.root", "flushed.ntuple", "imt.root", "merged.root",
+                                                       "parallel.ntuple", "serial.ntuple", "tree.root"}))
       << "no temporary file is left";
 
+  auto const writers = [&] {
+    std::vector<std::string> writers;  // of the TTree outputs, in their order
+    for (auto const& text : processor.moduleDetails()) {
+      auto const details = nlohmann::json::parse(text);
+      if (details.contains("writer")) writers.push_back(details["writer"].get<std::string>() + " " + details.value("buffers", nlohmann::json(0)).dump());
+    }
+    return writers;
+  }();
+  EXPECT_EQ(writers, (std::vector<std::string>{"serial 0", "serial 0", "parallel 4", "parallel 2"}));
   for (auto const& text : processor.moduleDetails()) {
     auto const details = nlohmann::json::parse(text);
     EXPECT_EQ(details["events_written"], 200) << text;
@@ -102,6 +114,40 @@ TEST(RootOutputsTest, EveryOutputOfOneJobHoldsEveryEventOnceWithItsValues) {
       EXPECT_GT(details["flush_tasks"].get<std::uint64_t>(), 1u) << text;
     }
   }
+}
+
+// `root` fills one TTree an event at a time in a job of one thread or one
+// lane, and TBufferMerger buffers from several events at once in a job of
+// more (a buffer per thread that can write); writer= chooses either, and
+// the options of one writer choose it or are refused with the other.
+TEST(RootOutputsTest, TheRootOutputsWriterFollowsTheJobUnlessChosen) {
+  auto const made = [](std::string const& options, unsigned threads, unsigned lanes) -> std::string {
+    try {
+      auto const output = PluginRegistry::instance().makeOutput("root", "out", optionsOf("file=/tmp/x.root" + options),
+                                                                {threads, lanes});
+      if (output->concurrency() == Concurrency::One) return "serial";
+      EXPECT_EQ(output->concurrency(), Concurrency::Limited);
+      return "parallel " + std::to_string(output->concurrencyLimit());
+    } catch (Exception const& error) {
+      return error.what();
+    }
+  };
+  EXPECT_EQ(made("", 1, 1), "serial");
+  EXPECT_EQ(made("", 1, 4), "serial");
+  EXPECT_EQ(made("", 2, 1), "serial");
+  EXPECT_EQ(made("", 2, 2), "parallel 2");
+  EXPECT_EQ(made("", 8, 4), "parallel 4");
+  EXPECT_EQ(made("", 64, 128), "parallel 64");
+  EXPECT_EQ(made(",writer=serial", 4, 4), "serial");
+  EXPECT_EQ(made(",imt=true", 4, 4), "serial");
+  EXPECT_EQ(made(",autoflush=1000", 4, 4), "serial");
+  EXPECT_EQ(made(",writer=parallel", 1, 1), "parallel 1");
+  EXPECT_EQ(made(",concurrency=3", 1, 1), "parallel 3");
+  EXPECT_EQ(made(",writer=parallel,concurrency=3,flush=7", 4, 4), "parallel 3");
+  expectMentions(made(",writer=parallel,imt=true", 4, 4), {"'imt'", "serial writer"});
+  expectMentions(made(",concurrency=2,autoflush=100", 4, 4), {"'autoflush'", "serial writer"});
+  expectMentions(made(",writer=serial,concurrency=2", 4, 4), {"'concurrency'", "parallel writer"});
+  expectMentions(made(",writer=both", 4, 4), {"writer", "both"});
 }
 
 TEST(RootOutputsTest, AFailedJobLeavesNoFile) {

@@ -28,8 +28,18 @@ enum class PluginRole {
   Waiter,            // --waiter: one instance for the whole event
 };
 
+// What an output's factory may know of the job it is made for: a factory
+// can choose the output's concurrency class, or pick between two designs
+// of it, by the threads and lanes it will run with.
+struct JobShape {
+  unsigned threads = 1;
+  unsigned lanes = 1;
+};
+
 using ModuleFactory = std::function<std::unique_ptr<Module>(std::string const& label, Options const& options)>;
 using OutputFactory = std::function<std::unique_ptr<OutputModule>(std::string const& label, Options const& options)>;
+using JobOutputFactory =
+    std::function<std::unique_ptr<OutputModule>(std::string const& label, Options const& options, JobShape const& job)>;
 using SourceFactory = std::function<std::unique_ptr<Source>(Options const& options)>;
 
 // An option whose values name files: the job refuses, before anything runs,
@@ -76,6 +86,8 @@ class PluginRegistry {
   void addSource(PluginInfo info, SourceFactory factory);
   void addModule(PluginInfo info, ModuleFactory factory);
   void addOutput(PluginInfo info, OutputFactory factory);
+  // An output whose factory looks at the job's shape (makeOutput's `job`).
+  void addOutputForJob(PluginInfo info, JobOutputFactory factory);
 
   // Between these two calls a plugin library loads (its static registrars
   // run): what it registers is marked as `library`'s, and a name registered
@@ -88,7 +100,8 @@ class PluginRegistry {
   // or for options the plugin did not recognise.
   std::unique_ptr<Source> makeSource(std::string const& name, Options const& options) const;
   std::unique_ptr<Module> makeModule(std::string const& name, std::string const& label, Options const& options) const;
-  std::unique_ptr<OutputModule> makeOutput(std::string const& name, std::string const& label, Options const& options) const;
+  std::unique_ptr<OutputModule> makeOutput(std::string const& name, std::string const& label, Options const& options,
+                                           JobShape const& job = {}) const;
 
   PluginInfo const& moduleInfo(std::string const& name) const;
   // The plugin's information, or nullptr for an unknown name.
@@ -111,7 +124,7 @@ class PluginRegistry {
 
   std::map<std::string, Entry<SourceFactory>> sources_;
   std::map<std::string, Entry<ModuleFactory>> modules_;
-  std::map<std::string, Entry<OutputFactory>> outputs_;
+  std::map<std::string, Entry<JobOutputFactory>> outputs_;
   std::string library_;  // the library loading now; empty: none
   std::vector<PluginConflict> conflicts_;
 };

@@ -107,6 +107,19 @@ def test_a_shared_writer_takes_several_outputs_and_the_events_before_the_fork(la
     assert no_leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("output_mode", ["merge", "shared-writer"])
+def test_root_output_of_two_threads_per_worker_writes_every_event_once(lanes, tmp_path, output_mode):
+    # At 2 threads and lanes a worker's `root` output writes through its parallel writer: TBufferMerger buffers merged
+    # into the worker's part, or batches shipped from each buffer to the shared writer.
+    result = lanes("run", "--processes", 2, "-t", 2, "--source", SOURCE, "-n", EVENTS, "--chunk", 7,
+                   "--output-mode", output_mode, "--output", "root:file=out.root,flush=20")
+    assert result.returncode == 0, result.stderr
+    assert_exactly_once(tmp_path / "out.root")
+    assert no_leftovers(tmp_path) == []
+    if output_mode == "merge":
+        assert {shipped(worker)["writer"] for worker in result.report["workers"]} == {"parallel"}
+
+
 def test_a_shared_writer_job_refuses_imt_on_its_root_output(lanes, tmp_path):
     # Its writer merges the batches on a thread of its own: ROOT's flush of the merged tree would wait for tasks
     # on the job's threads, which may all be waiting for the writer (a hang of 1 MPI job in 6 before).

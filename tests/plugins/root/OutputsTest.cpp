@@ -132,18 +132,26 @@ TEST(RootOutputsTest, TheRootOutputsWriterFollowsTheJobUnlessChosen) {
       return error.what();
     }
   };
-  EXPECT_EQ(made("", 1, 1), "serial");
-  EXPECT_EQ(made("", 1, 4), "serial");
-  EXPECT_EQ(made("", 2, 1), "serial");
-  EXPECT_EQ(made("", 2, 2), "parallel 2");
-  EXPECT_EQ(made("", 8, 4), "parallel 4");
-  EXPECT_EQ(made("", 64, 128), "parallel 64");
-  EXPECT_EQ(made(",writer=serial", 4, 4), "serial");
-  EXPECT_EQ(made(",imt=true", 4, 4), "serial");
-  EXPECT_EQ(made(",autoflush=1000", 4, 4), "serial");
-  EXPECT_EQ(made(",writer=parallel", 1, 1), "parallel 1");
-  EXPECT_EQ(made(",concurrency=3", 1, 1), "parallel 3");
-  EXPECT_EQ(made(",writer=parallel,concurrency=3,flush=7", 4, 4), "parallel 3");
+  struct Case {
+    char const* options;
+    unsigned threads, lanes;
+    char const* writer;
+  };
+  for (auto const& [options, threads, lanes, writer] : std::vector<Case>{
+           {"", 1, 1, "serial"},
+           {"", 1, 4, "serial"},
+           {"", 2, 1, "serial"},
+           {"", 2, 2, "parallel 2"},
+           {"", 8, 4, "parallel 4"},
+           {"", 64, 128, "parallel 64"},
+           {",writer=serial", 4, 4, "serial"},
+           {",imt=true", 4, 4, "serial"},
+           {",autoflush=1000", 4, 4, "serial"},
+           {",writer=parallel", 1, 1, "parallel 1"},
+           {",concurrency=3", 1, 1, "parallel 3"},
+           {",writer=parallel,concurrency=3,flush=7", 4, 4, "parallel 3"}}) {
+    EXPECT_EQ(made(options, threads, lanes), writer) << options << " at " << threads << " threads, " << lanes << " lanes";
+  }
   expectMentions(made(",writer=parallel,imt=true", 4, 4), {"'imt'", "serial writer"});
   expectMentions(made(",concurrency=2,autoflush=100", 4, 4), {"'autoflush'", "serial writer"});
   expectMentions(made(",writer=serial,concurrency=2", 4, 4), {"'concurrency'", "parallel writer"});

@@ -185,7 +185,7 @@ struct RegisterRootOutput {
          "writes a TTree, a branch per product, and the runs and lumis beside it (trees LuminosityBlocks, Runs): "
          "file=PATH, tree=NAME, compression=zlib|lz4|zstd|lzma (lz4), level=0..9 (lz4: 4, else 5), basket=BYTES, "
          "split=LEVEL, keep=GLOB, writer=serial|parallel (default: parallel with more than one thread and lane, as "
-         "parallel-root, with a buffer per thread; else serial, a one module); the serial writer's autoflush=N, "
+         "parallel-root, a buffer per thread but not more than lanes; else serial, a one module); the serial writer's autoflush=N, "
          "imt=true|false (ROOT compresses on the job's threads; default: true with more than one thread, except in a "
          "shared-writer job), flush=EVENTS (a batch of a shared-writer job); the parallel writer's concurrency=N, "
          "flush=EVENTS (as parallel-root's)",

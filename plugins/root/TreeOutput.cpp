@@ -146,7 +146,8 @@ bool TreeOutput::close() {
 std::string TreeOutput::details() const {
   if (auto shared = sharedDetails()) return *shared;
   if (shipping_) return shippedDetails(file_, written_, batchesShipped_, bytesShipped_);
-  auto details = nlohmann::json::parse(recordDetails(fileDetails(file_, written_), records_.records(), file_.committed()));
+  auto details =
+      nlohmann::json::parse(recordDetails(fileDetails(file_, written_), records_.records(), file_.committed()));
   details["writer"] = "serial";
   return details.dump();
 }
@@ -185,10 +186,10 @@ struct RegisterRootOutput {
          "writes a TTree, a branch per product, and the runs and lumis beside it (trees LuminosityBlocks, Runs): "
          "file=PATH, tree=NAME, compression=zlib|lz4|zstd|lzma (lz4), level=0..9 (lz4: 4, else 5), basket=BYTES, "
          "split=LEVEL, keep=GLOB, writer=serial|parallel (default: parallel with more than one thread and lane, as "
-         "parallel-root, a buffer per thread but not more than lanes; else serial, a one module); the serial writer's autoflush=N, "
-         "imt=true|false (ROOT compresses on the job's threads; default: true with more than one thread, except in a "
-         "shared-writer job), flush=EVENTS (a batch of a shared-writer job); the parallel writer's concurrency=N, "
-         "flush=EVENTS (as parallel-root's)",
+         "parallel-root, a buffer per thread but not more than lanes; else serial, a one module); the serial "
+         "writer's autoflush=N, imt=true|false (ROOT compresses on the job's threads; default: true with more than "
+         "one thread, except in a shared-writer job), flush=EVENTS (a batch of a shared-writer job); the parallel "
+         "writer's concurrency=N, flush=EVENTS (as parallel-root's)",
          PluginRole::Module, kOutputFiles},
         makeRootOutput);
   }

@@ -31,6 +31,9 @@ def assert_one_line_error(result, *fragments, code=2):
         (["--report", "/no/such/dir/report.json"], ["/no/such/dir"]),
         (["--trace", "/no/such/dir/trace.json"], ["/no/such/dir"]),
         (["--summary", "long"], ["--summary", "long"]),
+        (["--output", "root:file=out.root,writer=both"], ["option 'writer'", "auto|serial|parallel", "'both'"]),
+        (["-t", "2", "--output", "root:file=out.root,writer=parallel,imt=true"], ["option 'imt'", "serial writer"]),
+        (["--output", "root:file=out.root,writer=serial,concurrency=2"], ["option 'concurrency'", "parallel writer"]),
     ],
 )
 def test_bad_job(lanes, args, fragments):

@@ -28,6 +28,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+import read_speed
+
 REPO = Path(__file__).resolve().parents[1]
 LANES = Path(os.environ.get("LANES_BINARY", REPO / "build" / "bin" / "lanes"))
 NANOAOD = REPO / "data" / "files" / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
@@ -149,14 +151,7 @@ def main():
     options.out.mkdir(parents=True, exist_ok=True)
     (options.out / "integrity_cost.json").write_text(json.dumps(
         {"mode": "settings" if options.settings else f"before={options.before}", "events": options.events,
-         "cpu": cpu_model(), "results": results}, indent=1))
-
-
-def cpu_model():
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
+         "cpu": read_speed.cpu_model(), "results": results}, indent=1))
 
 
 if __name__ == "__main__":

@@ -26,13 +26,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+import read_speed
+
 REPO = Path(__file__).resolve().parents[1]
 LANES = Path(os.environ.get("LANES_BINARY", REPO / "build" / "bin" / "lanes"))
-
-
-def cpu_model():
-    with open("/proc/cpuinfo") as cpuinfo:
-        return next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "?")
 
 
 def rate(directory, args):
@@ -96,13 +93,13 @@ def main():
     parser.add_argument("--sleep-events", type=int, default=25_600, help="events of each 64-lane job (40 lumis)")
     parser.add_argument("--only", choices=["top-speed", "concurrent-lumis"])
     args = parser.parse_args()
-    print(f"cpu: {cpu_model()}, {os.cpu_count()} cores; load before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"cpu: {read_speed.cpu_model()}, {os.cpu_count()} cores; load before: {read_speed.load()}")
     with tempfile.TemporaryDirectory() as directory:
         if args.only in (None, "top-speed"):
             top_speed(directory, args)
         if args.only in (None, "concurrent-lumis"):
             concurrent_lumis(directory, args)
-    print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load after: {read_speed.load()}")
 
 
 if __name__ == "__main__":

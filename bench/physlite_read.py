@@ -22,13 +22,14 @@ physlite_read.json in --out. Figures are printed, never asserted: this is a meas
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import read_speed
 
 REPO = Path(__file__).resolve().parents[1]
 LANES = Path(os.environ.get("LANES_BINARY", REPO / "build" / "bin" / "lanes"))
@@ -88,17 +89,6 @@ def spread(runs, key):
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
-def cpu_model():
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
-
-
-def load():
-    return " ".join(f"{value:.2f}" for value in os.getloadavg())
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="paired rounds (default 5)")
@@ -111,7 +101,8 @@ def main():
     threads_list = [int(t) for t in arguments.threads.split(",")]
     events = arguments.copies * EVENTS_PER_COPY
     arguments.out.mkdir(parents=True, exist_ok=True)
-    results = {"benchmark": "physlite_read", "cpu": cpu_model(), "cores": os.cpu_count(), "load_before": load(),
+    results = {"benchmark": "physlite_read", "cpu": read_speed.cpu_model(), "cores": os.cpu_count(),
+               "load_before": read_speed.load(),
                "rounds": arguments.rounds, "events": events, "lanes": str(LANES), "rows": []}
     print(f"CPU: {results['cpu']}, {results['cores']} cores; load average before: {results['load_before']}; "
           f"{arguments.rounds} paired rounds of {events} PHYSLITE events; medians [min-max]", flush=True)
@@ -135,7 +126,7 @@ def main():
                       f"reading {rate['median']:7.0f} events/s [{rate['min']:.0f}-{rate['max']:.0f}]", flush=True)
             print(f"  uproot's time / lanes' {row['time_ratio']:.2f}; lanes' rate / uproot's {row['rate_ratio']:.2f}",
                   flush=True)
-    results["load_after"] = load()
+    results["load_after"] = read_speed.load()
     print(f"load average after: {results['load_after']}")
     (arguments.out / "physlite_read.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
 

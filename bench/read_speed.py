@@ -383,10 +383,18 @@ def print_anchor_rows(rows):
 
 
 def cpu_model():
+    """The CPU's model name and which CPU of that name, as a run report's provenance says them: "AMD EPYC (family 25
+    model 17 stepping 1)". One name spans generations, and a figure moves with them."""
+    fields = {}
     for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
+        if not line.strip():
+            break  # the first processor's fields only
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    name = fields.get("model name") or platform.processor() or "unknown"
+    identity = " ".join(f"{label} {fields[key]}" for key, label in (("cpu family", "family"), ("model", "model"),
+                                                                     ("stepping", "stepping")) if fields.get(key))
+    return f"{name} ({identity})" if identity else name
 
 
 def load():

@@ -6,6 +6,8 @@
 #include <array>
 #include <ctime>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include <tbb/version.h>
 
@@ -21,20 +23,48 @@ std::string hostName() {
   return name.data();
 }
 
-// The first "model name" of /proc/cpuinfo (x86; "Processor" or "cpu model"
-// on some other architectures); empty when it names none.
-std::string cpuModelName() {
+// The first processor's fields of /proc/cpuinfo, {key, value}, in order.
+std::vector<std::pair<std::string, std::string>> firstProcessorInfo() {
+  std::vector<std::pair<std::string, std::string>> fields;
   std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
+  for (std::string line; std::getline(cpuinfo, line) && !line.empty();) {
     auto const colon = line.find(':');
     if (colon == std::string::npos) continue;
     auto key = line.substr(0, colon);
     key.erase(key.find_last_not_of(" \t") + 1);
-    if (key != "model name" && key != "Processor" && key != "cpu model") continue;
     auto const value = line.find_first_not_of(" \t", colon + 1);
-    return value == std::string::npos ? std::string() : line.substr(value);
+    fields.emplace_back(std::move(key), value == std::string::npos ? std::string() : line.substr(value));
+  }
+  return fields;
+}
+
+// "model name" (x86; "Processor" or "cpu model" on some other
+// architectures); empty when it names none.
+std::string cpuModelNameOf(std::vector<std::pair<std::string, std::string>> const& info) {
+  for (auto const& [key, value] : info) {
+    if (key == "model name" || key == "Processor" || key == "cpu model") return value;
   }
   return {};
+}
+
+// Which CPU within its model name, which a cloud's CPUs of several
+// generations share ("AMD EPYC"): x86's family, model and stepping, or ARM's
+// implementer, part and revision; empty when it names none.
+std::string cpuIdentityOf(std::vector<std::pair<std::string, std::string>> const& info) {
+  static constexpr std::array<std::pair<char const*, char const*>, 6> kFields{{{"cpu family", "family"},
+                                                                            {"model", "model"},
+                                                                            {"stepping", "stepping"},
+                                                                            {"CPU implementer", "implementer"},
+                                                                            {"CPU part", "part"},
+                                                                            {"CPU revision", "revision"}}};
+  std::string identity;
+  for (auto const& [key, value] : info) {
+    for (auto const& [field, name] : kFields) {
+      if (key != field || value.empty()) continue;
+      identity += (identity.empty() ? "" : " ") + std::string(name) + " " + value;
+    }
+  }
+  return identity;
 }
 
 std::string kernelName() {
@@ -71,7 +101,9 @@ nlohmann::json known(unsigned count) { return count == 0 ? nlohmann::json() : nl
 Provenance Provenance::current() {
   Provenance provenance;
   provenance.host = hostName();
-  provenance.cpuModel = cpuModelName();
+  auto const cpuinfo = firstProcessorInfo();
+  provenance.cpuModel = cpuModelNameOf(cpuinfo);
+  provenance.cpuIdentity = cpuIdentityOf(cpuinfo);
   auto const online = ::sysconf(_SC_NPROCESSORS_ONLN);
   provenance.logicalCores = online > 0 ? static_cast<unsigned>(online) : 0;
   provenance.kernel = kernelName();
@@ -89,6 +121,7 @@ nlohmann::json Provenance::toJson() const {
       {"menu", menu.empty() ? nlohmann::json() : nlohmann::json{{"path", menu}, {"sha256", menuSha256}}},
       {"host", known(host)},
       {"cpu_model", known(cpuModel)},
+      {"cpu_id", known(cpuIdentity)},
       {"cores", {{"logical", known(logicalCores)}, {"physical", known(physicalCores)}}},
       {"numa_nodes", known(numaNodes)},
       {"kernel", known(kernel)},

@@ -19,6 +19,12 @@ TEST(Provenance, DescribesThisProcess) {
   EXPECT_EQ(provenance.host, host);
   EXPECT_EQ(provenance.logicalCores, static_cast<unsigned>(::sysconf(_SC_NPROCESSORS_ONLN)));
   EXPECT_EQ(provenance.kernel.rfind("Linux ", 0), 0u) << provenance.kernel;
+#if defined(__x86_64__)
+  // Which CPU of its model name: /proc/cpuinfo's family, model and stepping.
+  EXPECT_EQ(provenance.cpuIdentity.rfind("family ", 0), 0u) << provenance.cpuIdentity;
+  EXPECT_NE(provenance.cpuIdentity.find(" model "), std::string::npos) << provenance.cpuIdentity;
+  EXPECT_NE(provenance.cpuIdentity.find(" stepping "), std::string::npos) << provenance.cpuIdentity;
+#endif
   EXPECT_FALSE(provenance.lanesVersion.empty());
   EXPECT_NE(provenance.tbbVersion.find("(headers "), std::string::npos) << provenance.tbbVersion;
   ASSERT_EQ(provenance.started.size(), 20u) << provenance.started;  // 2025-01-31T12:34:56Z
@@ -32,8 +38,9 @@ TEST(Provenance, JsonNamesWhatIsNotKnownNull) {
   auto json = provenance.toJson();
   std::set<std::string> keys;
   for (auto const& item : json.items()) keys.insert(item.key());
-  EXPECT_EQ(keys, (std::set<std::string>{"command", "menu", "host", "cpu_model", "cores", "numa_nodes", "kernel",
-                                         "lanes_version", "git_commit", "tbb_version", "compiler", "started"}));
+  EXPECT_EQ(keys, (std::set<std::string>{"command", "menu", "host", "cpu_model", "cpu_id", "cores", "numa_nodes",
+                                         "kernel", "lanes_version", "git_commit", "tbb_version", "compiler",
+                                         "started"}));
   EXPECT_TRUE(json["menu"].is_null());
   EXPECT_TRUE(json["git_commit"].is_null());
   EXPECT_TRUE(json["cores"]["physical"].is_null()) << "only the node layer knows";

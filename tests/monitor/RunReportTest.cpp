@@ -84,8 +84,9 @@ TEST(RunReport, JsonHasEveryKey) {
   EXPECT_EQ(keysOf(json.at("path_report")), (std::set<std::string>{"paths", "outputs"}));
   // lanes_tests links the ROOT plugins, which name ROOT's release.
   EXPECT_EQ(keysOf(json.at("provenance")),
-            (std::set<std::string>{"command", "menu", "host", "cpu_model", "cores", "numa_nodes", "kernel",
-                                   "lanes_version", "git_commit", "root_version", "tbb_version", "compiler", "started"}));
+            (std::set<std::string>{"command", "menu", "host", "cpu_model", "cpu_id", "cores", "numa_nodes", "kernel",
+                                   "lanes_version", "git_commit", "root_version", "tbb_version", "compiler",
+                                   "started"}));
   EXPECT_EQ(keysOf(json.at("monitor")),
             (std::set<std::string>{"timed_calls", "timed_waits", "timed_events", "ns_per_call", "ns_per_wait", "timing_sample",
                                    "estimated_s", "thread_time_share"}));

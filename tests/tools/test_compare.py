@@ -108,14 +108,16 @@ def test_bad_input_is_one_line(tmp_path, setup, args, words):
 
 
 def with_provenance(report, **changes):
-    provenance = {"host": "node1", "cpu_model": "Intel Xeon", "cores": {"logical": 8, "physical": 4},
-                  "git_commit": {"commit": "a" * 40, "dirty": False}, "lanes_version": "0.1.0"}
+    provenance = {"host": "node1", "cpu_model": "Intel Xeon", "cpu_id": "family 6 model 106 stepping 6",
+                  "cores": {"logical": 8, "physical": 4}, "git_commit": {"commit": "a" * 40, "dirty": False},
+                  "lanes_version": "0.1.0"}
     return {**report, "provenance": {**provenance, **changes}}
 
 
 @pytest.mark.parametrize("changes, said", [
     ({"host": "node2"}, "host node1 / node2"),
     ({"cpu_model": "AMD EPYC"}, "CPU model Intel Xeon / AMD EPYC"),
+    ({"cpu_id": "family 6 model 143 stepping 8"}, "CPU family 6 model 106 stepping 6 / family 6 model 143 stepping 8"),
     ({"cores": {"logical": 16, "physical": 8}}, "cores 8 logical, 4 physical / 16 logical, 8 physical"),
     ({"git_commit": {"commit": "b" * 40, "dirty": False}}, "lanes commit aaaaaaaaaaaa / bbbbbbbbbbbb"),
     ({"git_commit": {"commit": "a" * 40, "dirty": True}}, "lanes commit aaaaaaaaaaaa / aaaaaaaaaaaa (with local "
@@ -133,6 +135,18 @@ def test_a_warning_line_says_when_the_runs_ran_on_different_machines_or_builds(t
                                                        "or builds (") and said in lines[0], completed.stderr
     result = json.loads(completed.stdout)
     assert len(result["provenance"]["differences"]) == 1
+
+
+def test_a_report_that_does_not_say_which_cpu_is_compared_by_its_model_name(tmp_path):
+    """A report of a lanes before cpu_id: the CPU within the model name is not known, so not a difference."""
+    base = report(100.0, {"x": 1.0})
+    older = with_provenance(base)
+    del older["provenance"]["cpu_id"]
+    (tmp_path / "a.json").write_text(json.dumps(older))
+    (tmp_path / "b.json").write_text(json.dumps(with_provenance(base)))
+    completed = compare("a.json", "b.json", "--json", cwd=tmp_path)
+    assert completed.returncode == 0 and completed.stderr == "", completed.stderr
+    assert json.loads(completed.stdout)["provenance"]["differences"] == []
 
 
 def test_no_warning_when_both_ran_on_the_same_machine_and_build(tmp_path):

@@ -261,7 +261,8 @@ def test_the_configuration_and_the_provenance_are_legible():
               "merge_s": 0.0123456, "memory": {"total_rss_bytes": 3 << 20},
               "provenance": {"command": ["lanes", "run", "--menu", "my menu.toml"],
                              "menu": {"path": "/work/my menu.toml", "sha256": "ab" * 32}, "host": "node7",
-                             "cpu_model": "AMD EPYC 7763", "cores": {"logical": 128, "physical": 64},
+                             "cpu_model": "AMD EPYC 7763", "cpu_id": "family 25 model 1 stepping 1",
+                             "cores": {"logical": 128, "physical": 64},
                              "numa_nodes": 8, "kernel": "Linux 6.1.0 x86_64", "lanes_version": "0.1.0",
                              "git_commit": {"commit": "0123456789abcdef0123456789abcdef01234567", "dirty": True},
                              "root_version": "6.40/00", "tbb_version": "2021.9.0", "compiler": "gcc 12.2.0",
@@ -275,7 +276,8 @@ def test_the_configuration_and_the_provenance_are_legible():
     assert "1.23456789" not in text and "0.0123456" not in text
     provenance = text.split('id="provenance"')[1].split("</table>")[0]
     for shown in ("lanes run --menu &#x27;my menu.toml&#x27;", "2025-01-31 12:34:56 UTC", "128 logical, 64 physical",
-                  "0.1.0, commit 0123456789ab (with local changes)", "AMD EPYC 7763", "6.40/00", "node7",
+                  "0.1.0, commit 0123456789ab (with local changes)", "AMD EPYC 7763 (family 25 model 1 stepping 1)",
+                  "6.40/00", "node7",
                   "/work/my menu.toml (SHA-256 abababababababab…)"):
         assert shown in provenance, shown
 

@@ -18,7 +18,7 @@ def parser():
                              "(lanes scan -o): figures side by side with ratios B/A and per-module deltas by impact; "
                              "for scans, every common point and those whose difference exceeds the run-to-run "
                              "spread. A warning line says when the two ran on different machines or builds (host, "
-                             "CPU model, cores, lanes commit).")
+                             "CPU model and which CPU of it, cores, lanes commit).")
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")

@@ -7,10 +7,11 @@
 // the command, the menu and the commit `lanes` was built from; the node layer
 // the physical cores and NUMA nodes (hwloc).
 //
-// JSON: {command [argv], menu {path, sha256} or null, host, cpu_model, cores
-// {logical, physical}, numa_nodes, kernel, lanes_version, git_commit {commit,
-// dirty} or null, the registered libraries' keys (root_version), tbb_version,
-// compiler, started (UTC, ISO 8601)}; a figure not known is null.
+// JSON: {command [argv], menu {path, sha256} or null, host, cpu_model,
+// cpu_id, cores {logical, physical}, numa_nodes, kernel, lanes_version,
+// git_commit {commit, dirty} or null, the registered libraries' keys
+// (root_version), tbb_version, compiler, started (UTC, ISO 8601)}; a figure
+// not known is null.
 
 #include <map>
 #include <string>
@@ -27,6 +28,7 @@ struct Provenance {
   std::string menuSha256;
   std::string host;
   std::string cpuModel;
+  std::string cpuIdentity;  // e.g. "family 25 model 17 stepping 1": one model name spans CPU generations
   unsigned logicalCores = 0;   // the PUs online
   unsigned physicalCores = 0;  // 0: not known
   unsigned numaNodes = 0;      // 0: not known

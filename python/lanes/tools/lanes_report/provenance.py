@@ -1,5 +1,5 @@
 """What ran, where: a report's `provenance` (and a scan manifest's) as a person reads it, and what makes two runs
-incomparable (another host, CPU model, core count or lanes commit)."""
+incomparable (another host, CPU model or CPU within it, core count or lanes commit)."""
 
 import shlex
 
@@ -16,6 +16,14 @@ def cores_text(cores):
         return None
     parts = [f"{cores[kind]} {kind}" for kind in ("logical", "physical") if cores.get(kind)]
     return ", ".join(parts) or None
+
+
+def cpu_text(provenance):
+    """"AMD EPYC (family 25 model 17 stepping 1)": the model name, and which CPU of that name where recorded."""
+    model, identity = provenance.get("cpu_model"), provenance.get("cpu_id")
+    if model and identity:
+        return f"{model} ({identity})"
+    return model or identity
 
 
 def started_text(started):
@@ -44,7 +52,7 @@ def rows(provenance):
         ("started", started_text(provenance.get("started")), provenance.get("started")),
         ("host", provenance.get("host"), None),
         ("hosts of the parts", ", ".join(provenance["hosts"]) if provenance.get("hosts") else None, None),
-        ("CPU", provenance.get("cpu_model"), None),
+        ("CPU", cpu_text(provenance), None),
         ("cores", cores_text(provenance.get("cores")), None),
         ("NUMA nodes", provenance.get("numa_nodes"), None),
         ("kernel", provenance.get("kernel"), None),
@@ -59,21 +67,25 @@ def rows(provenance):
 
 
 def machine(provenance):
-    """What must match for two runs' figures to be compared: {what: text}."""
+    """What must match for two runs' figures to be compared: {what: text}. "CPU" (which CPU of its model name: one
+    name such as "AMD EPYC" spans generations) only where the report records it."""
     provenance = provenance if isinstance(provenance, dict) else {}
-    return {"host": provenance.get("host"), "CPU model": provenance.get("cpu_model"),
-            "cores": cores_text(provenance.get("cores")),
-            "lanes commit": commit_text(provenance.get("git_commit"))}
+    found = {"host": provenance.get("host"), "CPU model": provenance.get("cpu_model"),
+             "cores": cores_text(provenance.get("cores")),
+             "lanes commit": commit_text(provenance.get("git_commit"))}
+    if provenance.get("cpu_id"):
+        found["CPU"] = provenance["cpu_id"]
+    return found
 
 
 def differences(a, b):
-    """[{what, a, b}] where two provenances differ in host, CPU model, core count or lanes commit; where a side has
-    none (a report of an older lanes), that alone."""
+    """[{what, a, b}] where two provenances differ in host, CPU model, CPU (where both record it), core count or
+    lanes commit; where a side has none (a report of an older lanes), that alone."""
     if not isinstance(a, dict) or not isinstance(b, dict):
         said = lambda p: "recorded" if isinstance(p, dict) else "not recorded (an older lanes)"  # noqa: E731
         return [{"what": "provenance", "a": said(a), "b": said(b)}]
     ma, mb = machine(a), machine(b)
-    return [{"what": what, "a": ma[what], "b": mb[what]} for what in ma if ma[what] != mb[what]]
+    return [{"what": what, "a": ma[what], "b": mb[what]} for what in ma if what in mb and ma[what] != mb[what]]
 
 
 def warning(found):

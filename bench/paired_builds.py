@@ -48,7 +48,7 @@ def main():
     builds = {"before": args.before.resolve(), "after": args.after.resolve()}
     args.out.mkdir(parents=True, exist_ok=True)
     inputs = read_speed.make_inputs(args.out, names)
-    print(f"{read_speed.cpu_model()}, {len(os.sched_getaffinity(0))} cores, load {read_speed.load()}",
+    print(f"{read_speed.cpu_model(builds['after'])}, {len(os.sched_getaffinity(0))} cores, load {read_speed.load()}",
           flush=True)
     jobs = [(name, threads, ",".join(filter(None, [inputs[name]["source"], args.options])))
             for name in names for threads in threads_list]

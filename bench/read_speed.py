@@ -42,9 +42,9 @@ read_speed.json in --out. Figures are printed, never asserted: this is a measure
 """
 
 import argparse
+import functools
 import json
 import os
-import platform
 import re
 import resource
 import statistics
@@ -382,18 +382,17 @@ def print_anchor_rows(rows):
                  if "bytes" in row else ""), flush=True)
 
 
-def cpu_model():
-    """The CPU's model name and which CPU of that name, as a run report's provenance says them: "AMD EPYC (family 25
-    model 17 stepping 1)". One name spans generations, and a figure moves with them."""
-    fields = {}
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if not line.strip():
-            break  # the first processor's fields only
-        key, _, value = line.partition(":")
-        fields.setdefault(key.strip(), value.strip())
-    name = fields.get("model name") or platform.processor() or "unknown"
-    identity = " ".join(f"{label} {fields[key]}" for key, label in (("cpu family", "family"), ("model", "model"),
-                                                                     ("stepping", "stepping")) if fields.get(key))
+@functools.cache
+def cpu_model(binary=LANES):
+    """The CPU's model name and which CPU of that name, as `binary`'s run reports say them (`lanes provenance`):
+    "AMD EPYC (family 25 model 17 stepping 1)". One name spans generations, and a figure moves with them."""
+    try:
+        completed = subprocess.run([str(binary), "provenance"], capture_output=True, text=True, check=True)
+        provenance = json.loads(completed.stdout)
+    except (OSError, subprocess.CalledProcessError, json.JSONDecodeError) as error:
+        sys.exit(f"{binary} provenance failed: {error}")
+    name = provenance.get("cpu_model") or "unknown CPU"
+    identity = provenance.get("cpu_id")  # null where /proc/cpuinfo says none, absent before lanes recorded it
     return f"{name} ({identity})" if identity else name
 
 

@@ -973,7 +973,8 @@ void TreeSource::loadBasket(OpenFile& file, std::size_t product, long long local
     // the next basket this lane decompresses, of any branch, where kept it
     // stayed with its branch, and a second lane's handle first touched a
     // buffer for each of 944 branches (object branches at 2 threads: 59,000
-    // page faults → 42,600, 1.18× the event rate).
+    // page faults → 42,600, 1.18× the event rate). Nothing may point into it
+    // then, should keeping the copy throw.
     reader.values = nullptr;
     reader.offsets = nullptr;
     branch.DropBaskets("all");
